@@ -1,0 +1,109 @@
+/**
+ * Sessions behind bearer tokens. Tokens are 256-bit random strings shown to the client once;
+ * the catalog stores only their SHA-256, so a leaked catalog yields no usable token. Each
+ * session carries the user's backend credential (see `credentials.ts`).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { LadingError } from '../core/errors.ts';
+import { hashPassword, verifyPassword } from '../core/password.ts';
+import type { BackendCredential, Catalog, Clock } from '../core/ports.ts';
+import type { SessionRecord } from '../core/types.ts';
+import type { CredentialManager } from './credentials.ts';
+
+export interface SessionServiceOptions {
+  catalog: Catalog;
+  clock: Clock;
+  credentials: CredentialManager;
+  /** Lifetime of a token, in seconds. */
+  tokenTtlSeconds: number;
+}
+
+export interface AuthenticatedSession {
+  session: SessionRecord;
+  credential: BackendCredential;
+}
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+// NOTE: verifying against a real hash for unknown users keeps the time of a failed login the
+// same whether or not the user exists.
+let dummyHash: Promise<string> | undefined;
+
+export class SessionService {
+  readonly #o: SessionServiceOptions;
+  // NOTE: one regeneration per session at a time within this process; the catalog update is
+  // the cross-process guard.
+  readonly #refreshing = new Map<string, Promise<'valid' | 'regenerated'>>();
+
+  constructor(options: SessionServiceOptions) {
+    this.#o = options;
+  }
+
+  /**
+   * Checks a local user's password and opens a session. Rejects with `UNAUTHENTICATED` for an
+   * unknown user, a wrong password or a user without a password, with one message for all.
+   */
+  async login(username: string, password: string): Promise<{ token: string; user: string }> {
+    const user = await this.#o.catalog.getUser(username);
+    const hash = user?.kind !== 'group' ? user?.passwordHash : null;
+    dummyHash ??= hashPassword('not a password');
+    const ok = await verifyPassword(password, hash ?? (await dummyHash));
+    if (!user || !hash || !ok) throw new LadingError('UNAUTHENTICATED', 'Wrong user name or password.');
+    return { token: await this.open(user.name), user: user.name };
+  }
+
+  /** Opens a session for a user whose identity was already proven; returns the bearer token. */
+  async open(user: string): Promise<string> {
+    const now = this.#o.clock.now();
+    const token = randomBytes(32).toString('base64url');
+    await this.#o.catalog.putSession({
+      tokenHash: hashToken(token),
+      user,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + this.#o.tokenTtlSeconds * 1000),
+      credential: await this.#o.credentials.issue(user, now),
+    });
+    return token;
+  }
+
+  /** The session behind a bearer token. `UNAUTHENTICATED` (with `invalidToken`) when unknown or expired. */
+  async authenticate(token: string): Promise<AuthenticatedSession> {
+    const session = await this.#o.catalog.getSession(hashToken(token), this.#o.clock.now());
+    if (!session || !session.credential) {
+      throw new LadingError('UNAUTHENTICATED', 'The token is invalid or has expired; log in again.', { details: { invalidToken: true } });
+    }
+    return { session, credential: await this.#o.credentials.open(session.credential) };
+  }
+
+  /**
+   * Regenerates the session's backend credential when it has expired (spec 4.9). Concurrent
+   * calls for one session share one regeneration.
+   */
+  async refresh(token: string): Promise<'valid' | 'regenerated'> {
+    const { session } = await this.authenticate(token);
+    const running = this.#refreshing.get(session.tokenHash);
+    if (running) return running;
+    const job = (async () => {
+      const now = this.#o.clock.now();
+      const status = await this.#o.credentials.inspect(session.credential!);
+      if (status.notAfter.getTime() > now.getTime()) return 'valid' as const;
+      const fresh = await this.#o.credentials.issue(session.user, now);
+      if (!(await this.#o.catalog.updateSessionCredential(session.tokenHash, fresh))) {
+        throw new LadingError('UNAUTHENTICATED', 'The session has ended; log in again.', { details: { invalidToken: true } });
+      }
+      return 'regenerated' as const;
+    })();
+    this.#refreshing.set(session.tokenHash, job);
+    try {
+      return await job;
+    } finally {
+      this.#refreshing.delete(session.tokenHash);
+    }
+  }
+
+  async logout(token: string): Promise<void> {
+    await this.#o.catalog.deleteSession(hashToken(token));
+  }
+}

@@ -1,0 +1,152 @@
+/**
+ * The `lading` command: `serve` and the admin commands. Only wires: parses arguments, loads
+ * the configuration, creates dependencies and calls into them. Secrets come from standard
+ * input, never from arguments.
+ */
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { Command, Option } from 'commander';
+import { type Config, ConfigError, loadConfig, parseListen } from '../config.ts';
+import { createDeps, type Deps } from '../deps.ts';
+import { buildApp } from '../http/app.ts';
+import { hashPassword } from '../core/password.ts';
+import { parsePath } from '../core/path.ts';
+import { ACCESS_LEVELS, type AccessLevel } from '../core/types.ts';
+import { LadingError } from '../core/errors.ts';
+import { readSecret } from './secret.ts';
+
+const pkg = createRequire(import.meta.url)('../../package.json') as { version: string };
+
+interface CommonOptions {
+  config?: string;
+  data?: string;
+  listen?: string;
+}
+
+async function configFrom(opts: CommonOptions): Promise<Config> {
+  const fileText = opts.config ? await readFile(opts.config, 'utf8') : undefined;
+  return loadConfig({ env: process.env, fileText, fileName: opts.config, flags: { data: opts.data, listen: opts.listen } });
+}
+
+/** Runs an admin action against the data directory and closes it again. */
+async function withDeps(opts: CommonOptions, action: (deps: Deps) => Promise<void>): Promise<void> {
+  const config = await configFrom(opts);
+  const deps = await createDeps({ ...config, log: { level: 'warn' } });
+  try {
+    await deps.backend.init(new Date(0));
+    await action(deps);
+  } finally {
+    await deps.close();
+  }
+}
+
+function common(cmd: Command): Command {
+  return cmd
+    .option('--config <file>', 'configuration file (JSON)')
+    .option('--data <dir>', 'data directory (default ./lading-data)');
+}
+
+async function serve(opts: CommonOptions): Promise<void> {
+  const config = await configFrom(opts);
+  const { host, port } = parseListen(config.listen);
+  const deps = await createDeps(config);
+  const started = new Date();
+  const { swept } = await deps.backend.init(started);
+  if (swept > 0) deps.logger.info({ swept }, 'removed leftovers of interrupted uploads');
+  const app = await buildApp({
+    backend: deps.backend, sessions: deps.sessions, logger: deps.logger, publicUrl: config.public_url,
+    backendUrl: config.backend_url, maxUploadBytes: config.limits.upload_bytes, trustProxy: config.trust_proxy,
+    version: pkg.version,
+  });
+  await app.listen({ host, port });
+  const address = app.server.address();
+  const shown = typeof address === 'object' && address ? `${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}` : config.listen;
+  process.stdout.write(`lading ${pkg.version} listening on http://${shown}\n  data directory: ${deps.dataDir}\n  zone: /${config.zone}\n`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    deps.logger.info({ signal }, 'shutting down: letting requests in flight finish');
+    // NOTE: uploads still running after the grace period are cut off; they roll back, since
+    // nothing is visible before its catalog commit.
+    const force = setTimeout(() => app.server.closeAllConnections(), 30_000);
+    force.unref();
+    await app.close();
+    await deps.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+function program(): Command {
+  const cli = new Command('lading')
+    .description('Data-staging HTTP API: upload, download, list, create and rename data with persistent identifiers.')
+    .version(pkg.version);
+
+  common(cli.command('serve').description('run the HTTP API (embedded defaults: SQLite catalog, files on local disk)'))
+    .option('--listen <host:port>', 'address to listen on (default 127.0.0.1:8080)')
+    .action(serve);
+
+  const user = cli.command('user').description('manage local users');
+  common(user.command('add <name>').description('create a user and its home collection; the password is read from standard input'))
+    .addOption(new Option('--admin', 'create an administrator (may access everything)'))
+    .option('--no-password', 'create a user who can only log in through an identity provider')
+    .action(async (name: string, opts: CommonOptions & { admin?: boolean; password: boolean }) => {
+      const password = opts.password ? await readSecret(`Password for ${name}: `) : null;
+      await withDeps(opts, async ({ backend }) => {
+        await backend.addUser(name, { kind: opts.admin ? 'admin' : 'user', passwordHash: password === null ? null : await hashPassword(password) });
+        process.stdout.write(`created ${opts.admin ? 'administrator' : 'user'} ${name}, home ${backend.homeOf(name)}\n`);
+      });
+    });
+  common(user.command('passwd <name>').description('set a user\'s password, read from standard input'))
+    .action(async (name: string, opts: CommonOptions) => {
+      const password = await readSecret(`New password for ${name}: `);
+      await withDeps(opts, async ({ catalog }) => {
+        await catalog.setPasswordHash(name, await hashPassword(password));
+        process.stdout.write(`password of ${name} changed\n`);
+      });
+    });
+  common(user.command('list').description('list users, administrators and groups'))
+    .action(async (opts: CommonOptions) => withDeps(opts, async ({ catalog }) => {
+      for (const u of await catalog.listUsers()) process.stdout.write(`${u.name}\t${u.kind}\n`);
+    }));
+
+  const group = cli.command('group').description('manage groups');
+  common(group.command('add <name>').description('create a group'))
+    .action(async (name: string, opts: CommonOptions) => withDeps(opts, async ({ backend }) => {
+      await backend.addUser(name, { kind: 'group' });
+      process.stdout.write(`created group ${name}\n`);
+    }));
+  common(group.command('member <group> <user>').description('add a user to a group'))
+    .action(async (groupName: string, userName: string, opts: CommonOptions) => withDeps(opts, async ({ catalog }) => {
+      await catalog.addToGroup(groupName, userName);
+      process.stdout.write(`${userName} is a member of ${groupName}\n`);
+    }));
+
+  const acl = cli.command('acl').description('manage access control lists');
+  common(acl.command('set <path> <principal> <level>').description(`grant access: level is ${ACCESS_LEVELS.join(', ')} or none`))
+    .action(async (path: string, principal: string, level: string, opts: CommonOptions) => withDeps(opts, async ({ catalog }) => {
+      if (level !== 'none' && !ACCESS_LEVELS.includes(level as AccessLevel)) throw new LadingError('BAD_REQUEST', `level must be one of ${ACCESS_LEVELS.join(', ')} or none`);
+      if (principal !== 'public' && !(await catalog.getUser(principal))) throw new LadingError('NOT_FOUND', `no user or group '${principal}'`);
+      await catalog.setAccess(parsePath(path), principal, level === 'none' ? null : (level as AccessLevel));
+      process.stdout.write(`${principal}: ${level} on ${path}\n`);
+    }));
+  common(acl.command('list <path>').description('show the access list of a path'))
+    .action(async (path: string, opts: CommonOptions) => withDeps(opts, async ({ catalog }) => {
+      for (const e of await catalog.listAccess(parsePath(path))) process.stdout.write(`${e.principal}\t${e.level}\n`);
+    }));
+
+  return cli;
+}
+
+try {
+  await program().parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof ConfigError || err instanceof LadingError) {
+    process.stderr.write(`lading: ${err.message}\n`);
+    process.exit(2);
+  }
+  throw err;
+}

@@ -1,0 +1,332 @@
+/**
+ * The storage backend: the zone namespace, permissions and the upload/download use cases, on
+ * top of the `Catalog`, `Resource` and `Authority` ports. Every operation first has the
+ * authority verify the caller's credential; permissions are decided here and nowhere else.
+ * Knows nothing of HTTP.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { LadingError, isLadingError } from './errors.ts';
+import { Meter, checksumString } from './meter.ts';
+import { type Path, baseName, childOf, lineage, parentOf, parseName, parsePath } from './path.ts';
+import type { Authority, BackendCredential, ByteRange, Catalog, Clock, Resource } from './ports.ts';
+import {
+  ACCESS_RANK, type AccessLevel, type Collection, type DataObject, type Entity, type PrincipalKind,
+} from './types.ts';
+
+/** The group every user belongs to; access granted to it is access granted to all users. */
+export const PUBLIC_GROUP = 'public';
+/** Owner of the zone's top collections; not a name a user can take. */
+export const SYSTEM_OWNER = '_system';
+
+const USER_NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
+
+/** Validates a user or group name; rejects with `BAD_REQUEST`. */
+export function parseUserName(name: string): string {
+  if (!USER_NAME.test(name) || name === PUBLIC_GROUP) {
+    throw new LadingError('BAD_REQUEST', `'${name}' is not a valid user name: use 1 to 64 letters, digits, '.', '_', '@' or '-', starting with a letter or digit ('public' is reserved).`);
+  }
+  return name;
+}
+
+export interface BackendOptions {
+  catalog: Catalog;
+  resource: Resource;
+  authority: Authority;
+  clock: Clock;
+  /** Zone name: the first segment of every path. */
+  zone: string;
+  /** Largest accepted upload in bytes. */
+  maxUploadBytes: number;
+}
+
+export interface UploadOptions {
+  /** Replace an existing data object (`force`). */
+  overwrite: boolean;
+  /** Digests the client announced; a mismatch rejects with `DIGEST_MISMATCH` and stores nothing. */
+  expected?: { sha256?: Buffer; md5?: Buffer };
+}
+
+/** What `openObject`'s caller decides once it knows the object (size, checksum, dates). */
+export interface ReadPlan {
+  range?: ByteRange;
+  /** Do not open the bytes at all (HEAD, 304). */
+  skipBody?: boolean;
+}
+
+interface Actor {
+  user: string;
+  principals: string[];
+  admin: boolean;
+}
+
+export class Backend {
+  readonly zone: string;
+  readonly #catalog: Catalog;
+  readonly #resource: Resource;
+  readonly #authority: Authority;
+  readonly #clock: Clock;
+  readonly #maxUploadBytes: number;
+
+  constructor(options: BackendOptions) {
+    this.zone = parseName(options.zone);
+    this.#catalog = options.catalog;
+    this.#resource = options.resource;
+    this.#authority = options.authority;
+    this.#clock = options.clock;
+    this.#maxUploadBytes = options.maxUploadBytes;
+  }
+
+  get zonePath(): Path {
+    return `/${this.zone}` as Path;
+  }
+
+  /** The home collection of `user`: `/<zone>/home/<user>`. */
+  homeOf(user: string): Path {
+    return parsePath(`/${this.zone}/home/${user}`);
+  }
+
+  /**
+   * Creates the zone's top collections (`/`, `/<zone>`, `/<zone>/home`) when missing, and
+   * removes what crashed uploads left behind before `staleBefore`: temporaries on the resource
+   * and blobs the catalog tracks but no object references. Idempotent; run at start.
+   */
+  async init(staleBefore: Date): Promise<{ swept: number }> {
+    const now = this.#clock.now();
+    for (const path of lineage(parsePath(`/${this.zone}/home`))) {
+      if (path === '/') continue;
+      await this.#catalog.createCollection({ path, owner: SYSTEM_OWNER, now }).catch((err) => {
+        if (!isLadingError(err, 'CONFLICT')) throw err;
+      });
+    }
+    let swept = await this.#resource.sweepTemporaries(staleBefore);
+    for (const blob of await this.#catalog.trackedBlobs(staleBefore)) {
+      await this.#resource.delete(blob);
+      await this.#catalog.untrackBlob(blob);
+      swept++;
+    }
+    return { swept };
+  }
+
+  /**
+   * Creates a user (or admin, or group) and, for users and admins, the home collection, owned
+   * by them. `CONFLICT` when the name is taken; `BAD_REQUEST` for an invalid name.
+   */
+  async addUser(name: string, options: { kind?: PrincipalKind; passwordHash?: string | null } = {}): Promise<void> {
+    parseUserName(name);
+    const now = this.#clock.now();
+    const kind = options.kind ?? 'user';
+    await this.#catalog.createUser({ name, kind, passwordHash: options.passwordHash ?? null, createdAt: now });
+    if (kind !== 'group') {
+      await this.#catalog.createCollection({ path: this.homeOf(name), owner: name, now }).catch((err) => {
+        if (!isLadingError(err, 'CONFLICT')) throw err;
+      });
+    }
+  }
+
+  /** The backend user a credential belongs to. `PROXY_EXPIRED`, `INVALID_CREDENTIAL`. */
+  async whoami(cred: BackendCredential): Promise<string> {
+    return (await this.#actor(cred)).user;
+  }
+
+  /**
+   * The entity at `path`. Rejects with `FORBIDDEN` when the caller may not read it (whether or
+   * not it exists, so existence does not leak) and `NOT_FOUND` when it does not exist.
+   */
+  async stat(cred: BackendCredential, path: Path): Promise<Entity> {
+    const actor = await this.#actor(cred);
+    await this.#require(actor, path, 'read');
+    return this.#mustExist(path);
+  }
+
+  /** The children of a collection. `FORBIDDEN`, `NOT_FOUND`, `NOT_A_COLLECTION`. */
+  async list(cred: BackendCredential, path: Path): Promise<{ collection: Collection; children: Entity[] }> {
+    const actor = await this.#actor(cred);
+    await this.#require(actor, path, 'read');
+    const entity = await this.#mustExist(path);
+    if (entity.kind !== 'collection') throw new LadingError('NOT_A_COLLECTION', `'${path}' is a data object, not a collection.`);
+    return { collection: entity, children: await this.#catalog.listChildren(path) };
+  }
+
+  /**
+   * Opens a data object for reading. `plan` sees the object first and picks a range (or throws,
+   * e.g. `RANGE_NOT_SATISFIABLE`) or skips the body. When a concurrent overwrite replaces the
+   * bytes between lookup and open, the lookup is repeated, so the stream always matches the
+   * returned object. `FORBIDDEN`, `NOT_FOUND`, `IS_A_COLLECTION`.
+   */
+  async openObject(
+    cred: BackendCredential, path: Path, plan: (object: DataObject) => ReadPlan = () => ({}),
+  ): Promise<{ object: DataObject; range: ByteRange | undefined; stream: Readable | null }> {
+    const actor = await this.#actor(cred);
+    await this.#require(actor, path, 'read');
+    for (let attempt = 0; ; attempt++) {
+      const entity = await this.#mustExist(path);
+      if (entity.kind !== 'dataobject') throw new LadingError('IS_A_COLLECTION', `'${path}' is a collection; only data objects can be downloaded.`);
+      const { range, skipBody } = plan(entity);
+      if (skipBody) return { object: entity, range, stream: null };
+      try {
+        return { object: entity, range, stream: await this.#resource.read(entity.blob, range) };
+      } catch (err) {
+        if (!isLadingError(err, 'NOT_FOUND') || attempt >= 3) throw err;
+      }
+    }
+  }
+
+  /**
+   * Streams `source` into a new data object at `path` (or over the existing one with
+   * `overwrite`). The bytes go to a fresh blob while being hashed; the object becomes visible
+   * only when the catalog commit succeeds, so a failure at any point — client gone, limit
+   * crossed, digest mismatch, full disk, crash — leaves the previous state. Concurrent readers
+   * of an overwritten object see the whole old or the whole new content.
+   * Rejects with `FORBIDDEN`, `CONFLICT` (exists without `overwrite`, or is a collection),
+   * `NOT_FOUND` (no parent), `NOT_A_COLLECTION`, `PAYLOAD_TOO_LARGE`, `DIGEST_MISMATCH`,
+   * `INCOMPLETE_BODY`, `STORAGE_FULL`.
+   */
+  async upload(cred: BackendCredential, path: Path, source: Readable, options: UploadOptions): Promise<DataObject> {
+    const actor = await this.#actor(cred);
+    await this.#require(actor, path, 'write');
+    // Refuse before reading the body what would be refused at commit anyway.
+    const existing = await this.#catalog.getEntity(path);
+    if (existing?.kind === 'collection') throw new LadingError('CONFLICT', `'${path}' is a collection.`);
+    if (existing && !options.overwrite) throw new LadingError('CONFLICT', `'${path}' already exists; use force=true to overwrite it.`);
+    await this.#mustBeCollection(parentOf(path));
+
+    const blob = randomUUID();
+    await this.#catalog.trackBlob(blob, this.#clock.now());
+    const meter = new Meter({ limit: this.#maxUploadBytes, md5: options.expected?.md5 !== undefined });
+    const detach = feed(source, meter);
+    try {
+      await this.#resource.write(blob, meter);
+      const { size, sha256, md5 } = meter.result;
+      const expected = options.expected;
+      if (expected?.sha256 && !expected.sha256.equals(sha256)) {
+        throw new LadingError('DIGEST_MISMATCH', `The content's SHA-256 digest (${sha256.toString('base64')}) does not match the one the request announced (${expected.sha256.toString('base64')}); nothing was stored.`);
+      }
+      if (expected?.md5 && md5 && !expected.md5.equals(md5)) {
+        throw new LadingError('DIGEST_MISMATCH', `The content's MD5 digest (${md5.toString('base64')}) does not match Content-MD5 (${expected.md5.toString('base64')}); nothing was stored.`);
+      }
+      const { object, replacedBlob } = await this.#catalog.commitObject({
+        path, owner: actor.user, size, checksum: checksumString(sha256), blob, now: this.#clock.now(),
+        overwrite: options.overwrite,
+      });
+      if (replacedBlob) await this.#discard(replacedBlob);
+      return object;
+    } catch (err) {
+      detach();
+      meter.destroy();
+      await this.#discard(blob);
+      throw err;
+    }
+  }
+
+  /**
+   * Creates a collection. With `parents`, missing collections above it are created too and an
+   * existing collection at `path` is returned as is (like `mkdir -p`). Rejects with
+   * `FORBIDDEN`, `CONFLICT` (exists, or a data object is in the way), `NOT_FOUND` (no parent,
+   * without `parents`), `NOT_A_COLLECTION`.
+   */
+  async createCollection(cred: BackendCredential, path: Path, options: { parents: boolean }): Promise<Collection> {
+    const actor = await this.#actor(cred);
+    const targets = options.parents ? lineage(path).slice(1) : [path];
+    let last: Collection | null = null;
+    for (const target of targets) {
+      const existing = await this.#catalog.getEntity(target);
+      if (existing && options.parents) {
+        if (existing.kind !== 'collection') throw new LadingError('CONFLICT', `'${target}' is a data object.`);
+        last = existing;
+        continue;
+      }
+      await this.#require(actor, target, 'write');
+      last = await this.#catalog.createCollection({ path: target, owner: actor.user, now: this.#clock.now() });
+    }
+    if (!last) throw new LadingError('CONFLICT', `'${path}' already exists.`);
+    return last;
+  }
+
+  /**
+   * Renames the entity at `path` to `newName` within the same collection; a collection's
+   * contents follow. Rejects with `INVALID_PATH` (bad name), `FORBIDDEN`, `NOT_FOUND`,
+   * `CONFLICT` (the new name is taken).
+   */
+  async rename(cred: BackendCredential, path: Path, newName: string): Promise<Entity> {
+    const actor = await this.#actor(cred);
+    const target = childOf(parentOf(path), parseName(newName));
+    await this.#require(actor, path, 'write');
+    await this.#mustExist(path);
+    await this.#require(actor, parentOf(target), 'write');
+    if (target === path) return this.#mustExist(path);
+    return this.#catalog.rename(path, target, this.#clock.now());
+  }
+
+  /** Grants (or with null revokes) access; the caller needs `own`. `FORBIDDEN`, `NOT_FOUND`. */
+  async setAccess(cred: BackendCredential, path: Path, principal: string, level: AccessLevel | null): Promise<void> {
+    const actor = await this.#actor(cred);
+    await this.#require(actor, path, 'own');
+    await this.#mustExist(path);
+    await this.#catalog.setAccess(path, principal, level);
+  }
+
+  async #actor(cred: BackendCredential): Promise<Actor> {
+    const user = await this.#authority.resolve(cred, this.#clock.now());
+    const record = await this.#catalog.getUser(user);
+    if (!record || record.kind === 'group') throw new LadingError('INVALID_CREDENTIAL', `The credential names no backend user.`);
+    const groups = await this.#catalog.groupsOf(user);
+    return { user, principals: [user, PUBLIC_GROUP, ...groups], admin: record.kind === 'admin' };
+  }
+
+  async #require(actor: Actor, path: Path, level: AccessLevel): Promise<void> {
+    if (actor.admin) return;
+    const held = await this.#catalog.accessLevel(path, actor.principals);
+    if (held === null || ACCESS_RANK[held] < ACCESS_RANK[level]) {
+      throw new LadingError('FORBIDDEN', `You do not have ${level} access to '${path}'.`);
+    }
+  }
+
+  async #mustExist(path: Path): Promise<Entity> {
+    const entity = await this.#catalog.getEntity(path);
+    if (!entity) throw new LadingError('NOT_FOUND', `'${path}' does not exist.`);
+    return entity;
+  }
+
+  async #mustBeCollection(path: Path): Promise<void> {
+    const entity = await this.#catalog.getEntity(path);
+    if (!entity) throw new LadingError('NOT_FOUND', `The collection '${path}' does not exist.`);
+    if (entity.kind !== 'collection') throw new LadingError('NOT_A_COLLECTION', `'${path}' is a data object, not a collection.`);
+  }
+
+  /** Deletes a blob nothing references any more; if that fails the catalog still tracks it for the sweeper. */
+  async #discard(blob: string): Promise<void> {
+    try {
+      await this.#resource.delete(blob);
+      await this.#catalog.untrackBlob(blob);
+    } catch {
+      // NOTE: left tracked on purpose; `init` removes it at the next start.
+    }
+  }
+}
+
+/**
+ * Pipes `source` into `meter`, turning an early end of the source (client gone, parser error)
+ * into an `INCOMPLETE_BODY` error on the meter so the resource write fails. Returns a function
+ * that detaches the source without destroying it, so an error reply can still be sent.
+ */
+function feed(source: Readable, meter: Meter): () => void {
+  const fail = (cause?: unknown): void => {
+    if (!meter.destroyed) {
+      meter.destroy(isLadingError(cause) ? cause : new LadingError('INCOMPLETE_BODY', 'The request body ended before it was complete; nothing was stored.', { cause }));
+    }
+  };
+  const onClose = (): void => {
+    if (!source.readableEnded) fail();
+  };
+  source.on('error', fail);
+  source.on('close', onClose);
+  source.pipe(meter);
+  return () => {
+    source.off('error', fail);
+    source.off('close', onClose);
+    source.unpipe(meter);
+  };
+}
+
+export { baseName };

@@ -1,0 +1,104 @@
+/**
+ * Builds the Fastify application from already-created dependencies: plugins, the error
+ * mapping, OpenAPI, and the routes. Reads no environment and opens no file, so tests build it
+ * with temporary drivers and test doubles.
+ */
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import multipart from '@fastify/multipart';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Backend } from '../core/backend.ts';
+import { LadingError } from '../core/errors.ts';
+import type { SessionService, AuthenticatedSession } from '../auth/sessions.ts';
+import type { Urls } from './envelope.ts';
+import { registerErrorHandlers } from './errors.ts';
+import { registerRegisteredRoutes } from './routes-registered.ts';
+import { registerAuthRoutes } from './routes-auth.ts';
+import { registerStatusRoutes } from './routes-status.ts';
+
+export interface AppDeps {
+  backend: Backend;
+  sessions: SessionService;
+  logger: FastifyBaseLogger;
+  /** Public base URL for links; when null, derived from each request's Host. */
+  publicUrl: string | null;
+  /** Scheme and host of backend locations, e.g. `lading://storage.example.org`. */
+  backendUrl: string;
+  maxUploadBytes: number;
+  /** Trust X-Forwarded-* from a reverse proxy. */
+  trustProxy: boolean;
+  version: string;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth: AuthenticatedSession | null;
+  }
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.logger,
+    trustProxy: deps.trustProxy,
+    // NOTE: uploads can be long; the limits below cap only how long the headers may take and
+    // how long a connection may sit idle, never the duration of a transfer.
+    requestTimeout: 0,
+    connectionTimeout: 0,
+    keepAliveTimeout: 65_000,
+    bodyLimit: 1 << 20,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
+  });
+  app.server.headersTimeout = 60_000;
+  app.decorateRequest('auth', null);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+
+  registerErrorHandlers(app);
+
+  // Bodies of uploads are streamed by the route itself; these parsers only let them through.
+  app.addContentTypeParser('application/octet-stream', (_req, _payload, done) => done(null));
+  app.addContentTypeParser('*', (_req, _payload, done) => done(null));
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_req, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+  });
+  await app.register(multipart, { throwFileSizeLimit: false });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'lading data-staging API',
+        version: deps.version,
+        description: 'Upload, download, list, create and rename data in a storage backend whose rules assign persistent identifiers. Compatible with the EUDAT B2STAGE HTTP API.',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/api/docs', uiConfig: { url: '/api/specs' } as never });
+
+  const urls = (request: FastifyRequest): Urls => ({
+    base: deps.publicUrl ?? `${request.protocol}://${request.host}`,
+    backend: deps.backendUrl,
+  });
+  const authenticate = async (request: FastifyRequest): Promise<string> => {
+    const header = request.headers.authorization;
+    const m = header ? /^Bearer\s+([A-Za-z0-9._~+/-]+=*)\s*$/i.exec(header) : null;
+    if (!m) throw new LadingError('UNAUTHENTICATED', 'Send the header Authorization: Bearer <token>; get a token from POST /auth/login or GET /auth/askauth.');
+    request.auth = await deps.sessions.authenticate(m[1]!);
+    return m[1]!;
+  };
+
+  registerStatusRoutes(app);
+  registerAuthRoutes(app, { ...deps, authenticate });
+  registerRegisteredRoutes(app, { ...deps, urls, authenticate });
+  return app;
+}

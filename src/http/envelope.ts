@@ -1,0 +1,102 @@
+/**
+ * The response envelope of spec section 2.1, and the entity records of 2.2–2.5. Pure functions
+ * from domain values to wire shapes; the routes never build envelopes by hand.
+ */
+import { baseName, parentOf, type Path } from '../core/path.ts';
+import type { Entity } from '../core/types.ts';
+
+export type DataType = "<class 'list'>" | "<class 'dict'>" | "<class 'str'>" | "<class 'NoneType'>";
+
+export interface Envelope<T> {
+  Meta: { data_type: DataType; elements: number; errors: number; status: number };
+  Response: { data: T; errors: Record<string, string>[] | null };
+}
+
+function describe(data: unknown): { data_type: DataType; elements: number } {
+  if (Array.isArray(data)) return { data_type: "<class 'list'>", elements: data.length };
+  if (typeof data === 'string') return { data_type: "<class 'str'>", elements: 1 };
+  if (data === null || data === undefined) return { data_type: "<class 'NoneType'>", elements: 0 };
+  return { data_type: "<class 'dict'>", elements: Object.keys(data as object).length };
+}
+
+/** A success envelope around `data`. */
+export function envelope<T>(data: T, status = 200): Envelope<T> {
+  return { Meta: { ...describe(data), errors: 0, status }, Response: { data, errors: null } };
+}
+
+/** An error envelope: `data` null, one `{title: message}` object per error. */
+export function errorEnvelope(status: number, errors: Record<string, string>[]): Envelope<null> {
+  return {
+    Meta: { data_type: "<class 'NoneType'>", elements: 0, errors: errors.length, status },
+    Response: { data: null, errors },
+  };
+}
+
+/** Where links and backend locations point; fixed per request. */
+export interface Urls {
+  /** e.g. `https://staging.example.org` (no trailing slash). */
+  base: string;
+  /** e.g. `lading://storage.example.org` (no trailing slash). */
+  backend: string;
+}
+
+/** Percent-encodes each segment of a path for use in a URL. */
+export function encodePath(path: Path): string {
+  return path.split('/').map(encodeURIComponent).join('/');
+}
+
+export function linkOf(urls: Urls, path: Path): string {
+  return `${urls.base}/api/registered${encodePath(path)}`;
+}
+
+export function locationOf(urls: Urls, path: Path): string {
+  return `${urls.backend}${path}`;
+}
+
+export interface EntityRecord {
+  dataobject: string;
+  link: string;
+  location: string;
+  metadata: { PID: string | null; checksum: string | null; name: string; object_type: 'dataobject' | 'collection' };
+  path: string;
+}
+
+/** `{<name>: record}` as in spec 2.2. */
+export function entityRecord(urls: Urls, entity: Entity): Record<string, EntityRecord> {
+  return {
+    [entity.name]: {
+      dataobject: entity.name,
+      link: linkOf(urls, entity.path),
+      location: locationOf(urls, entity.path),
+      metadata: {
+        PID: entity.pid,
+        checksum: entity.kind === 'dataobject' ? entity.checksum : null,
+        name: entity.name,
+        object_type: entity.kind,
+      },
+      path: parentOf(entity.path),
+    },
+  };
+}
+
+/** Spec 2.3. */
+export function uploadResult(urls: Urls, entity: Entity & { kind: 'dataobject' }) {
+  return {
+    PID: entity.pid,
+    checksum: entity.checksum,
+    filename: entity.name,
+    link: linkOf(urls, entity.path),
+    location: locationOf(urls, entity.path),
+    path: parentOf(entity.path),
+  };
+}
+
+/** Spec 2.4. */
+export function collectionResult(urls: Urls, path: Path) {
+  return { link: linkOf(urls, path), location: locationOf(urls, path), path };
+}
+
+/** Spec 2.5. */
+export function renameResult(urls: Urls, path: Path) {
+  return { filename: baseName(path), link: linkOf(urls, path), location: locationOf(urls, path), path: parentOf(path) };
+}

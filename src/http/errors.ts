@@ -1,0 +1,98 @@
+/**
+ * The one mapping from error codes to HTTP statuses and envelope titles, and the Fastify error
+ * and not-found handlers that use it. A code without a status is a compile error.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { type ErrorCode, LadingError, isLadingError } from '../core/errors.ts';
+import { errorEnvelope } from './envelope.ts';
+
+export interface ErrorMapping {
+  status: number;
+  title: string;
+  /** What a client should do about it, for the README's error table. */
+  advice: string;
+}
+
+export const STATUS_BY_CODE = {
+  BAD_REQUEST: { status: 400, title: 'Bad request', advice: 'Fix the named parameter and retry.' },
+  INVALID_PATH: { status: 400, title: 'Invalid path', advice: 'Use an absolute path of valid names (no ., .., NUL or control characters).' },
+  IS_A_COLLECTION: { status: 400, title: 'Is a collection', advice: 'Download data objects one by one; list the collection to see them.' },
+  NOT_A_COLLECTION: { status: 400, title: 'Not a collection', advice: 'The path names a data object where a collection is needed.' },
+  DIGEST_MISMATCH: { status: 400, title: 'Digest mismatch', advice: 'The body was corrupted in transit; upload it again.' },
+  INCOMPLETE_BODY: { status: 400, title: 'Incomplete body', advice: 'The body ended early; upload it again.' },
+  UNAUTHENTICATED: { status: 401, title: 'Unauthorized', advice: 'Log in (POST /auth/login or GET /auth/askauth) and send Authorization: Bearer <token>.' },
+  INVALID_CREDENTIAL: { status: 401, title: 'Invalid credential', advice: 'Log in again to obtain a new credential.' },
+  FORBIDDEN: { status: 403, title: 'Forbidden', advice: 'Ask the owner for access.' },
+  NOT_FOUND: { status: 404, title: 'Not found', advice: 'Check the path; list the parent collection.' },
+  METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed', advice: 'See the Allow header.' },
+  CONFLICT: { status: 409, title: 'Conflict', advice: 'Choose another name, or add force=true to overwrite.' },
+  PRECONDITION_FAILED: { status: 412, title: 'Precondition failed', advice: 'The object changed; fetch it again.' },
+  PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large', advice: 'The body exceeds the configured limit.' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type', advice: 'Send application/octet-stream, multipart/form-data or JSON as documented.' },
+  RANGE_NOT_SATISFIABLE: { status: 416, title: 'Range not satisfiable', advice: 'Ask for a range inside the object (see Content-Range).' },
+  TOO_MANY_REQUESTS: { status: 429, title: 'Too many requests', advice: 'Wait for Retry-After seconds.' },
+  PROXY_EXPIRED: { status: 500, title: 'Expired proxy credential', advice: "Make 'POST' on '/auth/proxy', then retry." },
+  STORAGE_FULL: { status: 507, title: 'Insufficient storage', advice: 'The storage is full; retry later or contact the operators.' },
+  UNAVAILABLE: { status: 503, title: 'Service unavailable', advice: 'A dependency is down; retry later.' },
+  INTERNAL: { status: 500, title: 'Internal server error', advice: 'Retry; report the X-Request-Id if it persists.' },
+} as const satisfies Record<ErrorCode, ErrorMapping>;
+
+/** Turns any thrown value into a `LadingError`, classifying Fastify's own errors. */
+export function toLadingError(err: unknown): LadingError {
+  if (isLadingError(err)) return err;
+  const fe = err as FastifyError & { validation?: unknown; validationContext?: string };
+  if (fe && fe.validation) {
+    return new LadingError('BAD_REQUEST', `Invalid ${fe.validationContext ?? 'request'}: ${fe.message.replace(/^(body|querystring|params|headers)\/?/, '')}`, { cause: err });
+  }
+  switch (fe?.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new LadingError('UNSUPPORTED_MEDIA_TYPE', `Unsupported Content-Type.`, { cause: err });
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+    case 'FST_REQ_FILE_TOO_LARGE':
+      return new LadingError('PAYLOAD_TOO_LARGE', 'The request body is too large.', { cause: err });
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new LadingError('BAD_REQUEST', 'The JSON body is empty.', { cause: err });
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new LadingError('BAD_REQUEST', 'Content-Length does not match the body.', { cause: err });
+    case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
+      return new LadingError('UNSUPPORTED_MEDIA_TYPE', 'Expected a multipart/form-data body.', { cause: err });
+    default:
+  }
+  if (fe instanceof SyntaxError || fe?.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+    return new LadingError('BAD_REQUEST', 'The body is not valid JSON.', { cause: err });
+  }
+  if (typeof fe?.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
+    return new LadingError('BAD_REQUEST', fe.message, { cause: err });
+  }
+  return new LadingError('INTERNAL', 'An unexpected error occurred.', { cause: err });
+}
+
+/** Sends `err` as the envelope with its status and the headers the status calls for. */
+export function sendError(reply: FastifyReply, err: LadingError): FastifyReply {
+  const { status, title } = STATUS_BY_CODE[err.code];
+  if (status === 401) {
+    reply.header('WWW-Authenticate', err.details.invalidToken ? 'Bearer realm="lading", error="invalid_token"' : 'Bearer realm="lading"');
+  }
+  if (err.code === 'METHOD_NOT_ALLOWED') reply.header('Allow', String(err.details.allow ?? 'GET, HEAD, PUT, POST, PATCH'));
+  if (err.code === 'RANGE_NOT_SATISFIABLE' && typeof err.details.size === 'number') reply.header('Content-Range', `bytes */${err.details.size}`);
+  if (err.code === 'TOO_MANY_REQUESTS' && typeof err.details.retryAfter === 'number') reply.header('Retry-After', String(err.details.retryAfter));
+  // NOTE: when the request body was not read to its end, keeping the connection would make
+  // the next request start in the middle of the old body.
+  if (!reply.request.raw.complete) reply.header('Connection', 'close');
+  return reply.code(status).type('application/json; charset=utf-8').send(errorEnvelope(status, [{ [title]: err.message }]));
+}
+
+export function registerErrorHandlers(app: FastifyInstance): void {
+  app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const mapped = toLadingError(err);
+    const { status } = STATUS_BY_CODE[mapped.code];
+    if (status >= 500 && mapped.code !== 'PROXY_EXPIRED') request.log.error({ err }, 'request failed');
+    else request.log.info({ code: mapped.code, msg: mapped.message }, 'request refused');
+    if (reply.sent || reply.raw.headersSent) {
+      reply.raw.destroy();
+      return;
+    }
+    return sendError(reply, mapped);
+  });
+  app.setNotFoundHandler((request, reply) => sendError(reply, new LadingError('NOT_FOUND', `No endpoint ${request.method} ${request.url.split('?')[0]}.`)));
+}

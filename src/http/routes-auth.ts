@@ -1,0 +1,48 @@
+/**
+ * Authentication routes: local-credential login (`/auth/login`, and `/auth/b2safeproxy` for
+ * scripts written against the original service), proxy regeneration (`/auth/proxy`) and logout.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Backend } from '../core/backend.ts';
+import type { SessionService } from '../auth/sessions.ts';
+import { envelope } from './envelope.ts';
+import { AuthResult, LoginBody, ProxyResult, errorResponses } from './schemas.ts';
+
+interface AuthRouteDeps {
+  backend: Backend;
+  sessions: SessionService;
+  /** Authenticates the request's bearer token and returns it. */
+  authenticate: (request: FastifyRequest) => Promise<string>;
+}
+
+export function registerAuthRoutes(app: FastifyInstance, deps: AuthRouteDeps): void {
+  const login = async (request: FastifyRequest) => {
+    const { username, password } = request.body as { username: string; password: string };
+    const { token, user } = await deps.sessions.login(username, password);
+    request.log.info({ user }, 'login');
+    return envelope({ storage_home: deps.backend.homeOf(user), storage_user: user, token });
+  };
+  const loginSchema = {
+    tags: ['auth'],
+    body: LoginBody,
+    consumes: ['application/json', 'application/x-www-form-urlencoded'],
+    response: { 200: AuthResult, ...errorResponses },
+  };
+  app.post('/auth/login', { schema: { ...loginSchema, summary: 'Log in with a local user name and password' } }, login);
+  app.post('/auth/b2safeproxy', { schema: { ...loginSchema, summary: 'Log in with backend credentials (as the original service\'s b2safeproxy)' } }, login);
+
+  app.post('/auth/proxy', {
+    schema: { summary: 'Regenerate the proxy certificate when it has expired', tags: ['auth'], security: [{ bearer: [] }], response: { 200: ProxyResult, ...errorResponses } },
+  }, async (request) => {
+    const token = await deps.authenticate(request);
+    const outcome = await deps.sessions.refresh(token);
+    return envelope({ Completed: outcome === 'valid' ? 'Current proxy is still valid.' : 'New proxy was generated.' });
+  });
+
+  app.post('/auth/logout', {
+    schema: { summary: 'Revoke the bearer token', tags: ['auth'], security: [{ bearer: [] }], response: { 200: ProxyResult, ...errorResponses } },
+  }, async (request) => {
+    await deps.sessions.logout(await deps.authenticate(request));
+    return envelope({ Completed: 'The token was revoked.' });
+  });
+}

@@ -1,0 +1,208 @@
+/**
+ * The `/api/registered` endpoints (spec 4.1–4.7): metadata, download, listing, upload,
+ * collection creation, rename, and the refused DELETE. Routes translate HTTP to backend calls
+ * and back; they decide no permission and parse paths only through `core/path.ts`.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Backend } from '../core/backend.ts';
+import { LadingError, isLadingError } from '../core/errors.ts';
+import { checksumDigest } from '../core/meter.ts';
+import { type Path, childOf, parseName, parsePath, parseUrlPath } from '../core/path.ts';
+import type { BackendCredential } from '../core/ports.ts';
+import type { DataObject } from '../core/types.ts';
+import { announcedDigests, contentDisposition, evaluatePreconditions, selectRange } from './conditional.ts';
+import {
+  type Urls, collectionResult, entityRecord, envelope, renameResult, uploadResult,
+} from './envelope.ts';
+import {
+  CollectionResult, CreateBody, EntityList, GetQuery, PutQuery, RenameBody, RenameResult, UploadResult,
+  errorResponses, isSet,
+} from './schemas.ts';
+
+interface RegisteredDeps {
+  backend: Backend;
+  maxUploadBytes: number;
+  urls: (request: FastifyRequest) => Urls;
+  authenticate: (request: FastifyRequest) => Promise<string>;
+}
+
+const PREFIX = '/api/registered';
+const ALLOW = 'GET, HEAD, PUT, POST, PATCH';
+
+/** The entity path a request names, and whether its URL ended in `/` (a listing). */
+function targetOf(request: FastifyRequest): { path: Path; trailingSlash: boolean } {
+  const raw = request.raw.url ?? '';
+  const pathname = raw.split('?', 1)[0]!.slice(PREFIX.length);
+  return { path: parseUrlPath(pathname), trailingSlash: pathname.length > 1 && pathname.endsWith('/') };
+}
+
+function credentialOf(request: FastifyRequest): BackendCredential {
+  return request.auth!.credential;
+}
+
+function etagOf(object: DataObject): string {
+  return `"${checksumDigest(object.checksum).toString('hex')}"`;
+}
+
+export function registerRegisteredRoutes(app: FastifyInstance, deps: RegisteredDeps): void {
+  const { backend } = deps;
+  const secured = { security: [{ bearer: [] }], tags: ['registered'] };
+  const preHandler = async (request: FastifyRequest) => {
+    await deps.authenticate(request);
+  };
+
+  const list = async (request: FastifyRequest, path: Path) => {
+    const { children } = await backend.list(credentialOf(request), path);
+    const urls = deps.urls(request);
+    return envelope(children.map((e) => entityRecord(urls, e)));
+  };
+
+  const download = async (request: FastifyRequest, reply: FastifyReply, path: Path) => {
+    const head = request.method === 'HEAD';
+    let notModified = false;
+    const { object, range, stream } = await backend.openObject(credentialOf(request), path, (obj) => {
+      const validators = { etag: etagOf(obj), lastModified: obj.modifiedAt, size: obj.size };
+      if (evaluatePreconditions(request.headers, validators) === 'not-modified') {
+        notModified = true;
+        return { skipBody: true };
+      }
+      return { range: selectRange(request.headers, validators), skipBody: head };
+    });
+    reply.header('ETag', etagOf(object));
+    reply.header('Last-Modified', object.modifiedAt.toUTCString());
+    reply.header('Accept-Ranges', 'bytes');
+    reply.header('Repr-Digest', `sha-256=:${checksumDigest(object.checksum).toString('base64')}:`);
+    if (notModified) return reply.code(304).send();
+    reply.header('Content-Type', 'application/octet-stream');
+    reply.header('Content-Disposition', contentDisposition(object.name));
+    if (range) {
+      reply.code(206);
+      reply.header('Content-Range', `bytes ${range.start}-${range.end}/${object.size}`);
+      reply.header('Content-Length', range.end - range.start + 1);
+    } else {
+      reply.header('Content-Length', object.size);
+    }
+    return reply.send(stream ?? undefined);
+  };
+
+  app.route({
+    method: ['GET', 'HEAD'],
+    url: PREFIX,
+    exposeHeadRoute: false,
+    schema: { ...secured, summary: 'List the caller\'s home collection', response: { 200: EntityList, ...errorResponses } },
+    preHandler,
+    handler: async (request) => {
+      const user = await backend.whoami(credentialOf(request));
+      return list(request, backend.homeOf(user));
+    },
+  });
+
+  app.route({
+    method: ['GET', 'HEAD'],
+    url: `${PREFIX}/*`,
+    exposeHeadRoute: false,
+    schema: {
+      ...secured,
+      summary: 'Metadata of a data object, listing of a collection (path ending in /), or download (download=true)',
+      querystring: GetQuery,
+      response: { 200: EntityList, ...errorResponses },
+    },
+    preHandler,
+    handler: async (request, reply) => {
+      const { path, trailingSlash } = targetOf(request);
+      const query = request.query as { download?: string };
+      if (isSet(query.download)) return download(request, reply, path);
+      if (trailingSlash) return list(request, path);
+      const entity = await backend.stat(credentialOf(request), path);
+      if (entity.kind === 'collection') return list(request, path);
+      return envelope([entityRecord(deps.urls(request), entity)]);
+    },
+  });
+
+  app.put(`${PREFIX}/*`, {
+    schema: {
+      ...secured,
+      summary: 'Upload a data object: multipart form field `file`, or the raw body with Content-Type: application/octet-stream',
+      querystring: PutQuery,
+      consumes: ['application/octet-stream', 'multipart/form-data'],
+      response: { 200: UploadResult, ...errorResponses },
+    },
+    preHandler,
+  }, async (request) => {
+    const { path, trailingSlash } = targetOf(request);
+    const query = request.query as { force?: string; pid_await?: string };
+    const overwrite = isSet(query.force);
+    const length = Number(request.headers['content-length']);
+    if (Number.isFinite(length) && length > deps.maxUploadBytes + 64 * 1024) {
+      throw new LadingError('PAYLOAD_TOO_LARGE', `The upload is larger than the limit of ${deps.maxUploadBytes} bytes.`);
+    }
+    const cred = credentialOf(request);
+    const type = (request.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
+    let object: DataObject;
+    if (type === 'multipart/form-data') {
+      const part = await request.file({ limits: { fileSize: deps.maxUploadBytes + 1, files: 1, fields: 20, parts: 40 } });
+      if (!part) throw new LadingError('BAD_REQUEST', 'The form has no file; send it in the form field \'file\'.');
+      if (part.fieldname !== 'file') {
+        part.file.resume();
+        throw new LadingError('BAD_REQUEST', `The form's file is in the field '${part.fieldname}'; send it in the field 'file'.`);
+      }
+      let target = path;
+      if (trailingSlash || (await isCollection(backend, cred, path))) target = childOf(path, parseName(part.filename));
+      object = await backend.upload(cred, target, part.file, { overwrite });
+    } else if (type === '' || type === 'application/octet-stream') {
+      if (trailingSlash) throw new LadingError('BAD_REQUEST', 'A streaming upload needs the path of the file to create, not of a collection (remove the trailing \'/\').');
+      object = await backend.upload(cred, path, request.raw, { overwrite, expected: announcedDigests(request.headers) });
+    } else {
+      throw new LadingError('UNSUPPORTED_MEDIA_TYPE', `Upload with Content-Type application/octet-stream (raw body) or multipart/form-data (field 'file'), not '${type}'.`);
+    }
+    return envelope(uploadResult(deps.urls(request), object));
+  });
+
+  app.post(PREFIX, {
+    schema: {
+      ...secured,
+      summary: 'Create a collection',
+      body: CreateBody,
+      response: { 200: CollectionResult, ...errorResponses },
+    },
+    preHandler,
+  }, async (request) => {
+    const body = request.body as { path: string; force?: boolean | string };
+    const parents = body.force === true || (typeof body.force === 'string' && isSet(body.force));
+    const collection = await backend.createCollection(credentialOf(request), parsePath(body.path), { parents });
+    return envelope(collectionResult(deps.urls(request), collection.path));
+  });
+
+  app.patch(`${PREFIX}/*`, {
+    schema: {
+      ...secured,
+      summary: 'Rename a data object or a collection',
+      body: RenameBody,
+      response: { 200: RenameResult, ...errorResponses },
+    },
+    preHandler,
+  }, async (request) => {
+    const { path } = targetOf(request);
+    const { newname } = request.body as { newname: string };
+    const renamed = await backend.rename(credentialOf(request), path, newname);
+    return envelope(renameResult(deps.urls(request), renamed.path));
+  });
+
+  for (const url of [PREFIX, `${PREFIX}/*`]) {
+    app.delete(url, {
+      schema: { ...secured, summary: 'Not allowed in the registered domain (405)', response: errorResponses },
+      preHandler,
+    }, async () => {
+      throw new LadingError('METHOD_NOT_ALLOWED', 'Deleting is not allowed in the registered domain.', { details: { allow: ALLOW } });
+    });
+  }
+}
+
+async function isCollection(backend: Backend, cred: BackendCredential, path: Path): Promise<boolean> {
+  try {
+    return (await backend.stat(cred, path)).kind === 'collection';
+  } catch (err) {
+    if (isLadingError(err, 'NOT_FOUND') || isLadingError(err, 'FORBIDDEN')) return false;
+    throw err;
+  }
+}
