@@ -4,18 +4,15 @@
  * input, never from arguments.
  */
 import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { Command, Option } from 'commander';
-import { type Config, ConfigError, loadConfig, parseListen } from '../config.ts';
+import { type Config, ConfigError, loadConfig } from '../config.ts';
 import { createDeps, type Deps } from '../deps.ts';
-import { buildApp } from '../http/app.ts';
+import { startServer, VERSION } from '../server.ts';
 import { hashPassword } from '../core/password.ts';
 import { parsePath } from '../core/path.ts';
 import { ACCESS_LEVELS, type AccessLevel } from '../core/types.ts';
 import { LadingError } from '../core/errors.ts';
 import { readSecret } from './secret.ts';
-
-const pkg = createRequire(import.meta.url)('../../package.json') as { version: string };
 
 interface CommonOptions {
   config?: string;
@@ -48,32 +45,16 @@ function common(cmd: Command): Command {
 
 async function serve(opts: CommonOptions): Promise<void> {
   const config = await configFrom(opts);
-  const { host, port } = parseListen(config.listen);
-  const deps = await createDeps(config);
-  const started = new Date();
-  const { swept } = await deps.backend.init(started);
-  if (swept > 0) deps.logger.info({ swept }, 'removed leftovers of interrupted uploads');
-  const app = await buildApp({
-    backend: deps.backend, sessions: deps.sessions, logger: deps.logger, publicUrl: config.public_url,
-    backendUrl: config.backend_url, maxUploadBytes: config.limits.upload_bytes, trustProxy: config.trust_proxy,
-    version: pkg.version,
-  });
-  await app.listen({ host, port });
-  const address = app.server.address();
-  const shown = typeof address === 'object' && address ? `${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}` : config.listen;
-  process.stdout.write(`lading ${pkg.version} listening on http://${shown}\n  data directory: ${deps.dataDir}\n  zone: /${config.zone}\n`);
-
+  const server = await startServer(config);
+  process.stdout.write(`lading ${VERSION} listening on ${server.url}\n  data directory: ${server.deps.dataDir}\n  zone: /${config.zone}\n`);
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    deps.logger.info({ signal }, 'shutting down: letting requests in flight finish');
+    server.deps.logger.info({ signal }, 'shutting down: letting requests in flight finish');
     // NOTE: uploads still running after the grace period are cut off; they roll back, since
     // nothing is visible before its catalog commit.
-    const force = setTimeout(() => app.server.closeAllConnections(), 30_000);
-    force.unref();
-    await app.close();
-    await deps.close();
+    await server.close(30_000);
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
@@ -83,7 +64,7 @@ async function serve(opts: CommonOptions): Promise<void> {
 function program(): Command {
   const cli = new Command('lading')
     .description('Data-staging HTTP API: upload, download, list, create and rename data with persistent identifiers.')
-    .version(pkg.version);
+    .version(VERSION);
 
   common(cli.command('serve').description('run the HTTP API (embedded defaults: SQLite catalog, files on local disk)'))
     .option('--listen <host:port>', 'address to listen on (default 127.0.0.1:8080)')

@@ -13,7 +13,7 @@ import type { Backend } from '../core/backend.ts';
 import { LadingError } from '../core/errors.ts';
 import type { SessionService, AuthenticatedSession } from '../auth/sessions.ts';
 import type { Urls } from './envelope.ts';
-import { registerErrorHandlers } from './errors.ts';
+import { registerErrorHandlers, sendError, toLadingError } from './errors.ts';
 import { registerRegisteredRoutes } from './routes-registered.ts';
 import { registerAuthRoutes } from './routes-auth.ts';
 import { registerStatusRoutes } from './routes-status.ts';
@@ -55,6 +55,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
+    // Errors Fastify raises before routing (e.g. a URL that is not valid percent-encoding)
+    // get the same envelope as every other error.
+    frameworkErrors: (err, _request, reply) => {
+      const mapped = err.code === 'FST_ERR_BAD_URL'
+        ? new LadingError('INVALID_PATH', 'The URL is not valid percent-encoded UTF-8.', { cause: err })
+        : toLadingError(err);
+      void sendError(reply, mapped);
+    },
   });
   app.server.headersTimeout = 60_000;
   app.decorateRequest('auth', null);

@@ -1,0 +1,55 @@
+/**
+ * Starts one lading node from a configuration: dependencies, start-up recovery, the HTTP app,
+ * listening. Used by `lading serve` and by end-to-end tests, so tests run exactly what users
+ * run. Installs no signal handler and prints nothing.
+ */
+import { createRequire } from 'node:module';
+import type { FastifyInstance } from 'fastify';
+import { type Config, parseListen } from './config.ts';
+import { createDeps, type Deps, type DepsOverrides } from './deps.ts';
+import { buildApp } from './http/app.ts';
+
+export const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+
+export interface RunningServer {
+  app: FastifyInstance;
+  deps: Deps;
+  /** e.g. `http://127.0.0.1:8080`. */
+  url: string;
+  /** Stops accepting, lets requests in flight finish (cut off after `graceMs`), closes the drivers. */
+  close(graceMs?: number): Promise<void>;
+}
+
+export async function startServer(config: Config, overrides: DepsOverrides = {}): Promise<RunningServer> {
+  const { host, port } = parseListen(config.listen);
+  const deps = await createDeps(config, overrides);
+  try {
+    // NOTE: with the embedded catalog one process owns the data directory, so everything an
+    // earlier process left unfinished is stale.
+    const { swept } = await deps.backend.init(new Date());
+    if (swept > 0) deps.logger.info({ swept }, 'removed leftovers of interrupted uploads');
+    const app = await buildApp({
+      backend: deps.backend, sessions: deps.sessions, logger: deps.logger, publicUrl: config.public_url,
+      backendUrl: config.backend_url, maxUploadBytes: config.limits.upload_bytes, trustProxy: config.trust_proxy,
+      version: VERSION,
+    });
+    await app.listen({ host, port });
+    const address = app.server.address();
+    const shown = typeof address === 'object' && address
+      ? `${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`
+      : config.listen;
+    return {
+      app, deps, url: `http://${shown}`,
+      async close(graceMs = 30_000) {
+        const force = setTimeout(() => app.server.closeAllConnections(), graceMs);
+        force.unref();
+        await app.close();
+        clearTimeout(force);
+        await deps.close();
+      },
+    };
+  } catch (err) {
+    await deps.close();
+    throw err;
+  }
+}

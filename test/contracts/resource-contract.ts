@@ -1,0 +1,162 @@
+/**
+ * The resource contract: the behaviour every `Resource` driver must show. Each driver's test
+ * file calls `resourceContract` with a factory returning a fresh, empty resource; the suite
+ * reads the driver's declared capabilities.
+ */
+import { describe, it, beforeEach, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { text, buffer } from 'node:stream/consumers';
+import type { Resource } from '../../src/core/ports.ts';
+import { rejectsWith } from './catalog-contract.ts';
+
+/** A stream of `total` pseudo-random bytes produced chunk by chunk (never held whole). */
+export function generated(total: number, seed = 1): Readable {
+  let sent = 0;
+  let state = seed;
+  return new Readable({
+    read() {
+      if (sent >= total) return this.push(null);
+      const n = Math.min(1 << 16, total - sent);
+      const chunk = Buffer.allocUnsafe(n);
+      for (let i = 0; i < n; i++) {
+        state = (state * 1103515245 + 12345) & 0x7fffffff;
+        chunk[i] = state & 0xff;
+      }
+      sent += n;
+      this.push(chunk);
+    },
+  });
+}
+
+async function sha256(stream: Readable): Promise<string> {
+  const h = createHash('sha256');
+  for await (const chunk of stream) h.update(chunk as Buffer);
+  return h.digest('hex');
+}
+
+function failingAfter(bytes: number): Readable {
+  let sent = 0;
+  return new Readable({
+    read() {
+      if (sent >= bytes) {
+        this.destroy(new Error('client went away'));
+        return;
+      }
+      sent += 1024;
+      this.push(Buffer.alloc(1024, 7));
+    },
+  });
+}
+
+export function resourceContract(name: string, create: () => Promise<Resource>): void {
+  describe(`resource contract: ${name}`, () => {
+    let r: Resource;
+    beforeEach(async () => {
+      r = await create();
+    });
+    afterEach(async () => {
+      await r.close();
+    });
+    const later = () => new Date(Date.now() + 3_600_000);
+
+    it('stores and reads back an object, and reports its size', async () => {
+      const { size } = await r.write('key-00000001', Readable.from([Buffer.from('hello '), Buffer.from('world')]));
+      assert.equal(size, 11);
+      assert.equal(await r.size('key-00000001'), 11);
+      assert.equal(await text(await r.read('key-00000001')), 'hello world');
+    });
+
+    it('stores an empty object', async () => {
+      await r.write('key-00000002', Readable.from([]));
+      assert.equal(await r.size('key-00000002'), 0);
+      assert.equal((await buffer(await r.read('key-00000002'))).length, 0);
+    });
+
+    it('streams a multi-megabyte object intact', async () => {
+      const total = 12 * 1024 * 1024 + 17;
+      await r.write('key-00000003', generated(total, 5));
+      assert.equal(await r.size('key-00000003'), total);
+      assert.equal(await sha256(await r.read('key-00000003')), await sha256(generated(total, 5)));
+    });
+
+    it('reads byte ranges', async () => {
+      const data = randomBytes(100_000);
+      await r.write('key-00000004', Readable.from([data]));
+      assert.ok(r.capabilities.rangeRead, 'declares range reads');
+      assert.deepEqual(await buffer(await r.read('key-00000004', { start: 10, end: 19 })), data.subarray(10, 20));
+      assert.deepEqual(await buffer(await r.read('key-00000004', { start: 99_990, end: 99_999 })), data.subarray(99_990));
+      assert.deepEqual(await buffer(await r.read('key-00000004', { start: 0, end: 0 })), data.subarray(0, 1));
+    });
+
+    it('rejects reads of missing keys with NOT_FOUND, and deletes idempotently', async () => {
+      await rejectsWith(r.read('key-missing1'), 'NOT_FOUND');
+      assert.equal(await r.size('key-missing1'), null);
+      await r.write('key-00000005', Readable.from([Buffer.from('x')]));
+      await r.delete('key-00000005');
+      await r.delete('key-00000005');
+      assert.equal(await r.size('key-00000005'), null);
+      await rejectsWith(r.read('key-00000005'), 'NOT_FOUND');
+    });
+
+    it('leaves nothing behind when the source fails mid-write', async () => {
+      await assert.rejects(r.write('key-00000006', failingAfter(300_000)));
+      assert.equal(await r.size('key-00000006'), null);
+      assert.equal(await r.sweepTemporaries(later()), 0, 'no temporary remains');
+    });
+
+    it('leaves nothing behind when the write is aborted', async () => {
+      const controller = new AbortController();
+      const source = generated(64 * 1024 * 1024);
+      setTimeout(() => controller.abort(), 20);
+      await assert.rejects(r.write('key-00000007', source, { signal: controller.signal }));
+      assert.equal(await r.size('key-00000007'), null);
+      assert.equal(await r.sweepTemporaries(later()), 0);
+    });
+
+    it('keeps a key invisible until its write completes', async () => {
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => { release = resolve; });
+      const source = new Readable({ read() {} });
+      source.push(Buffer.alloc(1000, 1));
+      const writing = r.write('key-00000008', source);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(await r.size('key-00000008'), null, 'not visible mid-write');
+      release();
+      await gate;
+      source.push(null);
+      await writing;
+      assert.equal(await r.size('key-00000008'), 1000);
+    });
+
+    it('lets an opened read finish after the key is deleted', async () => {
+      const data = randomBytes(3 * 1024 * 1024);
+      await r.write('key-00000009', Readable.from([data]));
+      const stream = await r.read('key-00000009');
+      await r.delete('key-00000009');
+      assert.deepEqual(await buffer(stream), data);
+    });
+
+    it('replacing one key by another never mixes their bytes', async () => {
+      await r.write('key-0000000a', Readable.from([Buffer.alloc(2 * 1024 * 1024, 1)]));
+      const reader = await r.read('key-0000000a');
+      await r.write('key-0000000b', Readable.from([Buffer.alloc(2 * 1024 * 1024, 2)]));
+      await r.delete('key-0000000a');
+      const got = await buffer(reader);
+      assert.equal(got.length, 2 * 1024 * 1024);
+      assert.ok(got.every((b) => b === 1));
+    });
+
+    it('sweeps only temporaries older than the given time', async () => {
+      const source = new Readable({ read() {} });
+      source.push(Buffer.alloc(10));
+      const writing = r.write('key-0000000c', source);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      assert.equal(await r.sweepTemporaries(new Date(Date.now() - 3_600_000)), 0, 'a running write is younger');
+      source.push(null);
+      await writing;
+      assert.equal(await r.size('key-0000000c'), 10);
+    });
+  });
+}
