@@ -3,16 +3,28 @@
  * the backend, sessions and the logger. Shared by `lading serve` and the admin commands so
  * both see the same data directory the same way.
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
-import type { Config } from './config.ts';
+import { type Config, ConfigError } from './config.ts';
 import { Backend } from './core/backend.ts';
-import { type Authority, type Catalog, type Clock, type Resource, systemClock } from './core/ports.ts';
-import { createSqliteCatalog } from './drivers/catalog/sqlite.ts';
-import { createFsResource } from './drivers/resource/fs.ts';
-import { type CredentialManager, trustedAuthority, trustedCredentials } from './auth/credentials.ts';
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { type Authority, type Catalog, type Clock, type PidProvider, type Resource, systemClock } from './core/ports.ts';
+import { JobWorker } from './core/jobs.ts';
+import { pidJobHandler } from './core/pid-jobs.ts';
+import { RULE_JOB, type RuleSet } from './core/rules.ts';
+import { loadRules, openPidProvider } from './drivers/pid/from-config.ts';
+import { linkOf } from './http/envelope.ts';
+import { openCatalog, openResource } from './drivers/from-config.ts';
+import type { CredentialManager } from './auth/credentials.ts';
+import { type CredentialStack, createCredentialStack } from './auth/credential-setup.ts';
+import type { CaEndpoint } from './http/routes-ca.ts';
 import { SessionService } from './auth/sessions.ts';
+import { createSealer, loadMasterKey } from './auth/sealing.ts';
+import { OidcLogin, oidcSecret } from './oidc/oidc-login.ts';
+import { logSafeUrl } from './http/routes-oidc.ts';
+import type { FastifyRequest } from 'fastify';
 
 export interface Deps {
   config: Config;
@@ -23,6 +35,22 @@ export interface Deps {
   resource: Resource;
   backend: Backend;
   sessions: SessionService;
+  /** The credential manager sessions use (X.509 proxies unless overridden). */
+  credentials: CredentialManager;
+  /** lading's CA and where the backend's trust anchors come from. */
+  x509: CredentialStack;
+  /** The online CA endpoint to mount, when lading runs its own CA. */
+  caEndpoint: CaEndpoint | null;
+  /** OpenID Connect login: relying party, and the embedded provider when no issuer is configured. */
+  oidc: OidcLogin;
+  /** Backend rules (none unless `pid.rules` names a file). */
+  rules: RuleSet;
+  /** Where PIDs are registered and resolved. */
+  pids: PidProvider;
+  /** Runs the durable jobs rules enqueue; started by `startServer`. */
+  jobs: JobWorker;
+  /** Base URL of links in PID records; `startServer` sets it once it knows its address. */
+  links: { base: string };
   close(): Promise<void>;
 }
 
@@ -31,6 +59,8 @@ export interface DepsOverrides {
   logger?: Logger;
   credentials?: CredentialManager;
   authority?: Authority;
+  /** A PID provider to use instead of the configured one (tests). */
+  pids?: PidProvider;
 }
 
 export async function createDeps(config: Config, overrides: DepsOverrides = {}): Promise<Deps> {
@@ -39,22 +69,73 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   const logger = overrides.logger ?? pino({
     level: config.log.level,
     redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'password', 'token'], censor: '[redacted]' },
+    // NOTE: Fastify's request fields, with authorization codes and tokens cut out of query strings.
+    serializers: {
+      req: (req: FastifyRequest) => ({ method: req.method, url: logSafeUrl(req.url), host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort }),
+    },
   });
   const clock = overrides.clock ?? systemClock;
-  const catalog = createSqliteCatalog({ file: join(dataDir, 'catalog.sqlite') });
-  const resource = await createFsResource({ root: join(dataDir, 'resource'), fsync: config.resource.fsync });
-  const backend = new Backend({
-    catalog, resource, clock, zone: config.zone, maxUploadBytes: config.limits.upload_bytes,
-    authority: overrides.authority ?? trustedAuthority,
+  const catalog = await openCatalog(config, dataDir);
+  const x509 = await createCredentialStack({ config, dataDir, catalog, clock }).catch(async (err: unknown) => {
+    await catalog.close();
+    throw err;
   });
+  const credentials = overrides.credentials ?? x509.credentials;
+  const resource = await openResource(config, dataDir).catch(async (err: unknown) => {
+    await catalog.close();
+    throw err;
+  });
+  const rules = await loadRules(config);
+  const pids = overrides.pids ?? await openPidProvider(config, catalog, clock);
+  const links = { base: config.public_url ?? `http://${config.listen}` };
+  const jobs = new JobWorker({
+    catalog, clock, workerId: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+    leaseMs: config.jobs.lease * 1000,
+    handlers: { [RULE_JOB]: pidJobHandler({ catalog, clock, provider: pids, linkOf: (path) => linkOf({ base: links.base, backend: '' }, path) }) },
+    log: logger,
+  });
+  const backend = new Backend({
+    rules, onJobs: () => jobs.wake(),
+    catalog, resource, clock, zone: config.zone, maxUploadBytes: config.limits.upload_bytes,
+    authority: overrides.authority ?? x509.authority,
+  });
+  const oidc = await createOidc(config, dataDir, { catalog, backend, clock, logger });
   const sessions = new SessionService({
-    catalog, clock, credentials: overrides.credentials ?? trustedCredentials, tokenTtlSeconds: config.auth.token_ttl,
+    catalog, clock, credentials, tokenTtlSeconds: config.auth.token_ttl,
+    reauthorize: oidc.reauthorize, externalBearer: oidc.externalBearer,
   });
   return {
-    config, dataDir, logger, clock, catalog, resource, backend, sessions,
+    config, dataDir, logger, clock, catalog, resource, backend, sessions, credentials, x509, caEndpoint: x509.caEndpoint, oidc,
+    rules, pids, jobs, links,
     async close() {
+      await jobs.stop();
       await resource.close();
       await catalog.close();
     },
   };
+}
+
+async function createOidc(config: Config, dataDir: string, d: { catalog: Catalog; backend: Backend; clock: Clock; logger: Logger }): Promise<OidcLogin> {
+  const o = config.oidc;
+  const secretFromFile = o.client_secret_file
+    ? (await readFile(o.client_secret_file, 'utf8').catch((err: Error) => {
+      throw new ConfigError(`oidc.client_secret_file: cannot read ${o.client_secret_file} (${(err as NodeJS.ErrnoException).code ?? err.message}).`);
+    })).split(/\r?\n/, 1)[0]!.trim()
+    : null;
+  if (o.issuer && !secretFromFile && !o.client_secret) {
+    throw new ConfigError('oidc.issuer is set but no client secret is: set oidc.client_secret_file, or LADING_OIDC_CLIENT_SECRET.');
+  }
+  const masterKey = await loadMasterKey(config.credentials.key_file ?? join(dataDir, 'keys', 'master.key'), true);
+  return new OidcLogin({
+    ...d,
+    settings: {
+      issuer: o.issuer || null, clientId: o.client_id, clientSecret: secretFromFile || o.client_secret,
+      scopes: o.scopes, userClaim: o.user_claim, audience: o.audience, introspection: o.introspection,
+      maxFailedLogins: o.max_failed_logins, keyRotationSeconds: o.key_rotation,
+    },
+    sealer: createSealer(masterKey),
+    secret: oidcSecret(masterKey),
+    tokenTtlSeconds: config.auth.token_ttl,
+    trustProxy: config.trust_proxy,
+  });
 }

@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { type Config, parseListen } from './config.ts';
 import { createDeps, type Deps, type DepsOverrides } from './deps.ts';
 import { buildApp } from './http/app.ts';
+import { staleBefore } from './drivers/from-config.ts';
 
 export const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
@@ -25,19 +26,26 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
   const deps = await createDeps(config, overrides);
   try {
     // NOTE: with the embedded catalog one process owns the data directory, so everything an
-    // earlier process left unfinished is stale.
-    const { swept } = await deps.backend.init(new Date());
+    // earlier process left unfinished is stale; with a shared one, other nodes may be
+    // uploading right now, so only leftovers older than `recovery.grace` are.
+    const { swept } = await deps.backend.init(staleBefore(config, new Date()));
     if (swept > 0) deps.logger.info({ swept }, 'removed leftovers of interrupted uploads');
     const app = await buildApp({
       backend: deps.backend, sessions: deps.sessions, logger: deps.logger, publicUrl: config.public_url,
       backendUrl: config.backend_url, maxUploadBytes: config.limits.upload_bytes, trustProxy: config.trust_proxy,
-      version: VERSION,
+      version: VERSION, ca: deps.caEndpoint, oidc: deps.oidc,
+      jobs: deps.rules.rules.length > 0 ? deps.jobs : undefined, pids: deps.pids, pidAwaitMs: config.pid.await_timeout * 1000,
     });
     await app.listen({ host, port });
     const address = app.server.address();
     const shown = typeof address === 'object' && address
       ? `${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`
       : config.listen;
+    if (!config.public_url) deps.links.base = `http://${shown}`;
+    // NOTE: jobs a dead process held are released here for a single-owner catalog; with a
+    // shared one their leases run out and any node takes them over.
+    await deps.catalog.releaseJobs(staleBefore(config, new Date()));
+    deps.jobs.start();
     return {
       app, deps, url: `http://${shown}`,
       async close(graceMs = 30_000) {

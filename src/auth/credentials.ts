@@ -12,6 +12,8 @@ export interface CredentialStatus {
   notAfter: Date;
   /** Subject the backend will see, for messages and `lading proxy show`. */
   subject: string;
+  /** Issuer of that subject's certificate, when the credential is a certificate. */
+  issuer?: string;
 }
 
 export interface CredentialManager {

@@ -16,6 +16,17 @@ export interface SessionServiceOptions {
   credentials: CredentialManager;
   /** Lifetime of a token, in seconds. */
   tokenTtlSeconds: number;
+  /**
+   * Called by `refresh` before a new credential is issued, so a login through an identity
+   * provider lasts only as long as the provider agrees; rejects with `UNAUTHENTICATED` when not.
+   */
+  reauthorize?(session: SessionRecord): Promise<void>;
+  /**
+   * Consulted by `authenticate` for an unknown token: when the token proves a user by other
+   * means (an identity provider's access token), who and until when; a session keyed by the
+   * token's hash is then opened as by a login. Null when it proves nothing.
+   */
+  externalBearer?(token: string): Promise<{ user: string; expiresAt: Date } | null>;
 }
 
 export interface AuthenticatedSession {
@@ -68,9 +79,22 @@ export class SessionService {
     return token;
   }
 
+  async #openExternal(token: string, check: NonNullable<SessionServiceOptions['externalBearer']>): Promise<SessionRecord | null> {
+    const proven = await check(token);
+    if (!proven) return null;
+    const now = this.#o.clock.now();
+    const session: SessionRecord = {
+      tokenHash: hashToken(token), user: proven.user, createdAt: now, expiresAt: proven.expiresAt,
+      credential: await this.#o.credentials.issue(proven.user, now),
+    };
+    await this.#o.catalog.putSession(session);
+    return session;
+  }
+
   /** The session behind a bearer token. `UNAUTHENTICATED` (with `invalidToken`) when unknown or expired. */
   async authenticate(token: string): Promise<AuthenticatedSession> {
-    const session = await this.#o.catalog.getSession(hashToken(token), this.#o.clock.now());
+    let session = await this.#o.catalog.getSession(hashToken(token), this.#o.clock.now());
+    if (!session && this.#o.externalBearer) session = await this.#openExternal(token, this.#o.externalBearer);
     if (!session || !session.credential) {
       throw new LadingError('UNAUTHENTICATED', 'The token is invalid or has expired; log in again.', { details: { invalidToken: true } });
     }
@@ -89,8 +113,12 @@ export class SessionService {
       const now = this.#o.clock.now();
       const status = await this.#o.credentials.inspect(session.credential!);
       if (status.notAfter.getTime() > now.getTime()) return 'valid' as const;
+      await this.#o.reauthorize?.(session);
       const fresh = await this.#o.credentials.issue(session.user, now);
-      if (!(await this.#o.catalog.updateSessionCredential(session.tokenHash, fresh))) {
+      // NOTE: compare-and-swap against the credential we found expired: when another process
+      // regenerated it meanwhile, its proxy is kept (ours is dropped) and none is lost.
+      if (await this.#o.catalog.updateSessionCredential(session.tokenHash, fresh, session.credential)) return 'regenerated' as const;
+      if (!(await this.#o.catalog.getSession(session.tokenHash, this.#o.clock.now()))) {
         throw new LadingError('UNAUTHENTICATED', 'The session has ended; log in again.', { details: { invalidToken: true } });
       }
       return 'regenerated' as const;

@@ -10,9 +10,11 @@ import { createDeps, type Deps } from '../deps.ts';
 import { startServer, VERSION } from '../server.ts';
 import { hashPassword } from '../core/password.ts';
 import { parsePath } from '../core/path.ts';
-import { ACCESS_LEVELS, type AccessLevel } from '../core/types.ts';
+import { ACCESS_LEVELS, type AccessLevel, type JobState } from '../core/types.ts';
 import { LadingError } from '../core/errors.ts';
 import { readSecret } from './secret.ts';
+import { checkDeployment } from './check.ts';
+import { caExport, proxyShow } from './credential-commands.ts';
 
 interface CommonOptions {
   config?: string;
@@ -43,8 +45,12 @@ function common(cmd: Command): Command {
     .option('--data <dir>', 'data directory (default ./lading-data)');
 }
 
-async function serve(opts: CommonOptions): Promise<void> {
+async function serve(opts: CommonOptions & { check?: boolean }): Promise<void> {
   const config = await configFrom(opts);
+  if (opts.check) {
+    process.stdout.write(await checkDeployment(config));
+    return;
+  }
   const server = await startServer(config);
   process.stdout.write(`lading ${VERSION} listening on ${server.url}\n  data directory: ${server.deps.dataDir}\n  zone: /${config.zone}\n`);
   let stopping = false;
@@ -68,6 +74,7 @@ function program(): Command {
 
   common(cli.command('serve').description('run the HTTP API (embedded defaults: SQLite catalog, files on local disk)'))
     .option('--listen <host:port>', 'address to listen on (default 127.0.0.1:8080)')
+    .option('--check', 'check the configuration and that the catalog and resource are reachable, then exit')
     .action(serve);
 
   const user = cli.command('user').description('manage local users');
@@ -117,6 +124,31 @@ function program(): Command {
   common(acl.command('list <path>').description('show the access list of a path'))
     .action(async (path: string, opts: CommonOptions) => withDeps(opts, async ({ catalog }) => {
       for (const e of await catalog.listAccess(parsePath(path))) process.stdout.write(`${e.principal}\t${e.level}\n`);
+    }));
+
+  common(cli.command('proxy').description('inspect proxy certificates').command('show <user>').description('show the proxy of the user\'s most recent session: subject, issuer, time left'))
+    .action(async (name: string, opts: CommonOptions) => withDeps(opts, async (deps) => {
+      process.stdout.write(await proxyShow(deps, name, deps.clock.now()));
+    }));
+  common(cli.command('ca').description('the embedded certificate authority').command('export <dir>').description('write the CA certificate as <hash>.0 and <hash>.signing_policy (grid-security layout)'))
+    .action(async (dir: string, opts: CommonOptions) => withDeps(opts, async (deps) => {
+      process.stdout.write(await caExport(deps, dir));
+    }));
+
+  common(cli.command('jobs').description('list durable jobs (PID registration): pending, running, failed, done'))
+    .addOption(new Option('--state <state>', 'only jobs in this state').choices(['pending', 'running', 'done', 'failed']))
+    .option('--limit <n>', 'at most this many, newest first', '50')
+    .action(async (opts: CommonOptions & { state?: JobState; limit: string }) => withDeps(opts, async ({ catalog }) => {
+      const jobs = await catalog.listJobs(opts.state ?? null, Number(opts.limit) || 50);
+      process.stdout.write('id\tstate\tattempts\tupdated\twhat\terror\n');
+      for (const j of jobs) {
+        let what = j.kind;
+        try {
+          const p = JSON.parse(j.payload) as { action?: string; path?: string };
+          what = `${p.action ?? j.kind} ${p.path ?? ''}`.trim();
+        } catch { /* an unreadable payload is shown by kind only */ }
+        process.stdout.write(`${j.id}\t${j.state}\t${j.attempts}\t${j.updatedAt.toISOString()}\t${what}\t${j.lastError ?? ''}\n`);
+      }
     }));
 
   return cli;

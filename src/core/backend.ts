@@ -10,8 +10,9 @@ import { LadingError, isLadingError } from './errors.ts';
 import { Meter, checksumString } from './meter.ts';
 import { type Path, baseName, childOf, lineage, parentOf, parseName, parsePath } from './path.ts';
 import type { Authority, BackendCredential, ByteRange, Catalog, Clock, Resource } from './ports.ts';
+import type { RuleSet } from './rules.ts';
 import {
-  ACCESS_RANK, type AccessLevel, type Collection, type DataObject, type Entity, type PrincipalKind,
+  ACCESS_RANK, type AccessLevel, type Collection, type DataObject, type Entity, type JobsFor, type PrincipalKind,
 } from './types.ts';
 
 /** The group every user belongs to; access granted to it is access granted to all users. */
@@ -38,6 +39,10 @@ export interface BackendOptions {
   zone: string;
   /** Largest accepted upload in bytes. */
   maxUploadBytes: number;
+  /** Rules whose jobs are enqueued with the changes that match them; none by default. */
+  rules?: RuleSet;
+  /** Called after a change enqueued jobs (to wake the job worker). */
+  onJobs?: () => void;
 }
 
 export interface UploadOptions {
@@ -67,6 +72,8 @@ export class Backend {
   readonly #authority: Authority;
   readonly #clock: Clock;
   readonly #maxUploadBytes: number;
+  readonly #jobs: JobsFor | undefined;
+  readonly #onJobs: () => void;
 
   constructor(options: BackendOptions) {
     this.zone = parseName(options.zone);
@@ -75,6 +82,8 @@ export class Backend {
     this.#authority = options.authority;
     this.#clock = options.clock;
     this.#maxUploadBytes = options.maxUploadBytes;
+    this.#jobs = options.rules && options.rules.rules.length > 0 ? options.rules.jobsFor : undefined;
+    this.#onJobs = options.onJobs ?? (() => {});
   }
 
   get zonePath(): Path {
@@ -182,7 +191,7 @@ export class Backend {
    * `NOT_FOUND` (no parent), `NOT_A_COLLECTION`, `PAYLOAD_TOO_LARGE`, `DIGEST_MISMATCH`,
    * `INCOMPLETE_BODY`, `STORAGE_FULL`.
    */
-  async upload(cred: BackendCredential, path: Path, source: Readable, options: UploadOptions): Promise<DataObject> {
+  async upload(cred: BackendCredential, path: Path, source: Readable, options: UploadOptions): Promise<{ object: DataObject; jobIds: string[] }> {
     const actor = await this.#actor(cred);
     await this.#require(actor, path, 'write');
     // Refuse before reading the body what would be refused at commit anyway.
@@ -205,12 +214,13 @@ export class Backend {
       if (expected?.md5 && md5 && !expected.md5.equals(md5)) {
         throw new LadingError('DIGEST_MISMATCH', `The content's MD5 digest (${md5.toString('base64')}) does not match Content-MD5 (${expected.md5.toString('base64')}); nothing was stored.`);
       }
-      const { object, replacedBlob } = await this.#catalog.commitObject({
+      const { object, replacedBlob, jobIds } = await this.#catalog.commitObject({
         path, owner: actor.user, size, checksum: checksumString(sha256), blob, now: this.#clock.now(),
-        overwrite: options.overwrite,
+        overwrite: options.overwrite, jobs: this.#jobs,
       });
+      if (jobIds.length > 0) this.#onJobs();
       if (replacedBlob) await this.#discard(replacedBlob);
-      return object;
+      return { object, jobIds };
     } catch (err) {
       detach();
       meter.destroy();
@@ -237,7 +247,8 @@ export class Backend {
         continue;
       }
       await this.#require(actor, target, 'write');
-      last = await this.#catalog.createCollection({ path: target, owner: actor.user, now: this.#clock.now() });
+      last = await this.#catalog.createCollection({ path: target, owner: actor.user, now: this.#clock.now(), jobs: this.#jobs });
+      if (this.#jobs) this.#onJobs();
     }
     if (!last) throw new LadingError('CONFLICT', `'${path}' already exists.`);
     return last;
@@ -255,7 +266,9 @@ export class Backend {
     await this.#mustExist(path);
     await this.#require(actor, parentOf(target), 'write');
     if (target === path) return this.#mustExist(path);
-    return this.#catalog.rename(path, target, this.#clock.now());
+    const renamed = await this.#catalog.rename(path, target, this.#clock.now(), this.#jobs);
+    if (this.#jobs) this.#onJobs();
+    return renamed;
   }
 
   /** Grants (or with null revokes) access; the caller needs `own`. `FORBIDDEN`, `NOT_FOUND`. */

@@ -5,7 +5,8 @@
 import type { Readable } from 'node:stream';
 import type { Path } from './path.ts';
 import type {
-  AccessEntry, AccessLevel, Avu, Collection, DataObject, Entity, SessionRecord, UserRecord,
+  AccessEntry, AccessLevel, Avu, Collection, DataObject, Entity, HandleRecord, HandleValues, JobInput,
+  JobRecord, JobState, JobsFor, SessionRecord, UserRecord,
 } from './types.ts';
 
 export interface Clock {
@@ -31,7 +32,7 @@ export interface Catalog {
    * when anything exists at `path`, `NOT_FOUND` when the parent is missing, and
    * `NOT_A_COLLECTION` when the parent is a data object.
    */
-  createCollection(input: { path: Path; owner: string; now: Date }): Promise<Collection>;
+  createCollection(input: { path: Path; owner: string; now: Date; jobs?: JobsFor }): Promise<Collection>;
   /**
    * Makes a data object visible at `path` whose bytes are already stored under `blob`, in one
    * transaction that also stops tracking `blob` and starts tracking the blob it replaces (so a
@@ -41,14 +42,21 @@ export interface Catalog {
    * Overwriting keeps the object's owner, access list, metadata and creation time.
    */
   commitObject(input: {
-    path: Path; owner: string; size: number; checksum: string; blob: string; now: Date; overwrite: boolean;
-  }): Promise<{ object: DataObject; replacedBlob: string | null }>;
+    path: Path; owner: string; size: number; checksum: string; blob: string; now: Date; overwrite: boolean; jobs?: JobsFor;
+  }): Promise<{ object: DataObject; replacedBlob: string | null; jobIds: string[] }>;
   /**
    * Moves the entity at `from` (and, for a collection, everything below it) to `to`, keeping
    * access lists and metadata. Rejects with `NOT_FOUND` when `from` or the parent of `to` is
    * missing, and `CONFLICT` when something exists at `to` or `to` lies inside `from`.
    */
-  rename(from: Path, to: Path, now: Date): Promise<Entity>;
+  rename(from: Path, to: Path, now: Date, jobs?: JobsFor): Promise<Entity>;
+  /** The entity with this stable id, wherever it now is, or null. */
+  getEntityById(id: string): Promise<Entity | null>;
+  /**
+   * Entities strictly below the collection at `path`, ordered by path, at most `limit`,
+   * starting after `afterPath` (for paging through large trees).
+   */
+  listDescendants(path: Path, limit: number, afterPath?: Path): Promise<Entity[]>;
 
   /** Sets (or with `null` removes) `principal`'s access level on the entity at `path`. `NOT_FOUND`. */
   setAccess(path: Path, principal: string, level: AccessLevel | null): Promise<void>;
@@ -78,16 +86,120 @@ export interface Catalog {
   putSession(session: SessionRecord): Promise<void>;
   /** The session with this token hash, or null (also when it has expired at `now`). */
   getSession(tokenHash: string, now: Date): Promise<SessionRecord | null>;
-  /** Replaces the credential of an existing session; returns false when it is gone. */
-  updateSessionCredential(tokenHash: string, credential: string | null): Promise<boolean>;
+  /**
+   * Replaces the credential of an existing session; returns false when it is gone. With
+   * `expected` given, replaces it only if the stored credential still equals `expected`
+   * (compare-and-swap) and returns false otherwise.
+   */
+  updateSessionCredential(tokenHash: string, credential: string | null, expected?: string | null): Promise<boolean>;
+  /** The most recently created session of `user` that is still live at `now`, or null. */
+  latestSessionOf(user: string, now: Date): Promise<SessionRecord | null>;
   deleteSession(tokenHash: string): Promise<void>;
   deleteExpiredSessions(now: Date): Promise<number>;
+
+  /**
+   * Maps a certificate subject DN (`/O=…/CN=…` form) to a backend user, as grid storage maps
+   * DNs to accounts. Idempotent; `CONFLICT` when the DN is mapped to another user, `NOT_FOUND`
+   * when the user does not exist.
+   */
+  mapSubject(dn: string, user: string): Promise<void>;
+  /** The user a subject DN is mapped to, or null. */
+  userForSubject(dn: string): Promise<string | null>;
+  /** The subject DNs mapped to `user`, sorted. */
+  subjectsOf(user: string): Promise<string[]>;
+  /** Removes a DN's mapping. Idempotent. */
+  unmapSubject(dn: string): Promise<void>;
+
+  // Durable jobs. The mutating namespace methods above take `jobs`, called inside their
+  // transaction with the event they cause, so a change and the jobs it causes commit together.
+  /** Enqueues jobs outside any namespace change; returns their ids. */
+  enqueueJobs(jobs: JobInput[], now: Date): Promise<string[]>;
+  /**
+   * Claims up to `limit` jobs for `worker` until `leaseUntil`: pending jobs due at `now`, and
+   * running jobs whose lease has expired (their worker died). Each job goes to one worker.
+   */
+  claimJobs(worker: string, now: Date, leaseUntil: Date, limit: number): Promise<JobRecord[]>;
+  /** Marks a claimed job done; false when `worker` no longer holds it. */
+  completeJob(id: string, worker: string, now: Date): Promise<boolean>;
+  /** Records a failure: pending again from `retryAt`, or failed for good when `retryAt` is null. */
+  failJob(id: string, worker: string, error: string, now: Date, retryAt: Date | null): Promise<boolean>;
+  /** Returns running jobs claimed before `before` to pending (for a single-owner catalog at start). */
+  releaseJobs(before: Date): Promise<number>;
+  getJob(id: string): Promise<JobRecord | null>;
+  /**
+   * Calls `listener` whenever a job settles (done, or failed for good) or jobs are enqueued —
+   * also by other processes sharing this catalog — so waiters and idle workers wake at once.
+   * Optional: a catalog only one process uses needs no channel besides the worker's own
+   * events. Resolves with a function that stops watching.
+   */
+  watchJobs?(listener: (event: { settled: string } | { enqueued: true }) => void): Promise<() => Promise<void>>;
+  /** Jobs, newest first, optionally of one state. */
+  listJobs(state: JobState | null, limit: number): Promise<JobRecord[]>;
+
+  /** Creates or replaces a handle record of the embedded handle service. */
+  putHandle(handle: string, values: HandleValues, now: Date): Promise<void>;
+  getHandle(handle: string): Promise<HandleRecord | null>;
 
   /** Starts tracking a blob that is being written and is not (yet) referenced by any object. */
   trackBlob(blob: string, now: Date): Promise<void>;
   untrackBlob(blob: string): Promise<void>;
   /** Tracked blobs registered before `before`: leftovers of crashed uploads or overwrites. */
   trackedBlobs(before: Date): Promise<string[]>;
+
+  // The OpenID Connect store: expiring records of the embedded provider (its models, keyed by
+  // model name as `kind`), the relying party's login state, sealed refresh tokens, and
+  // fixed-window counters for rate limits. Payloads are opaque strings. Contract:
+  // `test/contracts/catalog-oidc-contract.ts`.
+  /** Stores the record `kind`/`id`, replacing any existing one (and clearing its consumption). */
+  oidcPut(kind: string, id: string, record: OidcRecordInput): Promise<void>;
+  /** Stores the record only when no live one exists at `now`; returns whether it was stored. */
+  oidcInsert(kind: string, id: string, record: OidcRecordInput, now: Date): Promise<boolean>;
+  /** The record, or null when missing or expired at `now`. */
+  oidcGet(kind: string, id: string, now: Date): Promise<OidcRecord | null>;
+  /** The live record of `kind` whose `uid` index is `uid`, or null. */
+  oidcGetByUid(kind: string, uid: string, now: Date): Promise<OidcRecord | null>;
+  /** The live record of `kind` whose `userCode` index is `userCode`, or null. */
+  oidcGetByUserCode(kind: string, userCode: string, now: Date): Promise<OidcRecord | null>;
+  /** Every live record of `kind`. */
+  oidcList(kind: string, now: Date): Promise<OidcRecord[]>;
+  /**
+   * Marks the record consumed at `now`. Returns true only for the one call that consumed a
+   * live, unconsumed record, so two racing consumers cannot both win.
+   */
+  oidcConsume(kind: string, id: string, now: Date): Promise<boolean>;
+  /** Removes the record. Idempotent. */
+  oidcDelete(kind: string, id: string): Promise<void>;
+  /** Removes every record, of any kind, whose `grantId` index is `grantId`. Idempotent. */
+  oidcDeleteByGrantId(grantId: string): Promise<void>;
+  /** Removes records expired at `now`; returns how many. */
+  oidcDeleteExpired(now: Date): Promise<number>;
+  /**
+   * A fixed-window counter: with `increment`, atomically adds one (starting a new window of
+   * `windowSeconds` when the last one has ended); returns the count in the current window (0
+   * when none is running) and when it ends.
+   */
+  oidcCount(key: string, now: Date, windowSeconds: number, increment: boolean): Promise<{ count: number; resetsAt: Date }>;
+  /** Clears a counter. Idempotent. */
+  oidcResetCount(key: string): Promise<void>;
+}
+
+/** What `oidcPut`/`oidcInsert` store. The optional indexes are what lookups search by. */
+export interface OidcRecordInput {
+  payload: string;
+  /** End of life; null for a record that does not expire. */
+  expiresAt: Date | null;
+  uid?: string | null;
+  userCode?: string | null;
+  grantId?: string | null;
+}
+
+/** A stored record of the OpenID Connect store. */
+export interface OidcRecord {
+  id: string;
+  payload: string;
+  expiresAt: Date | null;
+  /** When it was consumed (authorization codes, login state), or null. */
+  consumedAt: Date | null;
 }
 
 export interface ResourceCapabilities {
@@ -145,4 +257,32 @@ export interface Authority {
 export interface BackendCredential {
   readonly kind: string;
   readonly [key: string]: unknown;
+}
+
+/**
+ * A certificate authority that issues end-entity user certificates: lading's own (in process)
+ * or an identity provider's online CA reached over HTTP.
+ */
+export interface CertificateIssuer {
+  /**
+   * Signs the PKCS#10 request `csrPem`, whose single `CN` names the user, and resolves with
+   * the PEM certificate. The CA chooses the rest of the subject and the validity. Rejects with
+   * `BAD_REQUEST` for an unacceptable request and `UNAVAILABLE` when the CA cannot be reached.
+   */
+  issue(csrPem: string): Promise<string>;
+}
+
+/**
+ * A persistent-identifier service: lading's embedded handle service or a Handle.net server.
+ * Handles are `<prefix>/<suffix>`.
+ */
+export interface PidProvider {
+  readonly prefix: string;
+  /**
+   * Creates the handle with these values, or replaces the values of an existing one.
+   * Idempotent, so a retried job never makes a second PID. `UNAVAILABLE` when unreachable.
+   */
+  put(handle: string, values: HandleValues): Promise<void>;
+  /** The handle's values, or null when it does not exist. `UNAVAILABLE`. */
+  resolve(handle: string): Promise<HandleValues | null>;
 }

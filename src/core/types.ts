@@ -9,6 +9,8 @@ export const ACCESS_LEVELS: readonly AccessLevel[] = ['read', 'write', 'own'];
 export const ACCESS_RANK: Record<AccessLevel, number> = { read: 1, write: 2, own: 3 };
 
 interface EntityBase {
+  /** Stable identifier (a UUID) that survives renames; a PID's suffix is made from it. */
+  id: string;
   path: Path;
   name: string;
   owner: string;
@@ -63,4 +65,53 @@ export interface SessionRecord {
   expiresAt: Date;
   /** Opaque credential material for the backend (e.g. an encrypted proxy chain), or null. */
   credential: string | null;
+}
+
+export type BackendEventType =
+  | 'object.created' | 'object.overwritten' | 'object.renamed' | 'collection.created' | 'collection.renamed';
+
+/** A change in the namespace that rules can react to. */
+export interface BackendEvent {
+  type: BackendEventType;
+  entityId: string;
+  /** The entity's path after the change. */
+  path: Path;
+  /** For renames, the path before. */
+  from?: Path;
+}
+
+/** A job to enqueue in the same transaction as the change that caused it. */
+export interface JobInput {
+  kind: string;
+  /** JSON text, interpreted by the job's handler. */
+  payload: string;
+}
+
+/** Produces the jobs a change causes; called inside the catalog's transaction. */
+export type JobsFor = (event: BackendEvent) => JobInput[];
+
+export type JobState = 'pending' | 'running' | 'done' | 'failed';
+
+export interface JobRecord {
+  id: string;
+  kind: string;
+  payload: string;
+  state: JobState;
+  attempts: number;
+  runAfter: Date;
+  leaseOwner: string | null;
+  leaseUntil: Date | null;
+  lastError: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** The values of a handle record, by type (`URL`, `EUDAT/CHECKSUM`, …). */
+export type HandleValues = Record<string, string>;
+
+export interface HandleRecord {
+  handle: string;
+  values: HandleValues;
+  createdAt: Date;
+  updatedAt: Date;
 }

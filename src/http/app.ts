@@ -15,8 +15,13 @@ import type { SessionService, AuthenticatedSession } from '../auth/sessions.ts';
 import type { Urls } from './envelope.ts';
 import { registerErrorHandlers, sendError, toLadingError } from './errors.ts';
 import { registerRegisteredRoutes } from './routes-registered.ts';
+import { registerPidRoutes } from './routes-pids.ts';
+import type { PidProvider } from '../core/ports.ts';
 import { registerAuthRoutes } from './routes-auth.ts';
 import { registerStatusRoutes } from './routes-status.ts';
+import { type CaEndpoint, registerCaRoutes } from './routes-ca.ts';
+import { registerOidcRoutes } from './routes-oidc.ts';
+import type { OidcLogin } from '../oidc/oidc-login.ts';
 
 export interface AppDeps {
   backend: Backend;
@@ -30,6 +35,16 @@ export interface AppDeps {
   /** Trust X-Forwarded-* from a reverse proxy. */
   trustProxy: boolean;
   version: string;
+  /** The online CA endpoint, mounted when lading runs its own CA. */
+  ca?: CaEndpoint | null;
+  /** OpenID Connect login (`/auth/askauth`, and the embedded provider under `/oidc`). */
+  oidc?: OidcLogin | null;
+  /** Waits for PID jobs (`pid_await`); absent when no rules are configured. */
+  jobs?: { waitFor(ids: readonly string[], timeoutMs: number): Promise<boolean> };
+  /** Resolves PIDs for `/api/pids` and `/api/handles`. */
+  pids?: PidProvider | null;
+  /** Longest `pid_await` wait, in ms (default 10 s, spec §8). */
+  pidAwaitMs?: number;
 }
 
 declare module 'fastify' {
@@ -107,6 +122,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   registerStatusRoutes(app);
   registerAuthRoutes(app, { ...deps, authenticate });
-  registerRegisteredRoutes(app, { ...deps, urls, authenticate });
+  const registered = registerRegisteredRoutes(app, { ...deps, urls, authenticate, pidAwaitMs: deps.pidAwaitMs ?? 10_000 });
+  if (deps.pids) registerPidRoutes(app, { pids: deps.pids, download: registered.downloadAt });
+  if (deps.ca) registerCaRoutes(app, deps.ca);
+  if (deps.oidc) await registerOidcRoutes(app, { ...deps, oidc: deps.oidc });
   return app;
 }

@@ -61,4 +61,70 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       );
     `,
   },
+  {
+    // Certificate subject DNs mapped to backend users (the grid-mapfile of the backend).
+    version: 2,
+    sql: `
+      CREATE TABLE subject_map (
+        dn TEXT PRIMARY KEY,
+        user_name TEXT NOT NULL REFERENCES users (name) ON DELETE CASCADE
+      );
+      CREATE INDEX subject_map_by_user ON subject_map (user_name);
+    `,
+  },
+  {
+    version: 3,
+    sql: `
+      CREATE TABLE oidc_records (
+        kind TEXT NOT NULL,
+        id TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        uid TEXT,
+        user_code TEXT,
+        grant_id TEXT,
+        expires_at INTEGER,
+        consumed_at INTEGER,
+        PRIMARY KEY (kind, id)
+      );
+      CREATE INDEX oidc_records_by_uid ON oidc_records (kind, uid) WHERE uid IS NOT NULL;
+      CREATE INDEX oidc_records_by_user_code ON oidc_records (kind, user_code) WHERE user_code IS NOT NULL;
+      CREATE INDEX oidc_records_by_grant ON oidc_records (grant_id) WHERE grant_id IS NOT NULL;
+      CREATE INDEX oidc_records_by_expiry ON oidc_records (expires_at) WHERE expires_at IS NOT NULL;
+      CREATE TABLE oidc_counters (
+        key TEXT PRIMARY KEY,
+        count INTEGER NOT NULL,
+        window_ends INTEGER NOT NULL
+      );
+    `,
+  },
+  {
+    // Stable entity ids (PID suffixes survive renames), durable jobs, embedded handle records.
+    version: 4,
+    sql: `
+      ALTER TABLE entities ADD COLUMN uid TEXT;
+      UPDATE entities SET uid = lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2)
+        || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)));
+      CREATE UNIQUE INDEX entities_by_uid ON entities (uid);
+      CREATE TABLE jobs (
+        id INTEGER PRIMARY KEY,
+        kind TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('pending', 'running', 'done', 'failed')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        run_after INTEGER NOT NULL,
+        lease_owner TEXT,
+        lease_until INTEGER,
+        last_error TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE INDEX jobs_due ON jobs (state, run_after);
+      CREATE TABLE handles (
+        handle TEXT PRIMARY KEY,
+        record TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];

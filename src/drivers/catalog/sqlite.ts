@@ -3,13 +3,15 @@
  * embedded default, one file in the data directory. Each method runs in one transaction. It
  * adapts SQLite only; the rules it enforces are those of the `Catalog` port.
  */
+import { randomUUID } from 'node:crypto';
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
 import { LadingError } from '../../core/errors.ts';
 import { type Path, baseName, lineage, parentOf } from '../../core/path.ts';
-import type { Catalog } from '../../core/ports.ts';
+import type { Catalog, OidcRecord } from '../../core/ports.ts';
 import {
   ACCESS_LEVELS, ACCESS_RANK, type AccessEntry, type AccessLevel, type Avu, type Collection,
-  type DataObject, type Entity, type PrincipalKind, type SessionRecord, type UserRecord,
+  type BackendEvent, type DataObject, type Entity, type HandleValues, type JobInput, type JobRecord, type JobState,
+  type PrincipalKind, type SessionRecord, type UserRecord,
 } from '../../core/types.ts';
 import { SQLITE_MIGRATIONS } from './sqlite-migrations.ts';
 
@@ -20,11 +22,12 @@ export interface SqliteCatalogOptions {
 
 type Row = Record<string, SQLInputValue>;
 
-const ENTITY_COLUMNS = `e.id, e.path, e.name, e.kind, e.owner, e.size, e.checksum, e.blob, e.created_at, e.modified_at,
+const ENTITY_COLUMNS = `e.id, e.uid, e.path, e.name, e.kind, e.owner, e.size, e.checksum, e.blob, e.created_at, e.modified_at,
   (SELECT value FROM avus v WHERE v.entity_id = e.id AND v.attribute = 'PID' ORDER BY v.value LIMIT 1) AS pid`;
 
 function toEntity(row: Row): Entity {
   const base = {
+    id: row.uid as string,
     path: row.path as Path,
     name: row.name as string,
     owner: row.owner as string,
@@ -74,6 +77,11 @@ export function createSqliteCatalog(options: SqliteCatalogOptions): Catalog {
     if (parent.kind !== 'collection') throw new LadingError('NOT_A_COLLECTION', `'${parent.path}' is a data object, not a collection.`);
   };
 
+  const enqueue = (jobs: readonly JobInput[], now: Date): string[] => {
+    const insert = q(`INSERT INTO jobs (kind, payload, state, run_after, created_at, updated_at) VALUES (?, ?, 'pending', ?, ?, ?)`);
+    return jobs.map((j) => String(insert.run(j.kind, j.payload, now.getTime(), now.getTime(), now.getTime()).lastInsertRowid));
+  };
+
   const catalog: Catalog = {
     driver: 'sqlite',
     async close() {
@@ -89,21 +97,24 @@ export function createSqliteCatalog(options: SqliteCatalogOptions): Catalog {
       return rows.map(toEntity);
     },
 
-    async createCollection({ path, owner, now }) {
+    async createCollection({ path, owner, now, jobs }) {
       return tx(() => {
         if (entityAt(path)) throw new LadingError('CONFLICT', `'${path}' already exists.`);
         parentMustBeCollection(path);
-        const res = q(`INSERT INTO entities (path, parent, name, kind, owner, created_at, modified_at)
-          VALUES (?, ?, ?, 'collection', ?, ?, ?)`).run(path, parentOf(path), baseName(path), owner, now.getTime(), now.getTime());
+        const uid = randomUUID();
+        const res = q(`INSERT INTO entities (uid, path, parent, name, kind, owner, created_at, modified_at)
+          VALUES (?, ?, ?, ?, 'collection', ?, ?, ?)`).run(uid, path, parentOf(path), baseName(path), owner, now.getTime(), now.getTime());
         q('INSERT INTO acls (entity_id, principal, level) VALUES (?, ?, ?)').run(res.lastInsertRowid, owner, ACCESS_RANK.own);
+        enqueue(jobs?.({ type: 'collection.created', entityId: uid, path }) ?? [], now);
         return entityAt(path) as Collection;
       });
     },
 
-    async commitObject({ path, owner, size, checksum, blob, now, overwrite }) {
+    async commitObject({ path, owner, size, checksum, blob, now, overwrite, jobs }) {
       return tx(() => {
         const existing = entityAt(path);
         let replacedBlob: string | null = null;
+        let event: BackendEvent;
         if (existing) {
           if (existing.kind === 'collection') throw new LadingError('CONFLICT', `'${path}' is a collection.`);
           if (!overwrite) throw new LadingError('CONFLICT', `'${path}' already exists; use force=true to overwrite it.`);
@@ -111,21 +122,26 @@ export function createSqliteCatalog(options: SqliteCatalogOptions): Catalog {
           q('UPDATE entities SET size = ?, checksum = ?, blob = ?, modified_at = ? WHERE path = ?')
             .run(size, checksum, blob, now.getTime(), path);
           q('INSERT OR IGNORE INTO blobs (blob, since) VALUES (?, ?)').run(replacedBlob, now.getTime());
+          event = { type: 'object.overwritten', entityId: existing.id, path };
         } else {
           parentMustBeCollection(path);
-          const res = q(`INSERT INTO entities (path, parent, name, kind, owner, size, checksum, blob, created_at, modified_at)
-            VALUES (?, ?, ?, 'dataobject', ?, ?, ?, ?, ?, ?)`)
-            .run(path, parentOf(path), baseName(path), owner, size, checksum, blob, now.getTime(), now.getTime());
+          const uid = randomUUID();
+          const res = q(`INSERT INTO entities (uid, path, parent, name, kind, owner, size, checksum, blob, created_at, modified_at)
+            VALUES (?, ?, ?, ?, 'dataobject', ?, ?, ?, ?, ?, ?)`)
+            .run(uid, path, parentOf(path), baseName(path), owner, size, checksum, blob, now.getTime(), now.getTime());
           q('INSERT INTO acls (entity_id, principal, level) VALUES (?, ?, ?)').run(res.lastInsertRowid, owner, ACCESS_RANK.own);
+          event = { type: 'object.created', entityId: uid, path };
         }
         q('DELETE FROM blobs WHERE blob = ?').run(blob);
-        return { object: entityAt(path) as DataObject, replacedBlob };
+        const jobIds = enqueue(jobs?.(event) ?? [], now);
+        return { object: entityAt(path) as DataObject, replacedBlob, jobIds };
       });
     },
 
-    async rename(from, to, now) {
+    async rename(from, to, now, jobs) {
       return tx(() => {
-        if (!entityAt(from)) throw new LadingError('NOT_FOUND', `'${from}' does not exist.`);
+        const moving = entityAt(from);
+        if (!moving) throw new LadingError('NOT_FOUND', `'${from}' does not exist.`);
         if (entityAt(to)) throw new LadingError('CONFLICT', `'${to}' already exists.`);
         if (to.startsWith(from + '/')) throw new LadingError('CONFLICT', `'${from}' cannot be moved inside itself.`);
         parentMustBeCollection(to);
@@ -137,8 +153,23 @@ export function createSqliteCatalog(options: SqliteCatalogOptions): Catalog {
               modified_at = CASE WHEN path = ? THEN ? ELSE modified_at END
             WHERE path = ? OR substr(path, 1, ? + 1) = ? || '/'`)
           .run(to, len, from, parentOf(to), to, len, from, baseName(to), from, now.getTime(), from, len, from);
+        const type = moving.kind === 'collection' ? 'collection.renamed' : 'object.renamed';
+        enqueue(jobs?.({ type, entityId: moving.id, path: to, from }) ?? [], now);
         return entityAt(to)!;
       });
+    },
+
+    async getEntityById(id) {
+      const row = q(`SELECT ${ENTITY_COLUMNS} FROM entities e WHERE e.uid = ?`).get(id) as Row | undefined;
+      return row ? toEntity(row) : null;
+    },
+
+    async listDescendants(path, limit, afterPath) {
+      const prefix = path === '/' ? '/' : path + '/';
+      const rows = q(`SELECT ${ENTITY_COLUMNS} FROM entities e
+        WHERE substr(e.path, 1, ?) = ? AND e.path <> ? AND e.path > ? ORDER BY e.path LIMIT ?`)
+        .all(prefix.length, prefix, path, afterPath ?? '', limit) as Row[];
+      return rows.map(toEntity);
     },
 
     async setAccess(path, principal, level) {
@@ -231,8 +262,15 @@ export function createSqliteCatalog(options: SqliteCatalogOptions): Catalog {
       return row ? toSession(row) : null;
     },
 
-    async updateSessionCredential(tokenHash, credential) {
-      return q('UPDATE sessions SET credential = ? WHERE token_hash = ?').run(credential, tokenHash).changes > 0;
+    async updateSessionCredential(tokenHash, credential, expected) {
+      if (expected === undefined) return q('UPDATE sessions SET credential = ? WHERE token_hash = ?').run(credential, tokenHash).changes > 0;
+      return q('UPDATE sessions SET credential = ? WHERE token_hash = ? AND credential IS ?').run(credential, tokenHash, expected).changes > 0;
+    },
+
+    async latestSessionOf(user, now) {
+      const row = q('SELECT * FROM sessions WHERE user_name = ? AND expires_at > ? ORDER BY created_at DESC, rowid DESC LIMIT 1')
+        .get(user, now.getTime()) as Row | undefined;
+      return row ? toSession(row) : null;
     },
 
     async deleteSession(tokenHash) {
@@ -241,6 +279,84 @@ export function createSqliteCatalog(options: SqliteCatalogOptions): Catalog {
 
     async deleteExpiredSessions(now) {
       return Number(q('DELETE FROM sessions WHERE expires_at <= ?').run(now.getTime()).changes);
+    },
+
+    async mapSubject(dn, user) {
+      tx(() => {
+        if (!q('SELECT 1 FROM users WHERE name = ?').get(user)) throw new LadingError('NOT_FOUND', `No user '${user}'.`);
+        const row = q('SELECT user_name FROM subject_map WHERE dn = ?').get(dn) as Row | undefined;
+        if (row && row.user_name !== user) throw new LadingError('CONFLICT', 'The subject is already mapped to another user.');
+        if (!row) q('INSERT INTO subject_map (dn, user_name) VALUES (?, ?)').run(dn, user);
+      });
+    },
+
+    async userForSubject(dn) {
+      const row = q('SELECT user_name FROM subject_map WHERE dn = ?').get(dn) as Row | undefined;
+      return row ? (row.user_name as string) : null;
+    },
+
+    async subjectsOf(user) {
+      return (q('SELECT dn FROM subject_map WHERE user_name = ? ORDER BY dn').all(user) as Row[]).map((r) => r.dn as string);
+    },
+
+    async unmapSubject(dn) {
+      q('DELETE FROM subject_map WHERE dn = ?').run(dn);
+    },
+
+    async enqueueJobs(jobs, now) {
+      return tx(() => enqueue(jobs, now));
+    },
+
+    async claimJobs(worker, now, leaseUntil, limit) {
+      return tx(() => {
+        const rows = q(`SELECT * FROM jobs WHERE (state = 'pending' AND run_after <= ?) OR (state = 'running' AND lease_until < ?)
+          ORDER BY run_after, id LIMIT ?`).all(now.getTime(), now.getTime(), limit) as Row[];
+        const claim = q(`UPDATE jobs SET state = 'running', lease_owner = ?, lease_until = ?, attempts = attempts + 1, updated_at = ? WHERE id = ?`);
+        for (const row of rows) claim.run(worker, leaseUntil.getTime(), now.getTime(), row.id as number);
+        return rows.map((row) => toJob({ ...row, state: 'running', lease_owner: worker, lease_until: leaseUntil.getTime(), attempts: Number(row.attempts) + 1, updated_at: now.getTime() }));
+      });
+    },
+
+    async completeJob(id, worker, now) {
+      return q(`UPDATE jobs SET state = 'done', lease_owner = NULL, lease_until = NULL, last_error = NULL, updated_at = ?
+        WHERE id = ? AND state = 'running' AND lease_owner = ?`).run(now.getTime(), Number(id), worker).changes > 0;
+    },
+
+    async failJob(id, worker, error, now, retryAt) {
+      return q(`UPDATE jobs SET state = ?, run_after = ?, lease_owner = NULL, lease_until = NULL, last_error = ?, updated_at = ?
+        WHERE id = ? AND state = 'running' AND lease_owner = ?`)
+        .run(retryAt ? 'pending' : 'failed', (retryAt ?? now).getTime(), error, now.getTime(), Number(id), worker).changes > 0;
+    },
+
+    async releaseJobs(before) {
+      return Number(q(`UPDATE jobs SET state = 'pending', lease_owner = NULL, lease_until = NULL WHERE state = 'running' AND updated_at < ?`)
+        .run(before.getTime()).changes);
+    },
+
+    async getJob(id) {
+      const row = q('SELECT * FROM jobs WHERE id = ?').get(Number(id)) as Row | undefined;
+      return row ? toJob(row) : null;
+    },
+
+    async listJobs(state, limit) {
+      const rows = (state
+        ? q('SELECT * FROM jobs WHERE state = ? ORDER BY id DESC LIMIT ?').all(state, limit)
+        : q('SELECT * FROM jobs ORDER BY id DESC LIMIT ?').all(limit)) as Row[];
+      return rows.map(toJob);
+    },
+
+    async putHandle(handle, values, now) {
+      q(`INSERT INTO handles (handle, record, created_at, updated_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (handle) DO UPDATE SET record = excluded.record, updated_at = excluded.updated_at`)
+        .run(handle, JSON.stringify(values), now.getTime(), now.getTime());
+    },
+
+    async getHandle(handle) {
+      const row = q('SELECT * FROM handles WHERE handle = ?').get(handle) as Row | undefined;
+      return row ? {
+        handle, values: JSON.parse(row.record as string) as HandleValues,
+        createdAt: new Date(Number(row.created_at)), updatedAt: new Date(Number(row.updated_at)),
+      } : null;
     },
 
     async trackBlob(blob, now) {
@@ -254,8 +370,96 @@ export function createSqliteCatalog(options: SqliteCatalogOptions): Catalog {
     async trackedBlobs(before) {
       return (q('SELECT blob FROM blobs WHERE since < ? ORDER BY since').all(before.getTime()) as Row[]).map((r) => r.blob as string);
     },
+
+    async oidcPut(kind, id, r) {
+      q(`INSERT INTO oidc_records (kind, id, payload, uid, user_code, grant_id, expires_at, consumed_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, NULL)
+         ON CONFLICT (kind, id) DO UPDATE SET payload = excluded.payload, uid = excluded.uid, user_code = excluded.user_code,
+         grant_id = excluded.grant_id, expires_at = excluded.expires_at, consumed_at = NULL`)
+        .run(kind, id, r.payload, r.uid ?? null, r.userCode ?? null, r.grantId ?? null, r.expiresAt?.getTime() ?? null);
+    },
+
+    async oidcInsert(kind, id, r, now) {
+      return tx(() => {
+        q('DELETE FROM oidc_records WHERE kind = ? AND id = ? AND expires_at <= ?').run(kind, id, now.getTime());
+        return q(`INSERT OR IGNORE INTO oidc_records (kind, id, payload, uid, user_code, grant_id, expires_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?)`)
+          .run(kind, id, r.payload, r.uid ?? null, r.userCode ?? null, r.grantId ?? null, r.expiresAt?.getTime() ?? null).changes > 0;
+      });
+    },
+
+    async oidcGet(kind, id, now) {
+      return toOidcRecord(q(`SELECT * FROM oidc_records WHERE kind = ? AND id = ? AND ${LIVE}`).get(kind, id, now.getTime()) as Row | undefined);
+    },
+
+    async oidcGetByUid(kind, uid, now) {
+      return toOidcRecord(q(`SELECT * FROM oidc_records WHERE kind = ? AND uid = ? AND ${LIVE}`).get(kind, uid, now.getTime()) as Row | undefined);
+    },
+
+    async oidcGetByUserCode(kind, userCode, now) {
+      return toOidcRecord(q(`SELECT * FROM oidc_records WHERE kind = ? AND user_code = ? AND ${LIVE}`).get(kind, userCode, now.getTime()) as Row | undefined);
+    },
+
+    async oidcList(kind, now) {
+      return (q(`SELECT * FROM oidc_records WHERE kind = ? AND ${LIVE} ORDER BY id`).all(kind, now.getTime()) as Row[]).map((r) => toOidcRecord(r)!);
+    },
+
+    async oidcConsume(kind, id, now) {
+      return q(`UPDATE oidc_records SET consumed_at = ? WHERE kind = ? AND id = ? AND consumed_at IS NULL AND ${LIVE}`)
+        .run(now.getTime(), kind, id, now.getTime()).changes > 0;
+    },
+
+    async oidcDelete(kind, id) {
+      q('DELETE FROM oidc_records WHERE kind = ? AND id = ?').run(kind, id);
+    },
+
+    async oidcDeleteByGrantId(grantId) {
+      q('DELETE FROM oidc_records WHERE grant_id = ?').run(grantId);
+    },
+
+    async oidcDeleteExpired(now) {
+      const records = Number(q('DELETE FROM oidc_records WHERE expires_at <= ?').run(now.getTime()).changes);
+      return records + Number(q('DELETE FROM oidc_counters WHERE window_ends <= ?').run(now.getTime()).changes);
+    },
+
+    async oidcCount(key, now, windowSeconds, increment) {
+      return tx(() => {
+        const t = now.getTime();
+        if (increment) {
+          q(`INSERT INTO oidc_counters (key, count, window_ends) VALUES (?, 1, ?)
+             ON CONFLICT (key) DO UPDATE SET
+               count = CASE WHEN window_ends <= ? THEN 1 ELSE count + 1 END,
+               window_ends = CASE WHEN window_ends <= ? THEN excluded.window_ends ELSE window_ends END`)
+            .run(key, t + windowSeconds * 1000, t, t);
+        }
+        const row = q('SELECT count, window_ends FROM oidc_counters WHERE key = ? AND window_ends > ?').get(key, t) as Row | undefined;
+        return row
+          ? { count: Number(row.count), resetsAt: new Date(Number(row.window_ends)) }
+          : { count: 0, resetsAt: now };
+      });
+    },
+
+    async oidcResetCount(key) {
+      q('DELETE FROM oidc_counters WHERE key = ?').run(key);
+    },
   };
   return catalog;
+}
+
+function toJob(row: Row): JobRecord {
+  return {
+    id: String(row.id),
+    kind: row.kind as string,
+    payload: row.payload as string,
+    state: row.state as JobState,
+    attempts: Number(row.attempts),
+    runAfter: new Date(Number(row.run_after)),
+    leaseOwner: (row.lease_owner as string | null) ?? null,
+    leaseUntil: row.lease_until === null ? null : new Date(Number(row.lease_until)),
+    lastError: (row.last_error as string | null) ?? null,
+    createdAt: new Date(Number(row.created_at)),
+    updatedAt: new Date(Number(row.updated_at)),
+  };
 }
 
 function toUser(row: Row): UserRecord {
@@ -264,6 +468,19 @@ function toUser(row: Row): UserRecord {
     kind: row.kind as PrincipalKind,
     passwordHash: (row.password_hash as string | null) ?? null,
     createdAt: new Date(Number(row.created_at)),
+  };
+}
+
+// NOTE: the `now` parameter of every query using it comes right after the lookup keys.
+const LIVE = '(expires_at IS NULL OR expires_at > ?)';
+
+function toOidcRecord(row: Row | undefined): OidcRecord | null {
+  if (!row) return null;
+  return {
+    id: row.id as string,
+    payload: row.payload as string,
+    expiresAt: row.expires_at === null ? null : new Date(Number(row.expires_at)),
+    consumedAt: row.consumed_at === null ? null : new Date(Number(row.consumed_at)),
   };
 }
 

@@ -1,0 +1,75 @@
+/**
+ * Builds the X.509 credential stack from the configuration: the master key and sealer, the
+ * CA (embedded or configured) or the HTTP client of an online CA, the proxy credential
+ * manager, the trust anchors and the proxy authority the backend verifies with. Used by
+ * `deps.ts` only; it reads the files the configuration names and nothing else, and puts no
+ * secret in an error message.
+ */
+import { randomBytes } from 'node:crypto';
+import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { ConfigError, type Config } from '../config.ts';
+import type { Authority, Catalog, CertificateIssuer, Clock } from '../core/ports.ts';
+import { type CertificateAuthority, loadOrCreateCa } from '../credentials/ca.ts';
+import { createProxyAuthority } from '../credentials/authority.ts';
+import { createHttpIssuer } from '../credentials/issuer-http.ts';
+import { createLocalIssuer } from '../credentials/issuer-local.ts';
+import { loadTrustAnchors } from '../credentials/verify.ts';
+import type { CaEndpoint } from '../http/routes-ca.ts';
+import { type ProxyCredentialManager, createProxyCredentials } from './proxy-credentials.ts';
+import { createSealer, loadMasterKey } from './sealing.ts';
+
+export interface CredentialStack {
+  credentials: ProxyCredentialManager;
+  authority: Authority;
+  /** lading's own CA, or null when user certificates come from an online CA elsewhere. */
+  ca: CertificateAuthority | null;
+  /** The online CA endpoint to mount, or null. */
+  caEndpoint: CaEndpoint | null;
+  trustDir: string;
+}
+
+/** Reads a secret file (trimmed), creating it with 32 random bytes (base64, mode 0600) when asked. */
+async function readSecretFile(file: string, create: boolean): Promise<string> {
+  try {
+    const text = (await readFile(file, 'utf8')).trim();
+    if (!text) throw new ConfigError(`${file}: the file is empty.`);
+    return text;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || !create) throw err;
+    await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+    // NOTE: written aside and hard-linked into place, so a process starting at the same time
+    // never reads a half-written file.
+    const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    await writeFile(tmp, randomBytes(32).toString('base64url') + '\n', { mode: 0o600 });
+    await link(tmp, file).catch((e) => {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }).finally(() => unlink(tmp));
+    return readSecretFile(file, false);
+  }
+}
+
+export async function createCredentialStack(o: { config: Config; dataDir: string; catalog: Catalog; clock: Clock }): Promise<CredentialStack> {
+  const { config, dataDir } = o;
+  const sealer = createSealer(await loadMasterKey(config.credentials.key_file ?? join(dataDir, 'keys', 'master.key'), true));
+  const secretFile = config.ca.issuer_secret_file ?? join(dataDir, 'keys', 'ca-issuer.secret');
+  let ca: CertificateAuthority | null = null;
+  let issuer: CertificateIssuer;
+  let caEndpoint: CaEndpoint | null = null;
+  if (config.ca.issuer === 'embedded') {
+    ca = await loadOrCreateCa({
+      dir: join(dataDir, 'ca'), zone: config.zone, sealer, now: o.clock.now(), certFile: config.ca.cert, keyFile: config.ca.key,
+    });
+    issuer = createLocalIssuer({ ca, clock: o.clock, lifetimeSeconds: config.ca.user_lifetime });
+    caEndpoint = { issuer, secret: await readSecretFile(secretFile, true), caPem: ca.certPem };
+  } else if (/^https?:\/\//.test(config.ca.issuer)) {
+    if (!config.ca.issuer_secret_file) throw new ConfigError('ca.issuer is a URL: set ca.issuer_secret_file to the file holding its credential.');
+    issuer = createHttpIssuer({ url: config.ca.issuer, secret: await readSecretFile(config.ca.issuer_secret_file, false) });
+  } else {
+    throw new ConfigError(`ca.issuer must be 'embedded' or an http(s) URL, got '${config.ca.issuer}'.`);
+  }
+  const trustDir = config.ca.trust_dir ?? join(dataDir, 'ca');
+  const credentials = createProxyCredentials({ issuer, sealer, catalog: o.catalog, proxyLifetimeSeconds: config.proxy.lifetime });
+  const authority = createProxyAuthority({ trustAnchors: await loadTrustAnchors(trustDir), catalog: o.catalog });
+  return { credentials, authority, ca, caEndpoint, trustDir };
+}

@@ -1,0 +1,24 @@
+/**
+ * The in-process `CertificateIssuer`: lading's own CA signs user certificates directly. It
+ * trusts its caller to have authenticated the user named in the request; it must only be
+ * handed requests built by lading itself or arriving through the authenticated CA endpoint.
+ */
+import type { CertificateIssuer, Clock } from '../core/ports.ts';
+import { type CertificateAuthority, signUserCertificate } from './ca.ts';
+import { certificatePem } from './x509.ts';
+
+export interface LocalIssuerOptions {
+  ca: CertificateAuthority;
+  clock: Clock;
+  /** Lifetime of issued user certificates, in seconds. */
+  lifetimeSeconds: number;
+}
+
+export function createLocalIssuer(o: LocalIssuerOptions): CertificateIssuer {
+  if (!(o.lifetimeSeconds > 0)) throw new Error('local issuer: lifetimeSeconds must be positive');
+  return {
+    async issue(csrPem) {
+      return certificatePem(await signUserCertificate(o.ca, csrPem, { now: o.clock.now(), lifetimeSeconds: o.lifetimeSeconds }));
+    },
+  };
+}

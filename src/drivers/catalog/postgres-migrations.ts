@@ -1,0 +1,140 @@
+/**
+ * Schema migrations of the PostgreSQL catalog, applied in order at start under an advisory
+ * lock (see `postgres.ts`). Append only: a shipped migration is never edited. Version numbers
+ * follow those of the SQLite catalog, so one number means the same feature in both.
+ *
+ * Every statement names its tables through `S`, the quoted schema followed by a dot; the
+ * driver substitutes it, so one database can hold several catalogs in separate schemas.
+ * Paths and names use the "C" collation: byte order, as in SQLite, which keeps listings in
+ * the same order and makes a prefix range (`path >= 'x/' AND path < 'x0'`) exact and indexable.
+ */
+export const POSTGRES_MIGRATIONS: readonly { version: number; sql: (S: string) => string }[] = [
+  {
+    version: 1,
+    sql: (S) => `
+      CREATE TABLE ${S}entities (
+        id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        path TEXT COLLATE "C" NOT NULL UNIQUE,
+        parent TEXT COLLATE "C" NOT NULL,
+        name TEXT COLLATE "C" NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('collection', 'dataobject')),
+        owner TEXT NOT NULL,
+        size BIGINT,
+        checksum TEXT,
+        blob TEXT UNIQUE,
+        created_at BIGINT NOT NULL,
+        modified_at BIGINT NOT NULL
+      );
+      CREATE INDEX entities_by_parent ON ${S}entities (parent, name);
+      INSERT INTO ${S}entities (path, parent, name, kind, owner, created_at, modified_at)
+        VALUES ('/', '', '', 'collection', '_system', 0, 0);
+      CREATE TABLE ${S}acls (
+        entity_id BIGINT NOT NULL REFERENCES ${S}entities (id) ON DELETE CASCADE,
+        principal TEXT NOT NULL,
+        level SMALLINT NOT NULL CHECK (level BETWEEN 1 AND 3),
+        PRIMARY KEY (entity_id, principal)
+      );
+      CREATE TABLE ${S}avus (
+        entity_id BIGINT NOT NULL REFERENCES ${S}entities (id) ON DELETE CASCADE,
+        attribute TEXT COLLATE "C" NOT NULL,
+        value TEXT COLLATE "C" NOT NULL,
+        unit TEXT COLLATE "C" NOT NULL DEFAULT '',
+        PRIMARY KEY (entity_id, attribute, value, unit)
+      );
+      CREATE TABLE ${S}users (
+        name TEXT COLLATE "C" PRIMARY KEY,
+        kind TEXT NOT NULL CHECK (kind IN ('user', 'admin', 'group')),
+        password_hash TEXT,
+        created_at BIGINT NOT NULL
+      );
+      CREATE TABLE ${S}group_members (
+        group_name TEXT COLLATE "C" NOT NULL REFERENCES ${S}users (name) ON DELETE CASCADE,
+        user_name TEXT COLLATE "C" NOT NULL REFERENCES ${S}users (name) ON DELETE CASCADE,
+        PRIMARY KEY (group_name, user_name)
+      );
+      CREATE INDEX group_members_by_user ON ${S}group_members (user_name);
+      CREATE TABLE ${S}sessions (
+        token_hash TEXT PRIMARY KEY,
+        user_name TEXT COLLATE "C" NOT NULL REFERENCES ${S}users (name) ON DELETE CASCADE,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL,
+        credential TEXT,
+        seq BIGINT GENERATED ALWAYS AS IDENTITY
+      );
+      CREATE INDEX sessions_by_user ON ${S}sessions (user_name, created_at);
+      CREATE INDEX sessions_by_expiry ON ${S}sessions (expires_at);
+      CREATE TABLE ${S}blobs (
+        blob TEXT PRIMARY KEY,
+        since BIGINT NOT NULL
+      );
+      CREATE INDEX blobs_by_since ON ${S}blobs (since);
+    `,
+  },
+  {
+    // Certificate subject DNs mapped to backend users (the grid-mapfile of the backend).
+    version: 2,
+    sql: (S) => `
+      CREATE TABLE ${S}subject_map (
+        dn TEXT COLLATE "C" PRIMARY KEY,
+        user_name TEXT COLLATE "C" NOT NULL REFERENCES ${S}users (name) ON DELETE CASCADE
+      );
+      CREATE INDEX subject_map_by_user ON ${S}subject_map (user_name);
+    `,
+  },
+  {
+    version: 3,
+    sql: (S) => `
+      CREATE TABLE ${S}oidc_records (
+        kind TEXT COLLATE "C" NOT NULL,
+        id TEXT COLLATE "C" NOT NULL,
+        payload TEXT NOT NULL,
+        uid TEXT,
+        user_code TEXT,
+        grant_id TEXT,
+        expires_at BIGINT,
+        consumed_at BIGINT,
+        PRIMARY KEY (kind, id)
+      );
+      CREATE INDEX oidc_records_by_uid ON ${S}oidc_records (kind, uid) WHERE uid IS NOT NULL;
+      CREATE INDEX oidc_records_by_user_code ON ${S}oidc_records (kind, user_code) WHERE user_code IS NOT NULL;
+      CREATE INDEX oidc_records_by_grant ON ${S}oidc_records (grant_id) WHERE grant_id IS NOT NULL;
+      CREATE INDEX oidc_records_by_expiry ON ${S}oidc_records (expires_at) WHERE expires_at IS NOT NULL;
+      CREATE TABLE ${S}oidc_counters (
+        key TEXT PRIMARY KEY,
+        count INTEGER NOT NULL,
+        window_ends BIGINT NOT NULL
+      );
+    `,
+  },
+  {
+    // Stable entity ids (PIDs are made from them), the durable job queue and the embedded
+    // handle service's records.
+    version: 4,
+    sql: (S) => `
+      ALTER TABLE ${S}entities ADD COLUMN uid TEXT;
+      UPDATE ${S}entities SET uid = gen_random_uuid()::text;
+      ALTER TABLE ${S}entities ALTER COLUMN uid SET NOT NULL;
+      CREATE UNIQUE INDEX entities_by_uid ON ${S}entities (uid);
+      CREATE TABLE ${S}jobs (
+        id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        kind TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('pending', 'running', 'done', 'failed')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        run_after BIGINT NOT NULL,
+        lease_owner TEXT,
+        lease_until BIGINT,
+        last_error TEXT,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      );
+      CREATE INDEX jobs_due ON ${S}jobs (state, run_after);
+      CREATE TABLE ${S}handles (
+        handle TEXT PRIMARY KEY,
+        record TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      );
+    `,
+  },
+];

@@ -1,0 +1,226 @@
+/**
+ * Resource driver for an S3-compatible object store (AWS S3, Ceph RGW, MinIO, OpenStack Swift
+ * with s3api, …) through `@aws-sdk/client-s3` and `@aws-sdk/lib-storage`, configured for stores
+ * that are not AWS: path-style addressing, checksums only when an operation requires them.
+ *
+ * A write streams as a multipart upload of `partSize` parts with at most `queueSize` parts in
+ * flight: queueSize × partSize bytes (4 × 8 MiB = 32 MiB by default) plus the part being
+ * assembled, however large the object; a body smaller than one part goes up as a single PUT.
+ * An object key is visible only once its upload completes (S3 semantics), and a failed or
+ * aborted write aborts its multipart upload before it rejects; uploads a crash left behind are
+ * what `sweepTemporaries` aborts. A read that has started survives a later `delete` on AWS S3
+ * and Ceph RGW; on OpenStack Swift (s3api) deleting an object of several parts removes its
+ * segments at once, so such a read ends early with an error (never with other bytes).
+ *
+ * It adapts S3 only: it knows nothing of paths in the namespace or of the catalog, and never
+ * logs or reports the credentials it is given.
+ */
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import {
+  AbortMultipartUploadCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand,
+  ListMultipartUploadsCommand, S3Client,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { LadingError, isLadingError } from '../../core/errors.ts';
+import type { ByteRange, Resource } from '../../core/ports.ts';
+
+export interface S3ResourceOptions {
+  /** Base URL of the store, e.g. `https://s3.example.org` (path-style requests go to `<endpoint>/<bucket>/<key>`). */
+  endpoint: string;
+  bucket: string;
+  /** Region the requests are signed for (`us-east-1` for most stores that are not AWS). */
+  region: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  /** Prepended to every key, e.g. `lading/`; lets several deployments share a bucket. Default ''. */
+  prefix?: string;
+  /** Size of each uploaded part in bytes (default 8 MiB; S3 requires at least 5 MiB). */
+  partSize?: number;
+  /** Parts uploaded at once (default 4). */
+  queueSize?: number;
+}
+
+const KEY = /^[A-Za-z0-9][A-Za-z0-9_-]{7,127}$/;
+const MIB = 1024 * 1024;
+export const DEFAULT_PART_SIZE = 8 * MIB;
+export const DEFAULT_QUEUE_SIZE = 4;
+const MAX_CONNECTIONS = 1024;
+
+interface S3ErrorLike {
+  name?: string;
+  code?: string;
+  message?: string;
+  $metadata?: { httpStatusCode?: number };
+}
+
+function statusOf(err: unknown): number | undefined {
+  return (err as S3ErrorLike | null)?.$metadata?.httpStatusCode;
+}
+
+function isMissing(err: unknown): boolean {
+  const e = err as S3ErrorLike | null;
+  return e?.name === 'NoSuchKey' || e?.name === 'NotFound' || statusOf(err) === 404;
+}
+
+/**
+ * Turns a failure of the store into the error model: a full store becomes `STORAGE_FULL`; an
+ * unreachable store, a missing bucket, refused credentials or a server error become
+ * `UNAVAILABLE` naming S3 (the message carries the store's error name, never a credential).
+ */
+function storeError(err: unknown, action: string): unknown {
+  if (isLadingError(err)) return err;
+  const e = (err ?? {}) as S3ErrorLike;
+  const status = statusOf(err);
+  if (e.name === 'QuotaExceeded' || e.name === 'EntityTooLarge' || status === 413 || status === 507) {
+    return new LadingError('STORAGE_FULL', 'The object store is full; nothing was stored.', { cause: err });
+  }
+  if (e.name === 'AbortError') return err;
+  const what = e.name && e.name !== 'Error' ? e.name : (e.code ?? 'no answer');
+  return new LadingError('UNAVAILABLE', `The S3 object store failed to ${action} (${what}).`, { cause: err });
+}
+
+/**
+ * Creates an S3 resource. Throws (synchronously) when a required option is missing or a key
+ * prefix or part size is unusable; contacts the store only when used.
+ */
+export function createS3Resource(options: S3ResourceOptions): Resource {
+  for (const name of ['endpoint', 'bucket', 'region', 'accessKeyId', 'secretAccessKey'] as const) {
+    if (!options[name]) throw new Error(`s3 resource: option \`${name}\` is required`);
+  }
+  const prefix = options.prefix ?? '';
+  if (prefix.startsWith('/') || prefix.length > 512) throw new Error('s3 resource: `prefix` must not start with / and must be short');
+  const partSize = options.partSize ?? DEFAULT_PART_SIZE;
+  const queueSize = options.queueSize ?? DEFAULT_QUEUE_SIZE;
+  if (!Number.isInteger(partSize) || partSize < 5 * MIB) throw new Error('s3 resource: `partSize` must be at least 5 MiB');
+  if (!Number.isInteger(queueSize) || queueSize < 1) throw new Error('s3 resource: `queueSize` must be a positive integer');
+  const Bucket = options.bucket;
+
+  const client = new S3Client({
+    endpoint: options.endpoint,
+    region: options.region,
+    credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey },
+    forcePathStyle: true,
+    // NOTE: stores other than AWS reject or mishandle the default CRC32 trailers.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    // NOTE: every download being streamed holds a connection until its client has read it;
+    // the SDK's default of 50 would let 50 slow readers stall every other request of the node.
+    requestHandler: {
+      httpAgent: { keepAlive: true, maxSockets: MAX_CONNECTIONS },
+      httpsAgent: { keepAlive: true, maxSockets: MAX_CONNECTIONS },
+    },
+  });
+
+  const objectKey = (key: string): string => {
+    if (!KEY.test(key)) throw new LadingError('INTERNAL', 'Invalid resource key.');
+    return prefix + key;
+  };
+
+  /** Aborts the multipart uploads under the prefix started before `before`; returns how many. */
+  const abortUploads = async (before: Date, only?: string): Promise<number> => {
+    let aborted = 0;
+    let KeyMarker: string | undefined;
+    let UploadIdMarker: string | undefined;
+    for (;;) {
+      const page = await client.send(new ListMultipartUploadsCommand({ Bucket, Prefix: only ?? prefix, KeyMarker, UploadIdMarker }));
+      for (const u of page.Uploads ?? []) {
+        if (!u.Key || !u.UploadId || (only !== undefined && u.Key !== only)) continue;
+        if (u.Initiated && u.Initiated.getTime() >= before.getTime()) continue;
+        try {
+          await client.send(new AbortMultipartUploadCommand({ Bucket, Key: u.Key, UploadId: u.UploadId }));
+          aborted++;
+        } catch (err) {
+          // NOTE: another node's sweeper, or the upload's own completion, got there first.
+          if ((err as S3ErrorLike).name !== 'NoSuchUpload' && statusOf(err) !== 404) throw err;
+        }
+      }
+      if (!page.IsTruncated) return aborted;
+      KeyMarker = page.NextKeyMarker;
+      UploadIdMarker = page.NextUploadIdMarker;
+    }
+  };
+
+  return {
+    driver: 's3',
+    capabilities: { rangeRead: true, multipart: true },
+
+    async write(key, source: Readable, opts = {}) {
+      const Key = objectKey(key);
+      let size = 0;
+      const counter = new Transform({
+        transform(chunk: Buffer, _encoding, callback) {
+          size += chunk.length;
+          callback(null, chunk);
+        },
+      });
+      // NOTE: the signal and source errors act on the stream only; the upload then fails on
+      // its own, aborting the multipart upload after its parts in flight have settled, so
+      // nothing is left behind by the time this rejects.
+      const piping = pipeline(source, counter, { signal: opts.signal });
+      const upload = new Upload({ client, params: { Bucket, Key, Body: counter }, partSize, queueSize, leavePartsOnError: false });
+      let storeFailedFirst = false;
+      const [streamed, uploaded] = await Promise.allSettled([
+        piping,
+        upload.done().catch((err: unknown) => {
+          // NOTE: when the stream is still intact, the store failed first; stop reading the source.
+          if (!counter.destroyed) {
+            storeFailedFirst = true;
+            counter.destroy(err instanceof Error ? err : new Error('upload failed'));
+          }
+          throw err;
+        }),
+      ]);
+      if (streamed.status === 'rejected' || uploaded.status === 'rejected') {
+        // NOTE: a last check, in case the store refused the abort lib-storage sent.
+        await abortUploads(new Date(Date.now() + 60_000), Key).catch(() => {});
+        if (storeFailedFirst || streamed.status !== 'rejected') throw storeError((uploaded as PromiseRejectedResult).reason, 'store the object');
+        throw streamed.reason;
+      }
+      return { size };
+    },
+
+    async read(key, range?: ByteRange) {
+      try {
+        const res = await client.send(new GetObjectCommand({
+          Bucket, Key: objectKey(key), Range: range ? `bytes=${range.start}-${range.end}` : undefined,
+        }));
+        return res.Body as Readable;
+      } catch (err) {
+        if (isMissing(err)) throw new LadingError('NOT_FOUND', 'The object\'s content is missing.', { cause: err });
+        if (statusOf(err) === 416) throw new LadingError('RANGE_NOT_SATISFIABLE', 'The range lies outside the object.', { cause: err });
+        throw storeError(err, 'read the object');
+      }
+    },
+
+    async size(key) {
+      try {
+        const res = await client.send(new HeadObjectCommand({ Bucket, Key: objectKey(key) }));
+        return res.ContentLength ?? 0;
+      } catch (err) {
+        if (isMissing(err)) return null;
+        throw storeError(err, 'look up the object');
+      }
+    },
+
+    async delete(key) {
+      try {
+        await client.send(new DeleteObjectCommand({ Bucket, Key: objectKey(key) }));
+      } catch (err) {
+        if (!isMissing(err)) throw storeError(err, 'delete the object');
+      }
+    },
+
+    async sweepTemporaries(before) {
+      try {
+        return await abortUploads(before);
+      } catch (err) {
+        throw storeError(err, 'list unfinished uploads');
+      }
+    },
+
+    async close() {
+      client.destroy();
+    },
+  };
+}

@@ -1,0 +1,191 @@
+/**
+ * OpenID Connect routes: `GET /auth/askauth` (spec 4.8) sends the browser to the identity
+ * provider, `GET /auth/callback` completes the login and answers with the authentication result
+ * of spec 2.6; with no external issuer configured, the embedded provider is mounted under
+ * `/oidc` with its login and consent pages. Wiring only: the decisions are in `src/oidc/`.
+ */
+import type { ServerResponse } from 'node:http';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { Backend } from '../core/backend.ts';
+import { LadingError, isLadingError } from '../core/errors.ts';
+import type { SessionService } from '../auth/sessions.ts';
+import { CALLBACK_PATH, type OidcLogin } from '../oidc/oidc-login.ts';
+import { PAGE_HEADERS, type Finish, type Page } from '../oidc/interactions.ts';
+import { PROVIDER_MOUNT } from '../oidc/provider.ts';
+import { LOGIN_STATE_SECONDS } from '../oidc/relying-party.ts';
+import { envelope, errorEnvelope } from './envelope.ts';
+import { STATUS_BY_CODE, toLadingError } from './errors.ts';
+import { AuthResult, errorResponses } from './schemas.ts';
+
+interface OidcRouteDeps {
+  oidc: OidcLogin;
+  backend: Backend;
+  sessions: SessionService;
+  /** Public base URL; when null, taken from the address the server listens on. */
+  publicUrl: string | null;
+}
+
+const STATE_COOKIE = 'lading_login';
+
+const SECRET_PARAMS = new Set(['code', 'state', 'nonce', 'code_verifier', 'token', 'access_token', 'id_token', 'refresh_token', 'client_secret', 'password']);
+
+/** `url` with the values of secret-bearing query parameters (authorization codes, tokens) replaced, for log lines. */
+export function logSafeUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const params = new URLSearchParams(url.slice(q + 1));
+  for (const key of [...params.keys()]) if (SECRET_PARAMS.has(key)) params.set(key, '[redacted]');
+  return `${url.slice(0, q)}?${params.toString()}`;
+}
+
+function cookie(request: FastifyRequest, name: string): string | undefined {
+  for (const part of (request.headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+  }
+  return undefined;
+}
+
+function stateCookie(value: string, maxAge: number, secure: boolean): string {
+  // NOTE: SameSite=Lax, not Strict: the callback is a top-level navigation coming from the
+  // provider's site, on which a Strict cookie would not be sent.
+  return `${STATE_COOKIE}=${value}; Path=${CALLBACK_PATH}; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
+}
+
+/** Writes an error envelope on a response taken over from Fastify. */
+function writeError(res: ServerResponse, err: LadingError): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const { status, title } = STATUS_BY_CODE[err.code];
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+  res.end(JSON.stringify(errorEnvelope(status, [{ [title]: err.message }])));
+}
+
+function writePage(res: ServerResponse, page: Page): void {
+  res.writeHead(page.status, { ...PAGE_HEADERS, ...page.headers });
+  res.end(page.html);
+}
+
+export async function registerOidcRoutes(app: FastifyInstance, deps: OidcRouteDeps): Promise<void> {
+  const { oidc } = deps;
+  if (deps.publicUrl !== null) oidc.setBaseUrl(deps.publicUrl);
+  else {
+    app.addHook('onListen', async () => {
+      const address = app.server.address();
+      if (!address || typeof address === 'string') return;
+      const unspecified = address.address === '0.0.0.0' || address.address === '::';
+      const host = unspecified ? '127.0.0.1' : address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      if (unspecified) app.log.warn('oidc: listening on all addresses without public_url; login redirects will name 127.0.0.1. Set public_url.');
+      oidc.setBaseUrl(`http://${host}:${address.port}`);
+    });
+  }
+
+  app.get('/auth/askauth', {
+    schema: {
+      summary: 'Start the login through the identity provider (opens in a browser)',
+      description: 'Redirects the browser to the identity provider. After login and consent, the provider sends the browser to /auth/callback, which answers with the token. Takes no parameters: no redirect target can be injected.',
+      tags: ['auth'],
+      querystring: Type.Object({}, { additionalProperties: false }),
+      response: { 302: Type.Null({ description: 'Redirect to the identity provider.' }), ...errorResponses },
+    },
+  }, async (request, reply) => {
+    const parts = oidc.parts();
+    const base = new URL(parts.base);
+    if (deps.publicUrl === null && request.host !== base.host) {
+      // NOTE: the state cookie must be set on the origin the callback will reach (e.g. a
+      // browser that opened localhost while the server names itself 127.0.0.1).
+      return reply.redirect(`${parts.base}/auth/askauth`, 302);
+    }
+    const { url, binding } = await parts.rp.start();
+    reply.header('set-cookie', stateCookie(binding, LOGIN_STATE_SECONDS, parts.base.startsWith('https:')));
+    reply.header('cache-control', 'no-store');
+    return reply.redirect(url, 302);
+  });
+
+  app.get(CALLBACK_PATH, {
+    schema: {
+      summary: 'Where the identity provider sends the browser back; answers with the token',
+      tags: ['auth'],
+      querystring: Type.Object({
+        code: Type.Optional(Type.String()),
+        state: Type.Optional(Type.String()),
+        iss: Type.Optional(Type.String()),
+        error: Type.Optional(Type.String()),
+        error_description: Type.Optional(Type.String()),
+      }, { additionalProperties: true }),
+      response: { 200: AuthResult, ...errorResponses },
+    },
+  }, async (request, reply) => {
+    const parts = oidc.parts();
+    reply.header('cache-control', 'no-store');
+    // NOTE: the state cookie is single-use whatever the outcome.
+    reply.header('set-cookie', stateCookie('', 0, parts.base.startsWith('https:')));
+    const query = new URLSearchParams(request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '');
+    const { user, refreshToken } = await oidc.finishLogin(query, cookie(request, STATE_COOKIE));
+    const token = await deps.sessions.open(user);
+    if (refreshToken) await oidc.keepRefreshToken(token, refreshToken);
+    request.log.info({ user, issuer: parts.rp.issuer }, 'login through the identity provider');
+    return envelope({ storage_home: deps.backend.homeOf(user), storage_user: user, token });
+  });
+
+  if (!oidc.embedded) return;
+
+  const provider = async () => {
+    const embedded = oidc.parts().provider;
+    if (!embedded) throw new LadingError('NOT_FOUND', 'No embedded identity provider runs here.');
+    return embedded;
+  };
+
+  await app.register(async (scope) => {
+    // NOTE: the provider reads request bodies itself, so nothing here may consume them.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_req, _payload, done) => done(null));
+    const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+      reply.hijack();
+      try {
+        await (await provider()).handle(request.raw, reply.raw);
+      } catch (err) {
+        const mapped = toLadingError(err);
+        request.log.error({ err }, 'oidc provider request failed');
+        writeError(reply.raw, mapped);
+      }
+    };
+    scope.all(PROVIDER_MOUNT, { schema: { hide: true } }, handler);
+    scope.all(`${PROVIDER_MOUNT}/*`, { schema: { hide: true } }, handler);
+  });
+
+  const Uid = Type.Object({ uid: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }) });
+  const Form = Type.Record(Type.String(), Type.String());
+
+  app.get(`${PROVIDER_MOUNT}/interaction/:uid`, { schema: { hide: true, params: Uid } }, async (request, reply) => {
+    const embedded = await provider();
+    const page = await oidc.parts().interactions!.show(await embedded.provider(), request.raw, reply.raw);
+    return reply.code(page.status).headers({ ...PAGE_HEADERS, ...page.headers }).send(page.html);
+  });
+
+  const step = (name: 'login' | 'confirm' | 'abort') => async (request: FastifyRequest, reply: FastifyReply) => {
+    const op = await (await provider()).provider();
+    const interactions = oidc.parts().interactions!;
+    const form = (request.body ?? {}) as Record<string, unknown>;
+    const outcome: Page | Finish = name === 'login'
+      ? await interactions.login(op, request.raw, reply.raw, form, request.ip)
+      : await interactions[name](op, request.raw, reply.raw, form);
+    if ('html' in outcome) return reply.code(outcome.status).headers({ ...PAGE_HEADERS, ...outcome.headers }).send(outcome.html);
+    reply.hijack();
+    try {
+      await op.interactionFinished(request.raw, reply.raw, outcome.result, { mergeWithLastSubmission: outcome.merge });
+    } catch (err) {
+      const mapped = isLadingError(err) ? err : new LadingError('BAD_REQUEST', 'This sign-in attempt has expired; start again from /auth/askauth.', { cause: err });
+      request.log.warn({ code: mapped.code }, 'oidc interaction could not be finished');
+      writeError(reply.raw, mapped);
+    }
+  };
+  for (const name of ['login', 'confirm', 'abort'] as const) {
+    app.post(`${PROVIDER_MOUNT}/interaction/:uid/${name}`, {
+      schema: { hide: true, params: Uid, body: Form, consumes: ['application/x-www-form-urlencoded'] },
+    }, step(name));
+  }
+}

@@ -1,0 +1,242 @@
+/**
+ * OpenID Connect login for lading, put together: the relying party, the embedded provider
+ * (when no external issuer is configured), the mapping from an identity to a backend user,
+ * the sealed refresh token that makes a token's lifetime follow the provider, and provider
+ * access tokens accepted as bearer tokens. The issuer and callback URLs depend on where the
+ * server listens, so everything is created on first use after `setBaseUrl`. It never issues
+ * backend credentials itself: sessions do, through their credential manager.
+ */
+import { createHmac } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Sealer } from '../auth/sealing.ts';
+import { hashToken } from '../auth/sessions.ts';
+import { type Backend, parseUserName } from '../core/backend.ts';
+import { LadingError, isLadingError } from '../core/errors.ts';
+import type { Catalog, Clock } from '../core/ports.ts';
+import type { SessionRecord } from '../core/types.ts';
+import { AccessTokenVerifier } from './access-tokens.ts';
+import { Interactions } from './interactions.ts';
+import { EmbeddedProvider, PROVIDER_MOUNT, embeddedClientSecret } from './provider.ts';
+import { RelyingParty } from './relying-party.ts';
+
+/** The shared secret of the OIDC layer, derived from the master key so every node agrees on it. */
+export function oidcSecret(masterKey: Buffer): Buffer {
+  return createHmac('sha256', masterKey).update('lading oidc').digest();
+}
+
+const GRANT_KIND = 'lading:session-grant';
+const GRANT_PURPOSE = 'oidc refresh token';
+/** Path of the relying party's callback, registered at the provider as `<public base>/auth/callback`. */
+export const CALLBACK_PATH = '/auth/callback';
+
+export interface OidcSettings {
+  /** External issuer URL; null runs the embedded provider. */
+  issuer: string | null;
+  clientId: string;
+  /** Client secret at an external provider (the embedded one derives its own). */
+  clientSecret: string | null;
+  scopes: string;
+  userClaim: string;
+  /** Expected audience of access tokens; null means the client id. */
+  audience: string | null;
+  /** Check bearer access tokens by introspection instead of locally. */
+  introspection: boolean;
+  /** Failed logins per account per 15 minutes at the embedded provider (an address gets four times as many). */
+  maxFailedLogins: number;
+  /** Signing-key rotation period of the embedded provider, in seconds. */
+  keyRotationSeconds: number;
+}
+
+export interface OidcLoginOptions {
+  settings: OidcSettings;
+  catalog: Catalog;
+  backend: Backend;
+  clock: Clock;
+  sealer: Sealer;
+  /** Shared secret (derived from the master key) for the embedded provider. */
+  secret: Buffer;
+  logger: Logger;
+  /** Lifetime of lading's bearer tokens, in seconds. */
+  tokenTtlSeconds: number;
+  trustProxy: boolean;
+}
+
+interface Parts {
+  base: string;
+  rp: RelyingParty;
+  provider: EmbeddedProvider | null;
+  interactions: Interactions | null;
+  accessTokens: AccessTokenVerifier;
+}
+
+function isLoopback(url: URL): boolean {
+  return ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname) || url.hostname.endsWith('.localhost');
+}
+
+export class OidcLogin {
+  readonly #o: OidcLoginOptions;
+  #base: string | null = null;
+  #parts: Parts | null = null;
+  #lastPurge = 0;
+
+  constructor(options: OidcLoginOptions) {
+    if (options.settings.issuer !== null && !options.settings.clientSecret) {
+      throw new Error('oidc: an external issuer needs a client secret (oidc.client_secret_file or LADING_OIDC_CLIENT_SECRET)');
+    }
+    this.#o = options;
+  }
+
+  /** Sets the public base URL (no trailing slash) once the server knows where it listens. */
+  setBaseUrl(base: string): void {
+    if (this.#base === null) this.#base = base.replace(/\/+$/, '');
+  }
+
+  get embedded(): boolean {
+    return this.#o.settings.issuer === null;
+  }
+
+  /** The issuer URL in use. `UNAVAILABLE` before the base URL is known. */
+  get issuer(): string {
+    return this.parts().rp.issuer;
+  }
+
+  /** The pieces, created on first use. `UNAVAILABLE` before the base URL is known. */
+  parts(): Parts {
+    if (this.#parts) return this.#parts;
+    const base = this.#base;
+    if (base === null) throw new LadingError('UNAVAILABLE', 'The login service is starting; try again in a moment.');
+    const o = this.#o;
+    const s = o.settings;
+    const issuer = s.issuer ?? `${base}${PROVIDER_MOUNT}`;
+    const redirectUri = `${base}${CALLBACK_PATH}`;
+    const audience = s.audience ?? s.clientId;
+    const issuerUrl = new URL(issuer);
+    if (issuerUrl.protocol === 'http:' && !isLoopback(issuerUrl) && s.issuer !== null) {
+      o.logger.warn({ issuer }, 'oidc: the identity provider is reached over plain HTTP');
+    }
+    const rp = new RelyingParty({
+      issuer, clientId: s.clientId, clientSecret: s.clientSecret ?? embeddedClientSecret(o.secret), redirectUri, scopes: s.scopes,
+      catalog: o.catalog, clock: o.clock, logger: o.logger,
+      allowHttp: issuerUrl.protocol === 'http:' && (s.issuer === null || isLoopback(issuerUrl)),
+    });
+    const provider = s.issuer === null
+      ? new EmbeddedProvider({
+        issuer, catalog: o.catalog, clock: o.clock, sealer: o.sealer, secret: o.secret, logger: o.logger,
+        clientId: s.clientId, redirectUri, audience, resource: `${base}/api`, accessTokenFormat: s.introspection ? 'opaque' : 'jwt', keyRotationSeconds: s.keyRotationSeconds, trustProxy: o.trustProxy,
+      })
+      : null;
+    const interactions = provider
+      ? new Interactions({ catalog: o.catalog, clock: o.clock, logger: o.logger, origin: issuerUrl.origin, maxFailedLogins: s.maxFailedLogins })
+      : null;
+    const accessTokens = new AccessTokenVerifier({
+      issuer, audience, jwksUri: () => rp.jwksUri(), clock: o.clock, logger: o.logger, requireAtJwt: s.issuer === null,
+      introspect: s.introspection ? (token) => rp.introspect(token) : undefined,
+    });
+    this.#parts = { base, rp, provider, interactions, accessTokens };
+    return this.#parts;
+  }
+
+  /**
+   * The backend user for a set of claims: the configured claim, else `sub`. Rejects with
+   * `FORBIDDEN` when the value is not a valid lading user name (it is refused, not rewritten:
+   * rewriting could make two identities share one account) or names a group. Creates the user
+   * and its home collection on first login.
+   */
+  async userFor(claims: Record<string, unknown>): Promise<string> {
+    const claim = this.#o.settings.userClaim;
+    const raw = claims[claim] ?? claims.sub;
+    const source = claims[claim] !== undefined ? claim : 'sub';
+    const value = typeof raw === 'string' ? raw : '';
+    try {
+      parseUserName(value);
+    } catch {
+      this.#o.logger.warn({ claim: source }, 'oidc: the identity does not map to a valid user name');
+      throw new LadingError('FORBIDDEN', `The identity provider's '${source}' claim is not a valid lading user name (1 to 64 letters, digits, '.', '_', '@' or '-', starting with a letter or digit); ask the operators to set oidc.user_claim to a claim holding such a name.`);
+    }
+    try {
+      await this.#o.backend.addUser(value, { passwordHash: null });
+      this.#o.logger.info({ user: value }, 'oidc: created a user on first login');
+    } catch (err) {
+      if (!isLadingError(err, 'CONFLICT')) throw err;
+      const existing = await this.#o.catalog.getUser(value);
+      if (existing?.kind === 'group') throw new LadingError('FORBIDDEN', `'${value}' is a group, not a user; it cannot log in.`);
+    }
+    return value;
+  }
+
+  /**
+   * Completes a login at the callback (see `RelyingParty.finish` for the refusals) and maps it
+   * to a user (see `userFor`), reading userinfo when the ID token lacks the user claim.
+   */
+  async finishLogin(query: URLSearchParams, binding: string | undefined): Promise<{ user: string; refreshToken: string | null }> {
+    const { rp } = this.parts();
+    this.#purgeExpired();
+    const login = await rp.finish(query, binding);
+    let claims = login.claims;
+    if (claims[this.#o.settings.userClaim] === undefined && typeof claims.sub === 'string') {
+      claims = { ...(await rp.userinfo(login.accessToken, claims.sub)), ...claims };
+    }
+    return { user: await this.userFor(claims), refreshToken: login.refreshToken };
+  }
+
+  // NOTE: expired records are invisible anyway; deleting them only keeps the catalog small, so
+  // once per ten minutes per process, riding on logins, is enough.
+  #purgeExpired(): void {
+    const now = this.#o.clock.now();
+    if (now.getTime() - this.#lastPurge < 600_000) return;
+    this.#lastPurge = now.getTime();
+    this.#o.catalog.oidcDeleteExpired(now).then(
+      (n) => n > 0 && this.#o.logger.debug({ removed: n }, 'oidc: removed expired records'),
+      (err: unknown) => this.#o.logger.warn({ err }, 'oidc: removing expired records failed'),
+    );
+  }
+
+  /** Keeps the provider's refresh token, sealed, for the session behind `token`. */
+  async keepRefreshToken(token: string, refreshToken: string): Promise<void> {
+    const now = this.#o.clock.now();
+    await this.#o.catalog.oidcPut(GRANT_KIND, hashToken(token), {
+      payload: this.#o.sealer.seal(refreshToken, GRANT_PURPOSE),
+      expiresAt: new Date(now.getTime() + this.#o.tokenTtlSeconds * 1000),
+    });
+  }
+
+  /**
+   * The `reauthorize` hook of sessions: before a new credential is issued, asks the provider
+   * whether the login still stands by using the refresh token. A session without one (local
+   * password, direct access token) is left alone. Rejects with `UNAUTHENTICATED`
+   * (`invalidToken`) and ends the session when the provider refuses.
+   */
+  reauthorize = async (session: SessionRecord): Promise<void> => {
+    const { catalog, clock, sealer, logger } = this.#o;
+    const record = await catalog.oidcGet(GRANT_KIND, session.tokenHash, clock.now());
+    if (!record) return;
+    const refreshToken = sealer.open(record.payload, GRANT_PURPOSE).toString('utf8');
+    let rotated: string;
+    try {
+      rotated = await this.parts().rp.refresh(refreshToken);
+    } catch (err) {
+      if (!isLadingError(err, 'UNAUTHENTICATED')) throw err;
+      await catalog.oidcDelete(GRANT_KIND, session.tokenHash);
+      await catalog.deleteSession(session.tokenHash);
+      logger.info({ user: session.user }, 'oidc: the provider refused the refresh token; session ended');
+      throw new LadingError('UNAUTHENTICATED', 'The identity provider no longer accepts your login; log in again via /auth/askauth.', { cause: err, details: { invalidToken: true } });
+    }
+    if (rotated !== refreshToken) {
+      await catalog.oidcPut(GRANT_KIND, session.tokenHash, { payload: sealer.seal(rotated, GRANT_PURPOSE), expiresAt: record.expiresAt });
+    }
+  };
+
+  /**
+   * The `externalBearer` hook of sessions: when `token` is a valid access token of the
+   * provider, the user it maps to (created on first use) and when the token expires; else null.
+   */
+  externalBearer = async (token: string): Promise<{ user: string; expiresAt: Date } | null> => {
+    if (this.#base === null) return null;
+    const verified = await this.parts().accessTokens.verify(token);
+    if (!verified) return null;
+    const user = await this.userFor(verified.claims);
+    const limit = this.#o.clock.now().getTime() + this.#o.tokenTtlSeconds * 1000;
+    this.#o.logger.info({ user }, 'oidc: session opened from a provider access token');
+    return { user, expiresAt: new Date(Math.min(verified.expiresAt.getTime(), limit)) };
+  };
+}

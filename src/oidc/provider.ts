@@ -1,0 +1,211 @@
+/**
+ * The embedded OpenID Provider, on `oidc-provider` (OpenID-certified): discovery, JWKS with key
+ * rotation, authorization with lading's own login and consent pages (`interactions.ts`), token,
+ * userinfo, introspection and revocation endpoints, for the local accounts of `lading user add`.
+ * Its state lives in the catalog (`provider-adapter.ts`), so any node can serve any step.
+ * It registers exactly one client, lading's own relying party, which reaches it over HTTP like
+ * any other provider. It never opens lading sessions itself.
+ */
+import { createHmac, generateKeyPairSync } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import Provider, { type Configuration, type JWK, type KoaContextWithOIDC, errors } from 'oidc-provider';
+import type { Logger } from 'pino';
+import type { Sealer } from '../auth/sealing.ts';
+import type { Catalog, Clock } from '../core/ports.ts';
+import { errorEnvelope } from '../http/envelope.ts';
+import { catalogAdapterFactory } from './provider-adapter.ts';
+
+/** Where the provider is mounted inside lading's HTTP server. */
+export const PROVIDER_MOUNT = '/oidc';
+
+const KEY_KIND = 'lading:signing-key';
+const KEY_PURPOSE = 'oidc signing key';
+
+export interface EmbeddedProviderOptions {
+  /** Issuer URL, `<public base>/oidc`. */
+  issuer: string;
+  catalog: Catalog;
+  clock: Clock;
+  sealer: Sealer;
+  /** Secret all nodes share (derived from the master key); cookie keys and the client secret come from it. */
+  secret: Buffer;
+  logger: Logger;
+  /** The relying party's client id and redirect URI. */
+  clientId: string;
+  redirectUri: string;
+  /** Audience of access tokens for lading's API (what `access-tokens.ts` checks). */
+  audience: string;
+  /** Resource indicator (RFC 8707, an absolute URI) of lading's API: `<public base>/api`. */
+  resource: string;
+  /** JWT access tokens (checked locally) or opaque ones (checked by introspection, which only handles those). */
+  accessTokenFormat: 'jwt' | 'opaque';
+  /** Signing keys are replaced after this many seconds; the previous key stays published for one more period. */
+  keyRotationSeconds: number;
+  /** Trust X-Forwarded-* (behind a reverse proxy). */
+  trustProxy: boolean;
+}
+
+/** Derives a named sub-secret; every node derives the same one from the shared secret. */
+export function deriveSecret(secret: Buffer, label: string): Buffer {
+  return createHmac('sha256', secret).update(label).digest();
+}
+
+/** The client secret of lading's own client at the embedded provider. */
+export function embeddedClientSecret(secret: Buffer): string {
+  return deriveSecret(secret, 'oidc client secret').toString('base64url');
+}
+
+/** What scopes the provider knows and which claims each releases (shown on the consent page). */
+export const SCOPE_CLAIMS: Record<string, string[]> = {
+  openid: ['sub'],
+  profile: ['preferred_username'],
+  email: ['email', 'email_verified'],
+};
+
+/**
+ * Returns the signing keys to publish, newest first, creating the key of the current rotation
+ * period when it does not exist yet. Two nodes racing create one key: the catalog keeps the first.
+ */
+async function signingKeys(o: EmbeddedProviderOptions, period: number): Promise<JWK[]> {
+  const now = o.clock.now();
+  const id = `rs256-${period}`;
+  if (!(await o.catalog.oidcGet(KEY_KIND, id, now))) {
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const jwk = { ...privateKey.export({ format: 'jwk' }), kid: id, alg: 'RS256', use: 'sig' };
+    await o.catalog.oidcInsert(KEY_KIND, id, {
+      payload: o.sealer.seal(JSON.stringify(jwk), KEY_PURPOSE),
+      // NOTE: a key stays published one period after it stops signing, so tokens it signed verify until they expire.
+      expiresAt: new Date((period + 2) * o.keyRotationSeconds * 1000),
+    }, now);
+    o.logger.info({ kid: id }, 'oidc: created a signing key');
+  }
+  const records = await o.catalog.oidcList(KEY_KIND, now);
+  return records
+    .map((r) => JSON.parse(o.sealer.open(r.payload, KEY_PURPOSE).toString('utf8')) as JWK & { kid: string })
+    .filter((k) => Number(k.kid.split('-')[1]) <= period)
+    .sort((a, b) => Number(b.kid.split('-')[1]) - Number(a.kid.split('-')[1]));
+}
+
+const TITLES: Record<number, string> = { 400: 'Bad request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not found', 429: 'Too many requests' };
+
+/**
+ * The embedded provider. `handle` serves a request under `PROVIDER_MOUNT` (after the caller
+ * has taken the response over from Fastify); `provider()` gives the `oidc-provider` instance
+ * of the current key period for the interaction pages.
+ */
+export class EmbeddedProvider {
+  readonly options: EmbeddedProviderOptions;
+  #current: { period: number; provider: Promise<Provider> } | null = null;
+
+  constructor(options: EmbeddedProviderOptions) {
+    this.options = options;
+  }
+
+  get issuer(): string {
+    return this.options.issuer;
+  }
+
+  /** The provider instance; rebuilt when the key rotation period changes. */
+  async provider(): Promise<Provider> {
+    const period = Math.floor(this.options.clock.now().getTime() / 1000 / this.options.keyRotationSeconds);
+    if (this.#current?.period !== period) {
+      const provider = this.#build(period);
+      this.#current = { period, provider };
+      provider.catch(() => {
+        if (this.#current?.provider === provider) this.#current = null;
+      });
+    }
+    return this.#current.provider;
+  }
+
+  /** Serves one request whose URL starts with the mount path. */
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const provider = await this.provider();
+    const original = req.url ?? '/';
+    // NOTE: oidc-provider finds its mount path by comparing `originalUrl` with `url`, as under Express.
+    (req as IncomingMessage & { originalUrl?: string }).originalUrl = original;
+    req.url = original.slice(PROVIDER_MOUNT.length) || '/';
+    await provider.callback()(req, res);
+  }
+
+  async #build(period: number): Promise<Provider> {
+    const o = this.options;
+    const keys = await signingKeys(o, period);
+    const cookieKey = deriveSecret(o.secret, 'oidc cookies').toString('base64url');
+    const logger = o.logger;
+    const configuration: Configuration = {
+      adapter: catalogAdapterFactory(o.catalog, o.clock),
+      clients: [{
+        client_id: o.clientId,
+        client_secret: embeddedClientSecret(o.secret),
+        client_name: 'lading data staging',
+        redirect_uris: [o.redirectUri],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'client_secret_basic',
+      }],
+      jwks: { keys },
+      cookies: {
+        keys: [cookieKey],
+        long: { signed: true, httpOnly: true, sameSite: 'lax' },
+        short: { signed: true, httpOnly: true, sameSite: 'lax' },
+      },
+      claims: SCOPE_CLAIMS,
+      scopes: ['openid', 'offline_access', 'profile', 'email'],
+      // NOTE: profile claims go into the ID token, so the relying party needs no userinfo call
+      // (the access token is for lading's API, not for userinfo).
+      conformIdTokenClaims: false,
+      pkce: { required: () => true },
+      clientBasedCORS: () => false,
+      findAccount: async (_ctx, sub) => {
+        const user = await o.catalog.getUser(sub);
+        if (!user || user.kind === 'group') return undefined;
+        return { accountId: user.name, claims: async () => ({ sub: user.name, preferred_username: user.name }) };
+      },
+      interactions: { url: async (_ctx, interaction) => `${PROVIDER_MOUNT}/interaction/${interaction.uid}` },
+      features: {
+        devInteractions: { enabled: false },
+        introspection: { enabled: true, allowedPolicy: async (_ctx, client) => client.clientId === o.clientId },
+        revocation: { enabled: true },
+        userinfo: { enabled: true },
+        rpInitiatedLogout: { enabled: false },
+        resourceIndicators: {
+          enabled: true,
+          defaultResource: async () => o.resource,
+          useGrantedResource: async () => true,
+          getResourceServerInfo: async (_ctx, indicator) => {
+            if (indicator !== o.resource) throw new errors.InvalidTarget();
+            return { scope: 'openid profile email', audience: o.audience, accessTokenFormat: o.accessTokenFormat, accessTokenTTL: 3600, ...(o.accessTokenFormat === 'jwt' ? { jwt: { sign: { alg: 'RS256' as const } } } : {}) };
+          },
+        },
+      },
+      issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+      ttl: {
+        AccessToken: 3600,
+        AuthorizationCode: 60,
+        IdToken: 3600,
+        Interaction: 3600,
+        Grant: 30 * 86400,
+        Session: 14 * 86400,
+        RefreshToken: 30 * 86400,
+      },
+      renderError: async (ctx: KoaContextWithOIDC, out) => {
+        const status = ctx.status >= 400 ? ctx.status : 400;
+        ctx.status = status;
+        ctx.type = 'application/json; charset=utf-8';
+        ctx.body = JSON.stringify(errorEnvelope(status, [{ [TITLES[status] ?? 'Internal server error']: String(out.error_description ?? out.error) }]));
+      },
+    };
+    const provider = new Provider(o.issuer, configuration);
+    provider.proxy = o.trustProxy;
+    const refused = (event: string) => (ctx: KoaContextWithOIDC | Error, err?: Error) => {
+      const e = err ?? (ctx as Error);
+      logger.warn({ event, error: (e as { error?: string }).error ?? e.name, description: (e as { error_description?: string }).error_description }, 'oidc provider refused a request');
+    };
+    for (const event of ['authorization.error', 'grant.error', 'introspection.error', 'revocation.error', 'userinfo.error', 'jwks.error', 'discovery.error', 'check_session.error', 'end_session.error', 'backchannel.error']) {
+      (provider as unknown as NodeJS.EventEmitter).on(event, refused(event));
+    }
+    provider.on('server_error', (_ctx: unknown, err: Error) => logger.error({ err }, 'oidc provider failed'));
+    return provider;
+  }
+}

@@ -1,0 +1,304 @@
+/**
+ * The PostgreSQL catalog against a real PostgreSQL (`LADING_TEST_PG_URL`, by default the one
+ * on 127.0.0.1:5432, database `test`, exported by `.ci/services/postgres.sh`): the catalog
+ * contracts, migrations run by several nodes at once, and races between two nodes (two pools)
+ * on one schema. Every catalog lives in a fresh schema `lading_test_<random>_<n>`, dropped at
+ * the end. Skips when PostgreSQL is unreachable, except under CI, where that fails.
+ */
+import { after, describe, it, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { createPostgresCatalog } from '../../src/drivers/catalog/postgres.ts';
+import type { Catalog } from '../../src/core/ports.ts';
+import { parsePath } from '../../src/core/path.ts';
+import { catalogContract, rejectsWith } from '../contracts/catalog-contract.ts';
+
+const url = process.env.LADING_TEST_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
+const runId = randomBytes(4).toString('hex');
+const schemas: string[] = [];
+let n = 0;
+const freshSchema = (): string => {
+  const s = `lading_test_${runId}_${n++}`;
+  schemas.push(s);
+  return s;
+};
+
+async function reachable(): Promise<string | null> {
+  const pool = new pg.Pool({ connectionString: url, connectionTimeoutMillis: 5000, max: 1 });
+  pool.on('error', () => {});
+  try {
+    await pool.query('SELECT 1');
+    return null;
+  } catch (err) {
+    return (err as Error).message || String(err);
+  } finally {
+    await pool.end().catch(() => {});
+  }
+}
+
+const problem = await reachable();
+if (problem !== null) {
+  const message = `PostgreSQL is not reachable at LADING_TEST_PG_URL (${problem}); run \`source .ci/services/postgres.sh\` or start PostgreSQL on 127.0.0.1:5432 with a database 'test'.`;
+  if (process.env.CI) test('PostgreSQL catalog', () => assert.fail(message));
+  else test('PostgreSQL catalog', { skip: message }, () => {});
+} else {
+  after(async () => {
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    try {
+      for (const s of schemas) await pool.query(`DROP SCHEMA IF EXISTS "${s}" CASCADE`);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  catalogContract('postgres', () => createPostgresCatalog({ connectionString: url, schema: freshSchema() }));
+
+  const extra = [
+    ['../contracts/catalog-oidc-contract.ts', 'oidcStoreContract'],
+    ['../contracts/catalog-dn-contract.ts', 'dnMappingContract'],
+  ] as const;
+  for (const [file, name] of extra) {
+    if (!existsSync(new URL(file, import.meta.url))) continue;
+    const mod = (await import(file)) as Record<string, (label: string, create: () => Promise<Catalog>) => void>;
+    mod[name]?.('postgres', () => createPostgresCatalog({ connectionString: url, schema: freshSchema() }));
+  }
+
+  describe('postgres catalog across nodes', () => {
+    const t0 = new Date('2026-01-01T00:00:00Z');
+    const p = parsePath;
+
+    it('migrates once when several nodes start at the same moment', async () => {
+      const schema = freshSchema();
+      const nodes = await Promise.all([1, 2, 3, 4].map(() => createPostgresCatalog({ connectionString: url, schema })));
+      try {
+        const pool = new pg.Pool({ connectionString: url, max: 1 });
+        try {
+          const { rows } = await pool.query(`SELECT version, count(*)::int AS n FROM "${schema}".schema_migrations GROUP BY version ORDER BY version`);
+          assert.ok(rows.length >= 2);
+          assert.ok(rows.every((r: { n: number }) => r.n === 1));
+        } finally {
+          await pool.end();
+        }
+        assert.equal((await nodes[3]!.getEntity(p('/')))?.kind, 'collection');
+      } finally {
+        await Promise.all(nodes.map((c) => c.close()));
+      }
+    });
+
+    it('lets exactly one of two nodes commit the same new path', async () => {
+      const schema = freshSchema();
+      const a = await createPostgresCatalog({ connectionString: url, schema });
+      const b = await createPostgresCatalog({ connectionString: url, schema });
+      try {
+        await a.createCollection({ path: p('/z'), owner: 'alice', now: t0 });
+        for (let round = 0; round < 10; round++) {
+          const path = p(`/z/f${round}`);
+          const commit = (c: Catalog, blob: string) =>
+            c.commitObject({ path, owner: 'alice', size: 1, checksum: 'sha2:x', blob, now: t0, overwrite: false });
+          const results = await Promise.allSettled([commit(a, `blob-a-${round}`), commit(b, `blob-b-${round}`)]);
+          const won = results.filter((r) => r.status === 'fulfilled');
+          const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+          assert.equal(won.length, 1, `round ${round}: exactly one commit succeeds`);
+          assert.equal((lost[0]?.reason as { code?: string }).code, 'CONFLICT');
+          const winner = (won[0] as PromiseFulfilledResult<{ object: { blob: string } }>).value.object.blob;
+          const stored = await b.getEntity(path);
+          assert.equal(stored?.kind === 'dataobject' ? stored.blob : null, winner);
+        }
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    });
+
+    it('serialises 20 concurrent overwrites: one winner, every replaced blob tracked', async () => {
+      const schema = freshSchema();
+      const a = await createPostgresCatalog({ connectionString: url, schema });
+      const b = await createPostgresCatalog({ connectionString: url, schema });
+      try {
+        await a.createCollection({ path: p('/z'), owner: 'alice', now: t0 });
+        await a.commitObject({ path: p('/z/f'), owner: 'alice', size: 1, checksum: 'sha2:0', blob: 'blob-initial', now: t0, overwrite: false });
+        const blobs = Array.from({ length: 20 }, (_, i) => `blob-${String(i).padStart(2, '0')}`);
+        for (const blob of blobs) await a.trackBlob(blob, t0);
+        const results = await Promise.all(blobs.map((blob, i) => (i % 2 ? a : b).commitObject({
+          path: p('/z/f'), owner: 'alice', size: 2, checksum: `sha2:${blob}`, blob, now: t0, overwrite: true,
+        })));
+        const final = await a.getEntity(p('/z/f'));
+        assert.equal(final?.kind, 'dataobject');
+        const winner = final.kind === 'dataobject' ? final.blob : '';
+        assert.ok(blobs.includes(winner));
+        const replaced = results.map((r) => r.replacedBlob).sort();
+        assert.deepEqual(replaced, ['blob-initial', ...blobs].filter((x) => x !== winner).sort(),
+          'each commit replaced exactly one distinct predecessor');
+        assert.deepEqual((await b.trackedBlobs(new Date(t0.getTime() + 1))).sort(), replaced,
+          'every replaced blob, and none still referenced, is tracked for deletion');
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    });
+
+    it('keeps a collection renamed on one node consistent with creations on another', async () => {
+      const schema = freshSchema();
+      const a = await createPostgresCatalog({ connectionString: url, schema });
+      const b = await createPostgresCatalog({ connectionString: url, schema });
+      try {
+        await a.createCollection({ path: p('/z'), owner: 'alice', now: t0 });
+        await a.createCollection({ path: p('/z/src'), owner: 'alice', now: t0 });
+        const creations = Array.from({ length: 20 }, (_, i) => b.createCollection({ path: p(`/z/src/c${i}`), owner: 'alice', now: t0 }));
+        const renaming = a.rename(p('/z/src'), p('/z/dst'), t0);
+        const settled = await Promise.allSettled([...creations, renaming]);
+        assert.equal(settled.at(-1)?.status, 'fulfilled', 'the rename succeeds');
+        for (const r of settled.slice(0, -1)) {
+          if (r.status === 'rejected') assert.equal((r.reason as { code?: string }).code, 'NOT_FOUND');
+        }
+        const created = settled.slice(0, -1).filter((r) => r.status === 'fulfilled').length;
+        assert.equal((await a.listChildren(p('/z/dst'))).length, created, 'every created child moved with its parent');
+        assert.equal(await a.getEntity(p('/z/src')), null);
+        assert.deepEqual(await a.listChildren(p('/z/src')), [], 'nothing is left at the old path');
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    });
+
+    it('refuses a duplicate user created on two nodes at once with CONFLICT', async () => {
+      const schema = freshSchema();
+      const a = await createPostgresCatalog({ connectionString: url, schema });
+      const b = await createPostgresCatalog({ connectionString: url, schema });
+      try {
+        const results = await Promise.allSettled([a, b].map((c) => c.createUser({ name: 'carol', kind: 'user', passwordHash: null, createdAt: t0 })));
+        assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
+        await rejectsWith(a.createUser({ name: 'carol', kind: 'user', passwordHash: null, createdAt: t0 }), 'CONFLICT');
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    });
+
+    it('tells every node when a job is enqueued or settles on another node (LISTEN/NOTIFY)', async () => {
+      const schema = freshSchema();
+      const a = await createPostgresCatalog({ connectionString: url, schema });
+      const b = await createPostgresCatalog({ connectionString: url, schema });
+      const events: string[] = [];
+      let seen!: () => void;
+      const settledSeen = new Promise<void>((resolve) => { seen = resolve; });
+      const unwatch = await a.watchJobs!((e) => {
+        events.push('settled' in e ? `settled:${e.settled}` : 'enqueued');
+        if ('settled' in e) seen();
+      });
+      try {
+        const [id] = await b.enqueueJobs([{ kind: 'rule', payload: '{}' }], new Date());
+        const now = new Date();
+        const [claimed] = await b.claimJobs('node-b', now, new Date(now.getTime() + 60_000), 1);
+        assert.equal(claimed?.id, id);
+        assert.equal(await b.completeJob(id!, 'node-b', new Date()), true);
+        await Promise.race([settledSeen, new Promise((_, reject) => setTimeout(() => reject(new Error(`no notification; got ${events}`)), 5000))]);
+        assert.deepEqual(events, ['enqueued', `settled:${id}`]);
+      } finally {
+        await unwatch();
+        await a.close();
+        await b.close();
+      }
+    });
+
+    it('hands each job to exactly one of three nodes\' competing workers', async () => {
+      const schema = freshSchema();
+      const nodes = await Promise.all([1, 2, 3].map(() => createPostgresCatalog({ connectionString: url, schema })));
+      try {
+        const ids = await nodes[0]!.enqueueJobs(Array.from({ length: 60 }, (_, i) => ({ kind: 'pid', payload: `{"n":${i}}` })), t0);
+        assert.equal(new Set(ids).size, 60);
+        const lease = new Date(t0.getTime() + 60_000);
+        const claimed = new Map<string, string>();
+        await Promise.all(nodes.map(async (node, w) => {
+          for (;;) {
+            const batch = await node.claimJobs(`worker-${w}`, t0, lease, 4);
+            if (batch.length === 0) return;
+            for (const job of batch) {
+              assert.ok(!claimed.has(job.id), `job ${job.id} claimed twice`);
+              claimed.set(job.id, `worker-${w}`);
+              assert.equal(await node.completeJob(job.id, `worker-${w}`, t0), true);
+            }
+          }
+        }));
+        assert.deepEqual([...claimed.keys()].sort(), [...ids].sort(), 'every job ran once');
+        assert.ok(new Set(claimed.values()).size > 1, 'the work was shared');
+        assert.equal((await nodes[1]!.listJobs('done', 100)).length, 60);
+      } finally {
+        await Promise.all(nodes.map((c) => c.close()));
+      }
+    });
+
+    it('gives a dead worker\'s job to another node once its lease has expired, and only then', async () => {
+      const schema = freshSchema();
+      const a = await createPostgresCatalog({ connectionString: url, schema });
+      const b = await createPostgresCatalog({ connectionString: url, schema });
+      try {
+        const [id] = await a.enqueueJobs([{ kind: 'pid', payload: '{}' }], t0);
+        const t1 = new Date(t0.getTime() + 1000);
+        assert.equal((await a.claimJobs('dead', t0, t1, 10)).length, 1);
+        assert.deepEqual(await b.claimJobs('alive', t0, t1, 10), [], 'leased');
+        const retaken = await b.claimJobs('alive', new Date(t1.getTime() + 1), new Date(t1.getTime() + 60_000), 10);
+        assert.deepEqual(retaken.map((j) => [j.id, j.attempts, j.leaseOwner]), [[id, 2, 'alive']]);
+        assert.equal(await a.completeJob(id!, 'dead', t1), false, 'the dead worker no longer holds it');
+        assert.equal(await b.failJob(id!, 'alive', 'handle service down', t1, null), true);
+        assert.equal((await a.getJob(id!))?.state, 'failed');
+        assert.equal(await a.getJob('not-a-job'), null);
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    });
+
+    it('commits the jobs a change causes with the change, and none when it is refused', async () => {
+      const schema = freshSchema();
+      const c = await createPostgresCatalog({ connectionString: url, schema });
+      try {
+        const events: string[] = [];
+        const jobs = (e: { type: string; entityId: string }) => {
+          events.push(e.type);
+          return [{ kind: 'pid', payload: JSON.stringify(e) }];
+        };
+        const z = await c.createCollection({ path: p('/z'), owner: 'alice', now: t0, jobs });
+        const made = await c.commitObject({ path: p('/z/f'), owner: 'alice', size: 1, checksum: 'sha2:x', blob: 'blob-1', now: t0, overwrite: false, jobs });
+        assert.equal(made.jobIds.length, 1);
+        await rejectsWith(c.commitObject({ path: p('/z/f'), owner: 'alice', size: 1, checksum: 'sha2:y', blob: 'blob-2', now: t0, overwrite: false, jobs }), 'CONFLICT');
+        await c.rename(p('/z'), p('/y'), t0, jobs);
+        assert.deepEqual(events.filter((e) => e !== 'object.overwritten'), ['collection.created', 'object.created', 'collection.renamed']);
+        assert.equal((await c.listJobs(null, 10)).length, 3, 'the refused commit enqueued nothing');
+        assert.equal((await c.getEntityById(made.object.id))?.path, '/y/f', 'the id survives the rename');
+        assert.equal((await c.getEntityById(z.id))?.path, '/y');
+      } finally {
+        await c.close();
+      }
+    });
+
+    it('pages through descendants in path order, treating % and _ as plain characters', async () => {
+      const schema = freshSchema();
+      const c = await createPostgresCatalog({ connectionString: url, schema });
+      try {
+        await c.createCollection({ path: p('/a_b'), owner: 'alice', now: t0 });
+        await c.createCollection({ path: p('/aXb'), owner: 'alice', now: t0 });
+        await c.createCollection({ path: p('/a_b/s'), owner: 'alice', now: t0 });
+        for (const n of ['1', '2', '3']) await c.commitObject({ path: p(`/a_b/s/${n}`), owner: 'alice', size: 1, checksum: 'x', blob: `blob-${n}`, now: t0, overwrite: false });
+        await c.commitObject({ path: p('/aXb/other'), owner: 'alice', size: 1, checksum: 'x', blob: 'blob-o', now: t0, overwrite: false });
+        const first = await c.listDescendants(p('/a_b'), 2);
+        assert.deepEqual(first.map((e) => e.path), ['/a_b/s', '/a_b/s/1']);
+        const rest = await c.listDescendants(p('/a_b'), 10, first.at(-1)!.path);
+        assert.deepEqual(rest.map((e) => e.path), ['/a_b/s/2', '/a_b/s/3']);
+        assert.equal((await c.listDescendants(p('/'), 100)).length, 7);
+        await c.putHandle('21.T1/x', { URL: 'https://e/x' }, t0);
+        assert.deepEqual((await c.getHandle('21.T1/x'))?.values, { URL: 'https://e/x' });
+        assert.equal(await c.getHandle('21.T1/none'), null);
+      } finally {
+        await c.close();
+      }
+    });
+
+    it('rejects with UNAVAILABLE, naming PostgreSQL, when the server cannot be reached', async () => {
+      await assert.rejects(createPostgresCatalog({ connectionString: 'postgresql://postgres@127.0.0.1:1/test', schema: 'x' }),
+        (err: { code?: string; message?: string }) => err.code === 'UNAVAILABLE' && /PostgreSQL/.test(err.message ?? ''));
+    });
+  });
+}

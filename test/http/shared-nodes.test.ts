@@ -1,0 +1,90 @@
+/**
+ * Two lading nodes in one process sharing a PostgreSQL catalog (a fresh schema) and an S3
+ * store (a fresh key prefix), as behind a load balancer: a token issued by one works on the
+ * other, what one node uploads, renames or overwrites the other serves at once, byte ranges
+ * included. Needs `.ci/services/postgres.sh` and `.ci/services/swift.sh`; skips without them,
+ * except under CI, where that fails.
+ */
+import { after, before, describe, it, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+const pgUrl = process.env.LADING_TEST_PG_URL;
+const s3 = {
+  endpoint: process.env.LADING_TEST_S3_ENDPOINT, bucket: process.env.LADING_TEST_S3_BUCKET,
+  key: process.env.LADING_TEST_S3_ACCESS_KEY, secret: process.env.LADING_TEST_S3_SECRET_KEY,
+  region: process.env.LADING_TEST_S3_REGION,
+};
+
+if (!pgUrl || !s3.endpoint || !s3.bucket || !s3.key || !s3.secret || !s3.region) {
+  const message = 'two nodes on PostgreSQL and S3 need LADING_TEST_PG_URL and LADING_TEST_S3_*: run `source .ci/services/postgres.sh; source .ci/services/swift.sh` first.';
+  if (process.env.CI) test('nodes sharing PostgreSQL and S3', () => assert.fail(message));
+  else test('nodes sharing PostgreSQL and S3', { skip: message }, () => {});
+} else {
+  describe('nodes sharing PostgreSQL and S3', () => {
+    const schema = `lading_test_nodes_${randomBytes(4).toString('hex')}`;
+    const flags = {
+      'catalog.driver': 'postgres', 'catalog.url': pgUrl, 'catalog.schema': schema,
+      'resource.driver': 's3', 'resource.s3.endpoint': s3.endpoint, 'resource.s3.bucket': s3.bucket,
+      'resource.s3.region': s3.region, 'resource.s3.prefix': `${schema}/`,
+      'resource.s3.access_key_id': s3.key, 'resource.s3.secret_access_key': s3.secret,
+    };
+    let dataDir: string;
+    let a: TestServer;
+    let b: TestServer;
+    let alice: string;
+    before(async () => {
+      // NOTE: the nodes share their keys and CA as a deployment shares them (one mount or copies).
+      dataDir = await mkdtemp(join(tmpdir(), 'lading-nodes-'));
+      a = await startTestServer(flags, { dataDir, keepData: true });
+      b = await startTestServer(flags, { dataDir, keepData: true });
+      alice = await a.bearer('alice');
+    });
+    after(async () => {
+      await a?.stop();
+      await b?.stop();
+      await rm(dataDir, { recursive: true, force: true });
+      const pool = new pg.Pool({ connectionString: pgUrl, max: 1 });
+      pool.on('error', () => {});
+      await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => {});
+      await pool.end();
+    });
+    const put = (url: string, body: string | Buffer) =>
+      fetch(url, { method: 'PUT', headers: { authorization: alice, 'content-type': 'application/octet-stream' }, body });
+    const get = (url: string, headers: Record<string, string> = {}) => fetch(url, { headers: { authorization: alice, ...headers } });
+
+    it('serves on one node what was uploaded through the other, with ranges', async () => {
+      const data = randomBytes(3 * 1024 * 1024 + 5);
+      assert.equal((await put(a.home('alice', 'shared.bin'), data)).status, 200);
+      const whole = await get(`${b.home('alice', 'shared.bin')}?download=true`);
+      assert.equal(whole.status, 200);
+      assert.deepEqual(Buffer.from(await whole.arrayBuffer()), data);
+      const part = await get(`${b.home('alice', 'shared.bin')}?download=true`, { range: 'bytes=1000-1999' });
+      assert.equal(part.status, 206);
+      assert.deepEqual(Buffer.from(await part.arrayBuffer()), data.subarray(1000, 2000));
+    });
+
+    it('shows a rename made on one node on the other', async () => {
+      assert.equal((await put(a.home('alice', 'old.txt'), 'moved')).status, 200);
+      const res = await fetch(b.home('alice', 'old.txt'), {
+        method: 'PATCH', headers: { authorization: alice, 'content-type': 'application/json' }, body: JSON.stringify({ newname: 'new.txt' }),
+      });
+      assert.equal(res.status, 200);
+      assert.equal((await get(`${a.home('alice', 'old.txt')}?download=true`)).status, 404);
+      assert.equal(await (await get(`${a.home('alice', 'new.txt')}?download=true`)).text(), 'moved');
+    });
+
+    it('lets exactly one of concurrent uploads to one new path through two nodes win', async () => {
+      const results = await Promise.all([a, b, a, b].map((node, i) => put(node.home('alice', 'race.txt'), `writer ${i}`)));
+      const statuses = results.map((r) => r.status).sort();
+      assert.deepEqual(statuses, [200, 409, 409, 409]);
+      const winner = results.findIndex((r) => r.status === 200);
+      assert.equal(await (await get(`${b.home('alice', 'race.txt')}?download=true`)).text(), `writer ${winner}`);
+    });
+  });
+}

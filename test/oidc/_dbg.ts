@@ -1,0 +1,14 @@
+import { chromium } from 'playwright-core';
+import { startTestServer } from '/work/main/test/helpers/server.ts';
+const s = await startTestServer({ 'log.level': 'info' });
+await s.addUser('mira', 'pw');
+const b = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+const p = await b.newPage();
+p.on('response', (r) => console.log('RESP', r.status(), r.url()));
+await p.goto(`${s.url}/auth/askauth`);
+await p.getByLabel('User name').fill('mira');
+await p.getByLabel('Password').fill('wrong');
+await p.getByRole('button', { name: 'Sign in' }).click();
+await new Promise((r) => setTimeout(r, 2000));
+console.log(p.url(), (await p.content()).slice(0, 600));
+await b.close(); await s.stop();

@@ -1,0 +1,93 @@
+/**
+ * End to end in a real browser: Debian's headless Chromium, driven by playwright-core, opens
+ * /auth/askauth on a whole lading node with the embedded provider, signs in on the login page
+ * as a user created like `lading user add`, allows access on the consent page, reads the token
+ * from the result envelope and uses it on /api/registered. Screenshots of both pages go to
+ * test-artifacts/. Skips locally without Chromium; never in CI.
+ */
+import { after, before, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { access, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts', 'oidc');
+// NOTE: without the background-networking flags Chromium keeps calling home, which on a
+// closed network means a flood of failing connections.
+const ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+
+const available = await access(CHROMIUM).then(() => true, () => false);
+if (!available && process.env.CI) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (listed in .ci/apt-packages).`);
+const skip = available ? false : `needs ${CHROMIUM}: apt-get install chromium`;
+
+let server: TestServer;
+let browser: Browser;
+
+before(async () => {
+  if (skip) return;
+  server = await startTestServer();
+  await server.addUser('mira', 'correct horse battery staple');
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+  await mkdir(ARTIFACTS, { recursive: true });
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+it('logs in through the embedded provider in Chromium and gets a working token', { skip, timeout: 60_000 }, async () => {
+  const context = await browser.newContext({ viewport: { width: 1024, height: 720 } });
+  const page = await context.newPage();
+  await page.goto(`${server.url}/auth/askauth`);
+
+  await page.getByLabel('User name').waitFor();
+  assert.match(await page.title(), /Sign in/);
+  assert.equal(await page.locator('[placeholder]').count(), 0, 'no placeholder text stands in for labels');
+  await page.screenshot({ path: join(ARTIFACTS, 'login.png'), fullPage: true });
+
+  // A wrong password first: the page says so and keeps the user name.
+  await page.getByLabel('User name').fill('mira');
+  await page.getByLabel('Password').fill('wrong');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('alert').waitFor();
+  assert.match(await page.getByRole('alert').innerText(), /user name or password is wrong/);
+  assert.equal(await page.getByLabel('User name').inputValue(), 'mira');
+  await page.screenshot({ path: join(ARTIFACTS, 'login-error.png'), fullPage: true });
+
+  await page.getByLabel('Password').fill('correct horse battery staple');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+
+  await page.getByRole('button', { name: 'Allow' }).waitFor();
+  const consent = await page.locator('main').innerText();
+  assert.match(consent, /lading data staging/);
+  assert.match(consent, /signed in as mira/);
+  assert.match(consent, /Your user name/);
+  await page.screenshot({ path: join(ARTIFACTS, 'consent.png'), fullPage: true });
+  const landed = page.waitForURL((url) => url.pathname === '/auth/callback');
+  await page.getByRole('button', { name: 'Allow' }).click();
+  await landed;
+
+  const body = JSON.parse(await page.locator('body').innerText()) as {
+    Meta: { status: number; elements: number };
+    Response: { data: { storage_home: string; storage_user: string; token: string } };
+  };
+  assert.equal(body.Meta.status, 200);
+  assert.equal(body.Meta.elements, 3);
+  assert.equal(body.Response.data.storage_user, 'mira');
+  assert.equal(body.Response.data.storage_home, `/${server.zone}/home/mira`);
+
+  const auth = { authorization: `Bearer ${body.Response.data.token}` };
+  const put = await fetch(server.home('mira', 'hello.txt'), { method: 'PUT', headers: { ...auth, 'content-type': 'application/octet-stream' }, body: 'hi' });
+  assert.equal(put.status, 200, await put.clone().text());
+  const list = await fetch(server.home('mira') + '/', { headers: auth });
+  assert.equal(list.status, 200);
+  const listed = (await list.json()) as { Response: { data: Record<string, unknown>[] } };
+  assert.deepEqual(listed.Response.data.map((e) => Object.keys(e)[0]), ['hello.txt']);
+  await context.close();
+});
