@@ -5,7 +5,7 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { connect } from 'node:net';
@@ -14,9 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestServer, json, type TestServer } from '../helpers/server.ts';
+import { lading, spawnServe, stopProcess } from '../helpers/process.ts';
 import { createSqliteCatalog } from '../../src/drivers/catalog/sqlite.ts';
-
-const root = join(import.meta.dirname, '..', '..');
 
 async function filesUnder(dir: string): Promise<string[]> {
   const out: string[] = [];
@@ -103,17 +102,9 @@ describe('upload safety (a real lading serve process)', () => {
   let url = '';
 
   async function serve(): Promise<ChildProcess> {
-    const proc = spawn(join(root, 'bin', 'lading'), ['serve', '--data', data, '--listen', '127.0.0.1:0'], {
-      env: { ...process.env, LADING_LOG_LEVEL: 'warn', LADING_ZONE: 'tz' }, stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    proc.stdout!.on('data', (c) => { out += String(c); });
-    proc.stderr!.on('data', (c) => { out += String(c); });
-    for (let i = 0; i < 200 && !/listening on (\S+)/.test(out); i++) await sleep(50);
-    const m = /listening on (\S+)/.exec(out);
-    if (!m) throw new Error(`lading serve did not start: ${out}`);
-    url = m[1]!;
-    return proc;
+    const started = await spawnServe(data, { ...process.env, LADING_LOG_LEVEL: 'warn', LADING_ZONE: 'tz' });
+    url = started.url;
+    return started.proc;
   }
 
   async function login(): Promise<string> {
@@ -123,7 +114,7 @@ describe('upload safety (a real lading serve process)', () => {
 
   before(async () => {
     data = await mkdtemp(join(tmpdir(), 'lading-crash-'));
-    execFileSync(join(root, 'bin', 'lading'), ['user', 'add', 'dave', '--data', data], { input: 'dave-pw\n', env: { ...process.env, LADING_ZONE: 'tz' } });
+    lading(['user', 'add', 'dave', '--data', data], { ...process.env, LADING_ZONE: 'tz' }, 'dave-pw\n');
   });
   after(async () => {
     child?.kill('SIGKILL');
@@ -146,8 +137,7 @@ describe('upload safety (a real lading serve process)', () => {
       temps = await filesUnder(join(data, 'resource', 'tmp'));
     }
     assert.equal(temps.length, 1, 'the upload is being written to a temporary');
-    child.kill('SIGKILL');
-    await new Promise((resolve) => child!.once('exit', resolve));
+    await stopProcess(child, 'SIGKILL');
     socket.destroy();
 
     child = await serve();
@@ -158,8 +148,7 @@ describe('upload safety (a real lading serve process)', () => {
     const catalog = createSqliteCatalog({ file: join(data, 'catalog.sqlite') });
     assert.deepEqual(await catalog.trackedBlobs(new Date(Date.now() + 1000)), []);
     await catalog.close();
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child!.once('exit', resolve));
+    await stopProcess(child);
     child = null;
   });
 
@@ -212,8 +201,7 @@ describe('upload safety (a real lading serve process)', () => {
     // external-memory collection threshold (about 64 MiB), whatever the body's size.
     const growth = peak - baseline;
     assert.ok(growth < 128 * 1024 * 1024, `peak RSS grew by ${Math.round(growth / 1048576)} MiB (from ${Math.round(baseline / 1048576)} MiB) for a ${total / 1048576} MiB transfer`);
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child!.once('exit', resolve));
+    await stopProcess(child);
     child = null;
   });
 });

@@ -5,15 +5,14 @@
  */
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, writeFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startHandleDouble } from './handle-double.ts';
 import { json } from '../helpers/server.ts';
-
-const root = join(import.meta.dirname, '..', '..');
+import { lading, spawnServe, stopProcess } from '../helpers/process.ts';
 
 describe('PID jobs across a crash', () => {
   let child: ChildProcess | null = null;
@@ -34,17 +33,8 @@ describe('PID jobs across a crash', () => {
       LADING_PID_PROVIDER: 'handle', LADING_PID_PREFIX: '21.T33333', LADING_PID_HANDLE_URL: double.url,
       LADING_PID_HANDLE_USER: '300:21.T33333/ADMIN', LADING_PID_HANDLE_PASSWORD: 'handle-pw',
     };
-    execFileSync(join(root, 'bin', 'lading'), ['user', 'add', 'erin', '--data', data], { input: 'erin-pw\n', env });
-    const serve = async (): Promise<{ proc: ChildProcess; url: string }> => {
-      const proc = spawn(join(root, 'bin', 'lading'), ['serve', '--data', data, '--listen', '127.0.0.1:0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      proc.stdout!.on('data', (c) => { out += String(c); });
-      proc.stderr!.on('data', (c) => { out += String(c); });
-      for (let i = 0; i < 200 && !/listening on (\S+)/.test(out); i++) await sleep(50);
-      const m = /listening on (\S+)/.exec(out);
-      if (!m) throw new Error(`lading serve did not start: ${out}`);
-      return { proc, url: m[1]! };
-    };
+    lading(['user', 'add', 'erin', '--data', data], env, 'erin-pw\n');
+    const serve = () => spawnServe(data, env);
     const login = async (url: string) => `Bearer ${(await json(await fetch(`${url}/auth/login`, { method: 'POST', body: new URLSearchParams({ username: 'erin', password: 'erin-pw' }) }))).Response.data.token}`;
 
     double.hold(1);
@@ -56,8 +46,7 @@ describe('PID jobs across a crash', () => {
     assert.equal(res.status, 200);
     for (let i = 0; i < 200 && double.held() === 0; i++) await sleep(25);
     assert.equal(double.held(), 1, 'the registration job is running');
-    proc.kill('SIGKILL');
-    await new Promise((resolve) => proc.once('exit', resolve));
+    await stopProcess(proc, 'SIGKILL');
     double.release();
 
     ({ proc, url } = await serve());
@@ -71,10 +60,9 @@ describe('PID jobs across a crash', () => {
     assert.match(pid ?? '', /^21\.T33333\//);
     assert.deepEqual([...double.records.keys()], [pid], 'one handle, the one in the object\'s metadata');
     assert.ok(double.writes.length >= 2 && double.writes.every((w) => w.handle === pid), 'the job ran again with the same handle');
-    const jobs = execFileSync(join(root, 'bin', 'lading'), ['jobs', '--data', data], { env }).toString();
+    const jobs = lading(['jobs', '--data', data], env);
     assert.match(jobs, /\tdone\t2\t/, `lading jobs shows the job done after two attempts:\n${jobs}`);
-    proc.kill('SIGTERM');
-    await new Promise((resolve) => proc.once('exit', resolve));
+    await stopProcess(proc);
     child = null;
   });
 });

@@ -12,13 +12,13 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { LadingError, isLadingError } from '../../core/errors.ts';
 import { type Path, baseName, lineage, parentOf } from '../../core/path.ts';
-import type { Catalog, OidcRecord, OidcRecordInput } from '../../core/ports.ts';
+import type { Catalog, OidcRecordInput } from '../../core/ports.ts';
 import {
-  ACCESS_LEVELS, ACCESS_RANK, type AccessEntry, type AccessLevel, type Avu, type BackendEvent, type Collection,
-  type DataObject, type Entity, type HandleValues, type JobInput, type JobRecord, type JobState, type PrincipalKind,
-  type SessionRecord, type UserRecord,
+  ACCESS_RANK, type AccessEntry, type Avu, type BackendEvent, type Collection,
+  type DataObject, type Entity, type HandleValues, type JobInput,
 } from '../../core/types.ts';
 import { POSTGRES_MIGRATIONS } from './postgres-migrations.ts';
+import { levelOf, toEntity, toJob, toOidcRecord, toSession, toUser } from './rows.ts';
 
 /** The part of a `pg` query result this driver reads. */
 export interface PgResultLike {
@@ -69,52 +69,10 @@ function quoteIdent(name: string): string {
   return '"' + name.replace(/"/g, '""') + '"';
 }
 
-function levelOf(rank: number): AccessLevel {
-  return ACCESS_LEVELS[rank - 1]!;
-}
 
-function toEntity(row: Row): Entity {
-  const base = {
-    id: row.uid as string,
-    path: row.path as Path,
-    name: row.name as string,
-    owner: row.owner as string,
-    createdAt: new Date(Number(row.created_at)),
-    modifiedAt: new Date(Number(row.modified_at)),
-    pid: (row.pid as string | null) ?? null,
-  };
-  if (row.kind === 'collection') return { ...base, kind: 'collection' };
-  return { ...base, kind: 'dataobject', size: Number(row.size), checksum: row.checksum as string, blob: row.blob as string };
-}
 
-function toUser(row: Row): UserRecord {
-  return {
-    name: row.name as string,
-    kind: row.kind as PrincipalKind,
-    passwordHash: (row.password_hash as string | null) ?? null,
-    createdAt: new Date(Number(row.created_at)),
-  };
-}
 
-function toSession(row: Row): SessionRecord {
-  return {
-    tokenHash: row.token_hash as string,
-    user: row.user_name as string,
-    createdAt: new Date(Number(row.created_at)),
-    expiresAt: new Date(Number(row.expires_at)),
-    credential: (row.credential as string | null) ?? null,
-  };
-}
 
-function toOidcRecord(row: Row | undefined): OidcRecord | null {
-  if (!row) return null;
-  return {
-    id: row.id as string,
-    payload: row.payload as string,
-    expiresAt: row.expires_at === null ? null : new Date(Number(row.expires_at)),
-    consumedAt: row.consumed_at === null ? null : new Date(Number(row.consumed_at)),
-  };
-}
 
 function oidcValues(r: OidcRecordInput): unknown[] {
   return [r.payload, r.uid ?? null, r.userCode ?? null, r.grantId ?? null, r.expiresAt?.getTime() ?? null];
@@ -649,21 +607,6 @@ export async function createPostgresCatalog(options: PostgresCatalogOptions): Pr
 /** A job id as this driver makes them (a bigint); anything else names no job. */
 const JOB_ID = /^[1-9][0-9]{0,17}$/;
 
-function toJob(row: Row): JobRecord {
-  return {
-    id: String(row.id),
-    kind: row.kind as string,
-    payload: row.payload as string,
-    state: row.state as JobState,
-    attempts: Number(row.attempts),
-    runAfter: new Date(Number(row.run_after)),
-    leaseOwner: (row.lease_owner as string | null) ?? null,
-    leaseUntil: row.lease_until === null ? null : new Date(Number(row.lease_until)),
-    lastError: (row.last_error as string | null) ?? null,
-    createdAt: new Date(Number(row.created_at)),
-    updatedAt: new Date(Number(row.updated_at)),
-  };
-}
 
 // NOTE: `now` is always the third parameter of the queries using it.
 const LIVE = '(expires_at IS NULL OR expires_at > $3)';

@@ -7,13 +7,13 @@ import { randomUUID } from 'node:crypto';
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
 import { LadingError } from '../../core/errors.ts';
 import { type Path, baseName, lineage, parentOf } from '../../core/path.ts';
-import type { Catalog, OidcRecord } from '../../core/ports.ts';
+import type { Catalog } from '../../core/ports.ts';
 import {
-  ACCESS_LEVELS, ACCESS_RANK, type AccessEntry, type AccessLevel, type Avu, type Collection,
-  type BackendEvent, type DataObject, type Entity, type HandleValues, type JobInput, type JobRecord, type JobState,
-  type PrincipalKind, type SessionRecord, type UserRecord,
+  ACCESS_RANK, type AccessEntry, type Avu, type Collection,
+  type BackendEvent, type DataObject, type Entity, type HandleValues, type JobInput,
 } from '../../core/types.ts';
 import { SQLITE_MIGRATIONS } from './sqlite-migrations.ts';
+import { levelOf, toEntity, toJob, toOidcRecord, toSession, toUser } from './rows.ts';
 
 export interface SqliteCatalogOptions {
   /** File name of the database, or `:memory:`. */
@@ -25,23 +25,7 @@ type Row = Record<string, SQLInputValue>;
 const ENTITY_COLUMNS = `e.id, e.uid, e.path, e.name, e.kind, e.owner, e.size, e.checksum, e.blob, e.created_at, e.modified_at,
   (SELECT value FROM avus v WHERE v.entity_id = e.id AND v.attribute = 'PID' ORDER BY v.value LIMIT 1) AS pid`;
 
-function toEntity(row: Row): Entity {
-  const base = {
-    id: row.uid as string,
-    path: row.path as Path,
-    name: row.name as string,
-    owner: row.owner as string,
-    createdAt: new Date(Number(row.created_at)),
-    modifiedAt: new Date(Number(row.modified_at)),
-    pid: (row.pid as string | null) ?? null,
-  };
-  if (row.kind === 'collection') return { ...base, kind: 'collection' };
-  return { ...base, kind: 'dataobject', size: Number(row.size), checksum: row.checksum as string, blob: row.blob as string };
-}
 
-function levelOf(rank: number): AccessLevel {
-  return ACCESS_LEVELS[rank - 1]!;
-}
 
 /** Creates a SQLite catalog and brings its schema up to date. */
 export function createSqliteCatalog(options: SqliteCatalogOptions): Catalog {
@@ -446,53 +430,12 @@ export function createSqliteCatalog(options: SqliteCatalogOptions): Catalog {
   return catalog;
 }
 
-function toJob(row: Row): JobRecord {
-  return {
-    id: String(row.id),
-    kind: row.kind as string,
-    payload: row.payload as string,
-    state: row.state as JobState,
-    attempts: Number(row.attempts),
-    runAfter: new Date(Number(row.run_after)),
-    leaseOwner: (row.lease_owner as string | null) ?? null,
-    leaseUntil: row.lease_until === null ? null : new Date(Number(row.lease_until)),
-    lastError: (row.last_error as string | null) ?? null,
-    createdAt: new Date(Number(row.created_at)),
-    updatedAt: new Date(Number(row.updated_at)),
-  };
-}
 
-function toUser(row: Row): UserRecord {
-  return {
-    name: row.name as string,
-    kind: row.kind as PrincipalKind,
-    passwordHash: (row.password_hash as string | null) ?? null,
-    createdAt: new Date(Number(row.created_at)),
-  };
-}
 
 // NOTE: the `now` parameter of every query using it comes right after the lookup keys.
 const LIVE = '(expires_at IS NULL OR expires_at > ?)';
 
-function toOidcRecord(row: Row | undefined): OidcRecord | null {
-  if (!row) return null;
-  return {
-    id: row.id as string,
-    payload: row.payload as string,
-    expiresAt: row.expires_at === null ? null : new Date(Number(row.expires_at)),
-    consumedAt: row.consumed_at === null ? null : new Date(Number(row.consumed_at)),
-  };
-}
 
-function toSession(row: Row): SessionRecord {
-  return {
-    tokenHash: row.token_hash as string,
-    user: row.user_name as string,
-    createdAt: new Date(Number(row.created_at)),
-    expiresAt: new Date(Number(row.expires_at)),
-    credential: (row.credential as string | null) ?? null,
-  };
-}
 
 function migrate(db: DatabaseSync): void {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');

@@ -1,0 +1,75 @@
+/**
+ * Row mappers shared by the SQL catalog drivers: both keep the same tables and columns, so a
+ * row means the same in SQLite and in PostgreSQL. Pure functions; no driver is imported here.
+ */
+import type { Path } from '../../core/path.ts';
+import type { OidcRecord } from '../../core/ports.ts';
+import {
+  ACCESS_LEVELS, type AccessLevel, type Entity, type JobRecord, type JobState, type PrincipalKind,
+  type SessionRecord, type UserRecord,
+} from '../../core/types.ts';
+
+export type Row = Record<string, unknown>;
+
+export function levelOf(rank: number): AccessLevel {
+  return ACCESS_LEVELS[rank - 1]!;
+}
+
+export function toEntity(row: Row): Entity {
+  const base = {
+    id: row.uid as string,
+    path: row.path as Path,
+    name: row.name as string,
+    owner: row.owner as string,
+    createdAt: new Date(Number(row.created_at)),
+    modifiedAt: new Date(Number(row.modified_at)),
+    pid: (row.pid as string | null) ?? null,
+  };
+  if (row.kind === 'collection') return { ...base, kind: 'collection' };
+  return { ...base, kind: 'dataobject', size: Number(row.size), checksum: row.checksum as string, blob: row.blob as string };
+}
+
+export function toUser(row: Row): UserRecord {
+  return {
+    name: row.name as string,
+    kind: row.kind as PrincipalKind,
+    passwordHash: (row.password_hash as string | null) ?? null,
+    createdAt: new Date(Number(row.created_at)),
+  };
+}
+
+export function toSession(row: Row): SessionRecord {
+  return {
+    tokenHash: row.token_hash as string,
+    user: row.user_name as string,
+    createdAt: new Date(Number(row.created_at)),
+    expiresAt: new Date(Number(row.expires_at)),
+    credential: (row.credential as string | null) ?? null,
+  };
+}
+
+export function toOidcRecord(row: Row | undefined): OidcRecord | null {
+  if (!row) return null;
+  return {
+    id: row.id as string,
+    payload: row.payload as string,
+    expiresAt: row.expires_at === null ? null : new Date(Number(row.expires_at)),
+    consumedAt: row.consumed_at === null ? null : new Date(Number(row.consumed_at)),
+  };
+}
+
+export function toJob(row: Row): JobRecord {
+  return {
+    id: String(row.id),
+    kind: row.kind as string,
+    payload: row.payload as string,
+    state: row.state as JobState,
+    attempts: Number(row.attempts),
+    runAfter: new Date(Number(row.run_after)),
+    leaseOwner: (row.lease_owner as string | null) ?? null,
+    leaseUntil: row.lease_until === null ? null : new Date(Number(row.lease_until)),
+    lastError: (row.last_error as string | null) ?? null,
+    createdAt: new Date(Number(row.created_at)),
+    updatedAt: new Date(Number(row.updated_at)),
+  };
+}
