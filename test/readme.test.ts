@@ -1,0 +1,65 @@
+/**
+ * The README is part of the product: its curl session runs as shown against a fresh server,
+ * and its configuration and error tables list every key and every error code.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CONFIG_KEYS } from '../src/config.ts';
+import { ERROR_CODES } from '../src/core/errors.ts';
+import { startTestServer } from './helpers/server.ts';
+
+const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
+
+describe('README', () => {
+  it('its curl session runs as shown against `lading serve`', async () => {
+    const m = /<!-- readme-example: begin -->\s*```bash\n([\s\S]*?)```\s*<!-- readme-example: end -->/.exec(readme);
+    assert.ok(m, 'the README has a marked example block');
+    const script = m[1]!;
+    assert.match(script, /^LADING=http:\/\/127\.0\.0\.1:8080$/m);
+    const s = await startTestServer({ zone: 'lading' });
+    const cwd = await mkdtemp(join(tmpdir(), 'lading-readme-'));
+    try {
+      await s.addUser('alice', 'secret');
+      // NOTE: asynchronous, since the server answering the script runs in this process.
+      const run = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = spawn('bash', ['-euo', 'pipefail', '-c', script.replace(/^LADING=.*$/m, `LADING=${s.url}`)], { cwd, timeout: 60_000 });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (c) => { stdout += String(c); });
+        child.stderr.on('data', (c) => { stderr += String(c); });
+        child.on('close', (status) => resolve({ status, stdout, stderr }));
+      });
+      assert.equal(run.status, 0, `the example failed:\n${run.stdout}\n${run.stderr}`);
+      const out = run.stdout;
+      assert.match(out, /"Server is alive"/);
+      assert.match(out, /"filename":"sample.csv"/);
+      assert.match(out, /"filename":"checked.csv"/);
+      assert.match(out, /"object_type":"dataobject"/);
+      assert.match(out, /temperature/);
+      assert.match(out, /"path":"\/lading\/home\/alice\/campaign-2026"/);
+      assert.match(out, /"filename":"campaign-2026-final"/);
+      assert.match(out, /"Method not allowed"/);
+      assert.match(out, /"Completed":"Current proxy is still valid."/);
+      assert.equal(await readFile(join(cwd, 'copy.csv'), 'utf8'), 'temperature,depth\n');
+      assert.match(await readFile(join(cwd, 'openapi.json'), 'utf8'), /"openapi":"3/);
+    } finally {
+      await s.stop();
+      await rm(cwd, { recursive: true, force: true });
+    }
+  });
+
+  it('documents every configuration key with its environment variable', () => {
+    for (const { key } of CONFIG_KEYS) {
+      const env = 'LADING_' + key.replace(/\./g, '_').toUpperCase();
+      assert.ok(readme.includes(`| \`${key}\` | \`${env}\` |`), `README lacks the configuration key ${key}`);
+    }
+  });
+
+  it('documents every error code', () => {
+    for (const code of ERROR_CODES) assert.ok(readme.includes(`| \`${code}\` |`), `README lacks the error code ${code}`);
+  });
+});
