@@ -109,7 +109,7 @@ export const CONFIG_KEYS = [
   { key: 'resource.s3.access_key_id', default: null, doc: 'S3 access key id.' },
   { key: 'resource.s3.secret_access_key_file', default: null, doc: 'File holding the S3 secret access key (first line); wins over resource.s3.secret_access_key.' },
   { key: 'resource.s3.secret_access_key', default: null, doc: 'The S3 secret access key itself, for deployments that pass secrets in the environment: set LADING_RESOURCE_S3_SECRET_ACCESS_KEY, never a command-line flag.' },
-  { key: 'recovery.grace', default: 86400, doc: 'With the PostgreSQL catalog, the age in seconds after which an unfinished upload is taken as abandoned and removed at start-up (other nodes may still be writing younger ones). With SQLite every leftover is removed.' },
+  { key: 'recovery.grace', default: 86400, doc: 'With the PostgreSQL catalog, the age in seconds after which an unfinished upload is taken as abandoned and removed at start-up (other nodes may still be writing younger ones). With SQLite every leftover is removed. Also how long replaced contents are kept for downloads still reading them where the store cannot delete them at once (S3).' },
   { key: 'pid.rules', default: null, doc: 'Rules file binding backend events to PID actions (see "PIDs" in the README); empty: no rules, every PID stays null.' },
   { key: 'pid.provider', default: 'embedded', doc: 'Where PIDs are registered: embedded (handle records in the catalog) or handle (a Handle.net server\'s REST API, pid.handle_url).' },
   { key: 'pid.prefix', default: '21.T99999', doc: 'Handle prefix of new PIDs; the suffix is the entity\'s UUID.' },

@@ -12,6 +12,8 @@ import { staleBefore } from './drivers/from-config.ts';
 
 export const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
+const SWEEP_EVERY_MS = 10 * 60_000;
+
 export interface RunningServer {
   app: FastifyInstance;
   deps: Deps;
@@ -46,9 +48,17 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
     // shared one their leases run out and any node takes them over.
     await deps.catalog.releaseJobs(staleBefore(config, new Date()));
     deps.jobs.start();
+    // Replaced contents a resource could not delete at once (see `deleteSparesOpenReads`),
+    // and leftovers of uploads on nodes that died, go once `recovery.grace` has passed.
+    const sweeper = setInterval(() => {
+      deps.backend.sweep(new Date(Date.now() - config.recovery.grace * 1000))
+        .catch((err: unknown) => deps.logger.warn({ err }, 'sweeping replaced blobs failed'));
+    }, SWEEP_EVERY_MS);
+    sweeper.unref();
     return {
       app, deps, url: `http://${shown}`,
       async close(graceMs = 30_000) {
+        clearInterval(sweeper);
         const force = setTimeout(() => app.server.closeAllConnections(), graceMs);
         force.unref();
         await app.close();

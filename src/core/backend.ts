@@ -108,13 +108,24 @@ export class Backend {
         if (!isLadingError(err, 'CONFLICT')) throw err;
       });
     }
-    let swept = await this.#resource.sweepTemporaries(staleBefore);
-    for (const blob of await this.#catalog.trackedBlobs(staleBefore)) {
+    const swept = await this.#resource.sweepTemporaries(staleBefore);
+    return { swept: swept + (await this.sweep(staleBefore)) };
+  }
+
+  /**
+   * Deletes the blobs the catalog tracks since before `before` and no object references:
+   * leftovers of interrupted uploads, and replaced contents kept for readers still streaming
+   * them. Returns how many. Idempotent; safe while uploads run (a blob tracked for a write in
+   * progress has no stored object yet, and its write still cleans up after itself).
+   */
+  async sweep(before: Date): Promise<number> {
+    let swept = 0;
+    for (const blob of await this.#catalog.trackedBlobs(before)) {
       await this.#resource.delete(blob);
       await this.#catalog.untrackBlob(blob);
       swept++;
     }
-    return { swept };
+    return swept;
   }
 
   /**
@@ -219,7 +230,9 @@ export class Backend {
         overwrite: options.overwrite, jobs: this.#jobs,
       });
       if (jobIds.length > 0) this.#onJobs();
-      if (replacedBlob) await this.#discard(replacedBlob);
+      // NOTE: the commit left the replaced blob tracked; where deleting it now could cut a
+      // download of the old content short, `sweep` deletes it after the grace period instead.
+      if (replacedBlob && this.#resource.capabilities.deleteSparesOpenReads) await this.#discard(replacedBlob);
       return { object, jobIds };
     } catch (err) {
       detach();

@@ -207,6 +207,12 @@ export interface ResourceCapabilities {
   rangeRead: boolean;
   /** Large writes go up in parts (S3 multipart). */
   multipart: boolean;
+  /**
+   * A read already under way finishes whole even when its key is deleted meanwhile (POSIX
+   * unlink semantics). Where false (a multipart object on some S3 stores), the backend keeps
+   * replaced objects until `recovery.grace` has passed instead of deleting them at once.
+   */
+  deleteSparesOpenReads: boolean;
 }
 
 export interface ByteRange {
@@ -232,7 +238,8 @@ export interface Resource {
   write(key: string, source: Readable, options?: { signal?: AbortSignal }): Promise<{ size: number }>;
   /**
    * Opens `key` for reading, the whole object or `range`. The object is opened before the
-   * promise resolves, so a later `delete` does not cut the stream short. `NOT_FOUND`.
+   * promise resolves; with `deleteSparesOpenReads`, a later `delete` does not cut the stream
+   * short. `NOT_FOUND`.
    */
   read(key: string, range?: ByteRange): Promise<Readable>;
   /** The stored size of `key`, or null when it does not exist. */

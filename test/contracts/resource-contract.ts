@@ -130,7 +130,8 @@ export function resourceContract(name: string, create: () => Promise<Resource>):
       assert.equal(await r.size('key-00000008'), 1000);
     });
 
-    it('lets an opened read finish after the key is deleted', async () => {
+    it('lets an opened read finish after the key is deleted (where the driver declares it)', async (t) => {
+      if (!r.capabilities.deleteSparesOpenReads) return t.skip('the driver declares that deleting cuts open reads; the backend defers deletes');
       const data = randomBytes(3 * 1024 * 1024);
       await r.write('key-00000009', Readable.from([data]));
       const stream = await r.read('key-00000009');
@@ -138,7 +139,8 @@ export function resourceContract(name: string, create: () => Promise<Resource>):
       assert.deepEqual(await buffer(stream), data);
     });
 
-    it('replacing one key by another never mixes their bytes', async () => {
+    it('replacing one key by another never mixes their bytes', async (t) => {
+      if (!r.capabilities.deleteSparesOpenReads) return t.skip('the driver declares that deleting cuts open reads; the backend defers deletes');
       await r.write('key-0000000a', Readable.from([Buffer.alloc(2 * 1024 * 1024, 1)]));
       const reader = await r.read('key-0000000a');
       await r.write('key-0000000b', Readable.from([Buffer.alloc(2 * 1024 * 1024, 2)]));

@@ -103,7 +103,7 @@ export async function createFsResource(options: FsResourceOptions): Promise<Reso
 
   return {
     driver: 'fs',
-    capabilities: { rangeRead: true, multipart: false },
+    capabilities: { rangeRead: true, multipart: false, deleteSparesOpenReads: true },
 
     async write(key, source: Readable, opts = {}) {
       const dest = finalPath(key);

@@ -143,7 +143,9 @@ export function createS3Resource(options: S3ResourceOptions): Resource {
 
   return {
     driver: 's3',
-    capabilities: { rangeRead: true, multipart: true },
+    // NOTE: deleting a multipart object removes its parts at once on Swift, cutting a
+    // download of a later part short, so the backend defers deleting replaced objects.
+    capabilities: { rangeRead: true, multipart: true, deleteSparesOpenReads: false },
 
     async write(key, source: Readable, opts = {}) {
       const Key = objectKey(key);
