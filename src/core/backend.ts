@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { LadingError, isLadingError } from './errors.ts';
 import { Meter, checksumString } from './meter.ts';
-import { type Path, baseName, childOf, lineage, parentOf, parseName, parsePath } from './path.ts';
+import { type Path, childOf, lineage, parentOf, parseName, parsePath } from './path.ts';
 import type { Authority, BackendCredential, ByteRange, Catalog, Clock, Resource } from './ports.ts';
 import type { RuleSet } from './rules.ts';
 import {
@@ -355,4 +355,3 @@ function feed(source: Readable, meter: Meter): () => void {
   };
 }
 
-export { baseName };
