@@ -96,7 +96,8 @@ export function registerRegisteredRoutes(app: FastifyInstance, deps: RegisteredD
     if (stream && isCopyable(stream)) {
       // NOTE: the resource copies into the socket through reused buffers; piping the stream
       // allocates a buffer per chunk, which halves throughput and grows the memory held by
-      // garbage with the size of the download (bench/throughput.sh).
+      // garbage with the size of the download (bench/throughput.sh). The reply is hijacked, so
+      // headers must be set before this point: onSend hooks do not run for it (onResponse do).
       reply.hijack();
       const res = reply.raw;
       for (const [name, value] of Object.entries(reply.getHeaders())) {
@@ -108,7 +109,7 @@ export function registerRegisteredRoutes(app: FastifyInstance, deps: RegisteredD
         res.end();
       } catch (err) {
         // The status line is sent: all that can be said to the client is a cut connection.
-        request.log.warn({ err }, 'download interrupted');
+        request.log.info({ err }, 'download interrupted');
         res.destroy();
       }
       return reply;

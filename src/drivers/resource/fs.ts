@@ -8,10 +8,10 @@
  * owns its destination, such as the download route, copies through two reused buffers instead
  * of consuming the stream, which allocates a fresh buffer per chunk.
  */
-import { createWriteStream } from 'node:fs';
+import { type WriteStream, createWriteStream, fdatasync } from 'node:fs';
 import { type FileHandle, mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Readable, Writable } from 'node:stream';
+import { type Readable, Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { randomBytes } from 'node:crypto';
 import { LadingError, isLadingError } from '../../core/errors.ts';
@@ -84,6 +84,53 @@ async function copyRange(handle: FileHandle, start: number, end: number | undefi
   }
 }
 
+// NOTE: without it the kernel keeps a large upload in the page cache until the final flush,
+// which then writes all of it while the client waits; flushing every 64 MiB from the thread
+// pool overlaps most of that disk work with the transfer. The final flush still decides.
+const EARLY_FLUSH = 64 * 1024 * 1024;
+
+/**
+ * A pass-through placed before `out` that starts an `fdatasync` of `out` each time another
+ * `EARLY_FLUSH` bytes went by (one at a time, never waiting for it), and waits for the last
+ * one before it ends, so none is still running when `out` closes its descriptor. A failed
+ * flush fails the stream (and so the write): Linux reports a writeback error to only one
+ * flush of a file description, so the final one would not see it again.
+ */
+function earlyFlusher(out: WriteStream): Transform {
+  let since = 0;
+  let running: Promise<void> | null = null;
+  let failed: Error | null = null;
+  let descriptor: number | null = null;
+  out.once('open', (fd: number) => {
+    descriptor = fd;
+  });
+  return new Transform({
+    highWaterMark: CHUNK,
+    transform(chunk: Buffer, _enc, cb) {
+      if (failed) {
+        cb(failed);
+        return;
+      }
+      since += chunk.length;
+      if (since >= EARLY_FLUSH && !running && descriptor !== null && !out.closed) {
+        since = 0;
+        const fd = descriptor;
+        running = new Promise<void>((resolve) => {
+          fdatasync(fd, (err) => {
+            if (err) failed = err;
+            running = null;
+            resolve();
+          });
+        });
+      }
+      cb(null, chunk);
+    },
+    flush(cb) {
+      void (running ?? Promise.resolve()).then(() => cb(failed));
+    },
+  });
+}
+
 function code(err: unknown): string | undefined {
   return (err as NodeJS.ErrnoException | undefined)?.code;
 }
@@ -110,7 +157,8 @@ export async function createFsResource(options: FsResourceOptions): Promise<Reso
       const temp = join(tmp, `${key}.${randomBytes(6).toString('hex')}`);
       try {
         const out = createWriteStream(temp, { flags: 'wx', flush: fsync, highWaterMark: CHUNK });
-        await pipeline(source, out, { signal: opts.signal });
+        if (fsync) await pipeline(source, earlyFlusher(out), out, { signal: opts.signal });
+        else await pipeline(source, out, { signal: opts.signal });
         await mkdir(join(blobs, key.slice(0, 2)), { recursive: true });
         await rename(temp, dest);
         return { size: out.bytesWritten };

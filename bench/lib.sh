@@ -1,0 +1,111 @@
+# Shared by the benchmark scripts (sourced, not run): starts nginx and lading on free loopback
+# ports inside one temporary directory, logs a bench user in, and tears everything down on exit.
+# Talks only to 127.0.0.1; never touches the repository's own data directory.
+# shellcheck shell=bash
+
+BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$BENCH_DIR/.." && pwd)
+NODE="$ROOT/node_modules/node/bin/node"
+[ -x "$NODE" ] || NODE=node
+ZONE=${LADING_ZONE:-lading}
+
+need() {
+  command -v "$1" >/dev/null 2>&1 || { echo "bench: '$1' is missing; install it with: apt-get install $2" >&2; exit 1; }
+}
+
+# Temporary directory on the same disk as the data (TMPDIR may point elsewhere).
+WORK=$(mktemp -d "${BENCH_TMP:-/tmp}/lading-bench.XXXXXX")
+PIDS=()
+
+cleanup() {
+  local pid
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+free_port() {
+  "$NODE" -e "const s=require('node:net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"
+}
+
+wait_http() { # url: waits up to 20 s for any HTTP answer
+  local i
+  for i in $(seq 200); do
+    curl -s -o /dev/null --max-time 1 "$1" && return 0
+    sleep 0.1
+  done
+  echo "bench: nothing answers at $1" >&2
+  exit 1
+}
+
+# nginx with its own configuration: one worker (lading is one process too), WebDAV PUT into
+# $WORK/nginx-root with its body temp files on the same file system, sendfile for GET.
+start_nginx() {
+  need nginx nginx
+  NGINX_PORT=$(free_port)
+  mkdir -p "$WORK/nginx-root" "$WORK/nginx-body" "$WORK/nginx-tmp"
+  cat > "$WORK/nginx.conf" <<EOF
+daemon off;
+worker_processes 1;
+user root root;
+pid $WORK/nginx.pid;
+error_log $WORK/nginx-error.log warn;
+events { worker_connections 1024; }
+http {
+  default_type application/octet-stream;
+  types { application/json json; }
+  access_log $WORK/nginx-access.log;
+  sendfile on;
+  tcp_nopush on;
+  keepalive_requests 1000000;
+  proxy_temp_path $WORK/nginx-tmp/proxy;
+  fastcgi_temp_path $WORK/nginx-tmp/fastcgi;
+  uwsgi_temp_path $WORK/nginx-tmp/uwsgi;
+  scgi_temp_path $WORK/nginx-tmp/scgi;
+  server {
+    listen 127.0.0.1:$NGINX_PORT;
+    root $WORK/nginx-root;
+    location / {
+      dav_methods PUT;
+      create_full_put_path on;
+      client_max_body_size 0;
+      client_body_temp_path $WORK/nginx-body;
+    }
+  }
+}
+EOF
+  nginx -p "$WORK" -c "$WORK/nginx.conf" -e "$WORK/nginx-error.log" &
+  NGINX_PID=$!
+  PIDS+=("$NGINX_PID")
+  NGINX="http://127.0.0.1:$NGINX_PORT"
+  wait_http "$NGINX/"
+}
+
+# lading on a fresh data directory with user `bench`; sets LADING (base URL), LADING_PID (the
+# node process: bin/lading execs it) and AUTH_HEADER (a file holding the Authorization header,
+# so the token never appears in argv).
+start_lading() {
+  LADING_PORT=$(free_port)
+  local data="$WORK/lading-data"
+  printf 'pw\n' | "$ROOT/bin/lading" user add bench --data "$data" >/dev/null
+  "$ROOT/bin/lading" serve --data "$data" --listen "127.0.0.1:$LADING_PORT" > "$WORK/lading.log" 2>&1 &
+  LADING_PID=$!
+  PIDS+=("$LADING_PID")
+  LADING="http://127.0.0.1:$LADING_PORT"
+  wait_http "$LADING/"
+  printf 'username=bench&password=pw' > "$WORK/login-form"
+  local answer
+  answer=$(curl -sf -X POST "$LADING/auth/login" -d @"$WORK/login-form")
+  BENCH_TOKEN=$(printf '%s' "$answer" | sed -n 's/.*"token":"\([^"]*\)".*/\1/p')
+  [ -n "$BENCH_TOKEN" ] || { echo "bench: login failed: $answer" >&2; exit 1; }
+  export BENCH_TOKEN
+  AUTH_HEADER="$WORK/auth-header"
+  printf 'Authorization: Bearer %s\n' "$BENCH_TOKEN" > "$AUTH_HEADER"
+  HOME_URL="$LADING/api/registered/$ZONE/home/bench"
+}
+
+median() { # numbers on stdin -> median
+  sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) { print "nan"; exit } if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
