@@ -197,6 +197,8 @@ export function loadConfig(input: { env: Record<string, string | undefined>; fil
   }
   const config = out as unknown as Config;
   parseListen(config.listen);
+  // NOTE: a lease shorter than a job's run would hand running jobs to other workers at once.
+  if (config.jobs.lease < 1) throw new ConfigError(`jobs.lease: must be at least 1 second, got ${config.jobs.lease}.`);
   checkDrivers(config);
   if (config.public_url !== null) config.public_url = config.public_url.replace(/\/+$/, '');
   return config;

@@ -1,0 +1,42 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { ConfigError, loadConfig, parseListen } from '../src/config.ts';
+
+describe('configuration', () => {
+  it('has working defaults', () => {
+    const c = loadConfig({ env: {} });
+    assert.equal(c.listen, '127.0.0.1:8080');
+    assert.equal(c.data, './lading-data');
+    assert.equal(c.catalog.driver, 'sqlite');
+    assert.equal(c.resource.driver, 'fs');
+    assert.equal(c.pid.rules, null);
+    assert.equal(c.proxy.lifetime, 43200);
+  });
+
+  it('takes the file, then LADING_ variables, then flags', () => {
+    const fileText = JSON.stringify({ zone: 'fromfile', pid: { await_timeout: 3 }, limits: { upload_bytes: 10 } });
+    const c = loadConfig({ env: { LADING_ZONE: 'fromenv', LADING_LIMITS_UPLOAD_BYTES: '20' }, fileText, flags: { 'limits.upload_bytes': 30 } });
+    assert.equal(c.zone, 'fromenv');
+    assert.equal(c.pid.await_timeout, 3);
+    assert.equal(c.limits.upload_bytes, 30);
+  });
+
+  it('names the key of every mistake', () => {
+    const bad: [Parameters<typeof loadConfig>[0], RegExp][] = [
+      [{ env: {}, fileText: '{"zone": ', fileName: 'c.json' }, /c\.json: not valid JSON/],
+      [{ env: {}, fileText: '{"zonee": "x"}', fileName: 'c.json' }, /unknown key 'zonee'/],
+      [{ env: {}, fileText: '{"pid": {"rulez": "x"}}' }, /unknown key 'pid\.rulez'/],
+      [{ env: { LADING_LIMITS_UPLOAD_BYTES: 'lots' } }, /LADING_LIMITS_UPLOAD_BYTES: 'limits\.upload_bytes' must be a non-negative number/],
+      [{ env: { LADING_TRUST_PROXY: 'maybe' } }, /'trust_proxy' must be true or false/],
+      [{ env: { LADING_LISTEN: 'nowhere' } }, /listen: expected host:port/],
+      [{ env: { LADING_JOBS_LEASE: '0' } }, /jobs\.lease: must be at least 1 second/],
+    ];
+    for (const [input, message] of bad) assert.throws(() => loadConfig(input), (err: Error) => err instanceof ConfigError && message.test(err.message), String(message));
+  });
+
+  it('parses listen addresses, IPv6 in brackets', () => {
+    assert.deepEqual(parseListen('0.0.0.0:80'), { host: '0.0.0.0', port: 80 });
+    assert.deepEqual(parseListen('[::1]:8080'), { host: '::1', port: 8080 });
+    assert.throws(() => parseListen('host:99999'), ConfigError);
+  });
+});
