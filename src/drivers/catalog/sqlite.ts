@@ -4,7 +4,7 @@
  * adapts SQLite only; the rules it enforces are those of the `Catalog` port.
  */
 import { randomUUID } from 'node:crypto';
-import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
+import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { LadingError } from '../../core/errors.ts';
 import { type Path, baseName, lineage, parentOf } from '../../core/path.ts';
 import type { Catalog } from '../../core/ports.ts';
@@ -45,7 +45,17 @@ export function createSqliteCatalog(options: SqliteCatalogOptions): Catalog {
       throw err;
     }
   };
-  const q = (sql: string) => db.prepare(sql);
+  // NOTE: preparing a statement costs more than running it; every SQL text is prepared once.
+  // The texts are a fixed set (accessLevel's vary only with path depth and group count).
+  const statements = new Map<string, StatementSync>();
+  const q = (sql: string): StatementSync => {
+    let statement = statements.get(sql);
+    if (!statement) {
+      statement = db.prepare(sql);
+      statements.set(sql, statement);
+    }
+    return statement;
+  };
   const entityAt = (path: string): Entity | null => {
     const row = q(`SELECT ${ENTITY_COLUMNS} FROM entities e WHERE e.path = ?`).get(path) as Row | undefined;
     return row ? toEntity(row) : null;
