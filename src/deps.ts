@@ -4,7 +4,7 @@
  * both see the same data directory the same way.
  */
 import { mkdir, readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { type Config, ConfigError } from './config.ts';
 import { Backend } from './core/backend.ts';
@@ -21,7 +21,6 @@ import type { CredentialManager } from './auth/credentials.ts';
 import { type CredentialStack, createCredentialStack } from './auth/credential-setup.ts';
 import type { CaEndpoint } from './http/routes-ca.ts';
 import { SessionService } from './auth/sessions.ts';
-import { createSealer, loadMasterKey } from './auth/sealing.ts';
 import { OidcLogin, oidcSecret } from './oidc/oidc-login.ts';
 import { logSafeUrl } from './http/routes-oidc.ts';
 import type { FastifyRequest } from 'fastify';
@@ -99,7 +98,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     catalog, resource, clock, zone: config.zone, maxUploadBytes: config.limits.upload_bytes,
     authority: overrides.authority ?? x509.authority,
   });
-  const oidc = await createOidc(config, dataDir, { catalog, backend, clock, logger });
+  const oidc = await createOidc(config, { catalog, backend, clock, logger }, x509);
   const sessions = new SessionService({
     catalog, clock, credentials, tokenTtlSeconds: config.auth.token_ttl,
     reauthorize: oidc.reauthorize, externalBearer: oidc.externalBearer,
@@ -115,7 +114,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   };
 }
 
-async function createOidc(config: Config, dataDir: string, d: { catalog: Catalog; backend: Backend; clock: Clock; logger: Logger }): Promise<OidcLogin> {
+async function createOidc(config: Config, d: { catalog: Catalog; backend: Backend; clock: Clock; logger: Logger }, keys: Pick<CredentialStack, 'masterKey' | 'sealer'>): Promise<OidcLogin> {
   const o = config.oidc;
   const secretFromFile = o.client_secret_file
     ? (await readFile(o.client_secret_file, 'utf8').catch((err: Error) => {
@@ -125,7 +124,6 @@ async function createOidc(config: Config, dataDir: string, d: { catalog: Catalog
   if (o.issuer && !secretFromFile && !o.client_secret) {
     throw new ConfigError('oidc.issuer is set but no client secret is: set oidc.client_secret_file, or LADING_OIDC_CLIENT_SECRET.');
   }
-  const masterKey = await loadMasterKey(config.credentials.key_file ?? join(dataDir, 'keys', 'master.key'), true);
   return new OidcLogin({
     ...d,
     settings: {
@@ -133,8 +131,8 @@ async function createOidc(config: Config, dataDir: string, d: { catalog: Catalog
       scopes: o.scopes, userClaim: o.user_claim, audience: o.audience, introspection: o.introspection,
       maxFailedLogins: o.max_failed_logins, keyRotationSeconds: o.key_rotation,
     },
-    sealer: createSealer(masterKey),
-    secret: oidcSecret(masterKey),
+    sealer: keys.sealer,
+    secret: oidcSecret(keys.masterKey),
     tokenTtlSeconds: config.auth.token_ttl,
     trustProxy: config.trust_proxy,
   });

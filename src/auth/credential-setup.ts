@@ -17,7 +17,7 @@ import { createLocalIssuer } from '../credentials/issuer-local.ts';
 import { loadTrustAnchors } from '../credentials/verify.ts';
 import type { CaEndpoint } from '../http/routes-ca.ts';
 import { type ProxyCredentialManager, createProxyCredentials } from './proxy-credentials.ts';
-import { createSealer, loadMasterKey } from './sealing.ts';
+import { type Sealer, createSealer, loadMasterKey } from './sealing.ts';
 
 export interface CredentialStack {
   credentials: ProxyCredentialManager;
@@ -27,6 +27,9 @@ export interface CredentialStack {
   /** The online CA endpoint to mount, or null. */
   caEndpoint: CaEndpoint | null;
   trustDir: string;
+  /** The master key every sealed secret of this node is sealed under (also the OpenID Provider's). */
+  masterKey: Buffer;
+  sealer: Sealer;
 }
 
 /** Reads a secret file (trimmed), creating it with 32 random bytes (base64, mode 0600) when asked. */
@@ -51,7 +54,8 @@ async function readSecretFile(file: string, create: boolean): Promise<string> {
 
 export async function createCredentialStack(o: { config: Config; dataDir: string; catalog: Catalog; clock: Clock }): Promise<CredentialStack> {
   const { config, dataDir } = o;
-  const sealer = createSealer(await loadMasterKey(config.credentials.key_file ?? join(dataDir, 'keys', 'master.key'), true));
+  const masterKey = await loadMasterKey(config.credentials.key_file ?? join(dataDir, 'keys', 'master.key'), true);
+  const sealer = createSealer(masterKey);
   const secretFile = config.ca.issuer_secret_file ?? join(dataDir, 'keys', 'ca-issuer.secret');
   let ca: CertificateAuthority | null = null;
   let issuer: CertificateIssuer;
@@ -71,5 +75,5 @@ export async function createCredentialStack(o: { config: Config; dataDir: string
   const trustDir = config.ca.trust_dir ?? join(dataDir, 'ca');
   const credentials = createProxyCredentials({ issuer, sealer, catalog: o.catalog, proxyLifetimeSeconds: config.proxy.lifetime });
   const authority = createProxyAuthority({ trustAnchors: await loadTrustAnchors(trustDir), catalog: o.catalog });
-  return { credentials, authority, ca, caEndpoint, trustDir };
+  return { credentials, authority, ca, caEndpoint, trustDir, masterKey, sealer };
 }
