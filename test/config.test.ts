@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigError, loadConfig, parseListen } from '../src/config.ts';
+import { ConfigError, loadConfig, parseListen } from '../src/wiring/config.ts';
 
 describe('configuration', () => {
   it('has working defaults', () => {

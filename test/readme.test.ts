@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CONFIG_KEYS } from '../src/config.ts';
+import { CONFIG_KEYS } from '../src/wiring/config.ts';
 import { ERROR_CODES } from '../src/core/errors.ts';
 import { startTestServer } from './helpers/server.ts';
 

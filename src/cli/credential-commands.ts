@@ -4,8 +4,8 @@
  * grid-security layout). Formats facts for operators; prints no key material.
  */
 import { LadingError } from '../core/errors.ts';
-import { exportGridSecurity } from '../credentials/ca.ts';
-import type { Deps } from '../deps.ts';
+import { exportGridSecurity } from '../identity/x509/ca.ts';
+import type { Deps } from '../wiring/deps.ts';
 
 /** `hh:mm:ss` as grid-proxy-info prints time left; 0:00:00 once expired. */
 export function formatTimeLeft(ms: number): string {

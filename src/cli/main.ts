@@ -5,15 +5,15 @@
  */
 import { readFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
-import { type Config, ConfigError, loadConfig } from '../config.ts';
-import { createDeps, type Deps } from '../deps.ts';
-import { startServer, VERSION } from '../server.ts';
-import { hashPassword } from '../core/password.ts';
+import { type Config, ConfigError, loadConfig } from '../wiring/config.ts';
+import { createDeps, type Deps } from '../wiring/deps.ts';
+import { startServer, VERSION } from '../wiring/server.ts';
+import { hashPassword } from '../identity/secrets/password.ts';
 import { parsePath } from '../core/path.ts';
 import { ACCESS_LEVELS, type AccessLevel, type JobState } from '../core/types.ts';
 import { LadingError } from '../core/errors.ts';
 import { readSecret } from './secret.ts';
-import { checkDeployment } from './check.ts';
+import { checkDeployment } from '../wiring/check.ts';
 import { caExport, proxyShow } from './credential-commands.ts';
 
 interface CommonOptions {

@@ -40,7 +40,7 @@ export type PrincipalKind = 'user' | 'admin' | 'group';
 export interface UserRecord {
   name: string;
   kind: PrincipalKind;
-  /** scrypt hash (see `core/password.ts`), null for users who only log in through an identity provider. */
+  /** scrypt hash (see `identity/secrets/password.ts`), null for users who only log in through an identity provider. */
   passwordHash: string | null;
   createdAt: Date;
 }

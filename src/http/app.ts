@@ -11,7 +11,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Backend } from '../core/backend.ts';
 import { LadingError } from '../core/errors.ts';
-import type { SessionService, AuthenticatedSession } from '../auth/sessions.ts';
+import type { SessionService, AuthenticatedSession } from '../identity/sessions/sessions.ts';
 import type { Urls } from './envelope.ts';
 import { registerErrorHandlers, sendError, toLadingError } from './errors.ts';
 import { registerRegisteredRoutes } from './routes-registered.ts';
@@ -21,7 +21,7 @@ import { registerAuthRoutes } from './routes-auth.ts';
 import { registerStatusRoutes } from './routes-status.ts';
 import { type CaEndpoint, registerCaRoutes } from './routes-ca.ts';
 import { registerOidcRoutes } from './routes-oidc.ts';
-import type { OidcLogin } from '../oidc/oidc-login.ts';
+import type { OidcLogin } from '../identity/oidc/oidc-login.ts';
 
 export interface AppDeps {
   backend: Backend;

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Backend } from '../core/backend.ts';
-import type { SessionService } from '../auth/sessions.ts';
+import type { SessionService } from '../identity/sessions/sessions.ts';
 import { envelope } from './envelope.ts';
 import { AuthResult, LoginBody, ProxyResult, errorResponses } from './schemas.ts';
 

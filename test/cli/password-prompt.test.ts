@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LADING_BIN } from '../helpers/process.ts';
 import { createSqliteCatalog } from '../../src/drivers/catalog/sqlite.ts';
-import { verifyPassword } from '../../src/core/password.ts';
+import { verifyPassword } from '../../src/identity/secrets/password.ts';
 
 function hasTmux(): boolean {
   try {

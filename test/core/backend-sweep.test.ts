@@ -14,7 +14,7 @@ import { parsePath } from '../../src/core/path.ts';
 import { systemClock, type Resource } from '../../src/core/ports.ts';
 import { createSqliteCatalog } from '../../src/drivers/catalog/sqlite.ts';
 import { createFsResource } from '../../src/drivers/resource/fs.ts';
-import { trustedAuthority } from '../../src/auth/credentials.ts';
+import { trustedAuthority } from '../helpers/trusted.ts';
 
 async function setup(deleteSparesOpenReads: boolean) {
   const dir = await mkdtemp(join(tmpdir(), 'lading-sweep-'));

@@ -7,11 +7,11 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSealer } from '../../src/auth/sealing.ts';
-import { createCa, loadOrCreateCa, signUserCertificate, subjectDn } from '../../src/credentials/ca.ts';
-import { certificateNames } from '../../src/credentials/der.ts';
-import { encodeName, formatDnDer, OID, parseName, sameName, subjectHash } from '../../src/credentials/dn.ts';
-import { certificatePem, generateKeyPair } from '../../src/credentials/x509.ts';
+import { createSealer } from '../../src/identity/secrets/sealing.ts';
+import { createCa, loadOrCreateCa, signUserCertificate, subjectDn } from '../../src/identity/x509/ca.ts';
+import { certificateNames } from '../../src/identity/x509/der.ts';
+import { encodeName, formatDnDer, OID, parseName, sameName, subjectHash } from '../../src/identity/x509/dn.ts';
+import { certificatePem, generateKeyPair } from '../../src/identity/x509/x509.ts';
 import { csrFor } from './pki.ts';
 
 const sealer = createSealer(Buffer.alloc(32, 1));

@@ -13,12 +13,12 @@ import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { hashToken } from '../../src/auth/sessions.ts';
-import type { ProxyBundle } from '../../src/auth/proxy-credentials.ts';
-import { subjectDn } from '../../src/credentials/ca.ts';
-import { subjectHash } from '../../src/credentials/dn.ts';
-import { certificateNames } from '../../src/credentials/der.ts';
-import { certificatesInPem, parseCertificate } from '../../src/credentials/x509.ts';
+import { hashToken } from '../../src/identity/sessions/sessions.ts';
+import type { ProxyBundle } from '../../src/identity/x509/proxy-credentials.ts';
+import { subjectDn } from '../../src/identity/x509/ca.ts';
+import { subjectHash } from '../../src/identity/x509/dn.ts';
+import { certificateNames } from '../../src/identity/x509/der.ts';
+import { certificatesInPem, parseCertificate } from '../../src/identity/x509/x509.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { needTools } from './pki.ts';
 

@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { ErrorCode } from '../../src/core/errors.ts';
-import { subjectDn } from '../../src/credentials/ca.ts';
-import { createHttpIssuer } from '../../src/credentials/issuer-http.ts';
-import { generateKeyPair, parseCertificate, SIGNING_ALGORITHM, x509 } from '../../src/credentials/x509.ts';
-import { encodeName, OID } from '../../src/credentials/dn.ts';
+import { subjectDn } from '../../src/identity/x509/ca.ts';
+import { createHttpIssuer } from '../../src/identity/x509/issuer-http.ts';
+import { generateKeyPair, parseCertificate, SIGNING_ALGORITHM, x509 } from '../../src/identity/x509/x509.ts';
+import { encodeName, OID } from '../../src/identity/x509/dn.ts';
 import { json, startTestServer, type TestServer } from '../helpers/server.ts';
 import { csrFor } from './pki.ts';
 

@@ -4,12 +4,12 @@
  */
 import { execFileSync } from 'node:child_process';
 import { chmod, writeFile } from 'node:fs/promises';
-import { type CertificateAuthority, createCa, signUserCertificate } from '../../src/credentials/ca.ts';
-import { OID_CN, encodeName } from '../../src/credentials/dn.ts';
-import { createProxy, type ProxyOptions } from '../../src/credentials/proxy.ts';
+import { type CertificateAuthority, createCa, signUserCertificate } from '../../src/identity/x509/ca.ts';
+import { OID_CN, encodeName } from '../../src/identity/x509/dn.ts';
+import { createProxy, type ProxyOptions } from '../../src/identity/x509/proxy.ts';
 import {
   type CryptoKeyPair, SIGNING_ALGORITHM, certificatePem, exportPrivateKeyPem, generateKeyPair, importPrivateKeyPem, x509,
-} from '../../src/credentials/x509.ts';
+} from '../../src/identity/x509/x509.ts';
 
 export async function testCa(zone = 'tz', now = new Date()): Promise<CertificateAuthority> {
   const { cert, keyPem } = await createCa(zone, now);

@@ -9,15 +9,15 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ErrorCode } from '../../src/core/errors.ts';
-import type { CertificateAuthority } from '../../src/credentials/ca.ts';
-import { exportGridSecurity, issuerDn, subjectDn } from '../../src/credentials/ca.ts';
-import { createProxyAuthority } from '../../src/credentials/authority.ts';
-import { appendCommonName } from '../../src/credentials/dn.ts';
+import type { CertificateAuthority } from '../../src/identity/x509/ca.ts';
+import { exportGridSecurity, issuerDn, subjectDn } from '../../src/identity/x509/ca.ts';
+import { createProxyAuthority } from '../../src/identity/x509/authority.ts';
+import { appendCommonName } from '../../src/identity/x509/dn.ts';
 import {
   OID_PPL_INDEPENDENT, OID_PPL_INHERIT_ALL, OID_PROXY_CERT_INFO, decodeProxyCertInfo, encodeProxyCertInfo,
-} from '../../src/credentials/proxy.ts';
-import { loadTrustAnchors, verifyProxyChain } from '../../src/credentials/verify.ts';
-import { SIGNING_ALGORITHM, certificatePem, generateKeyPair, x509 } from '../../src/credentials/x509.ts';
+} from '../../src/identity/x509/proxy.ts';
+import { loadTrustAnchors, verifyProxyChain } from '../../src/identity/x509/verify.ts';
+import { SIGNING_ALGORITHM, certificatePem, generateKeyPair, x509 } from '../../src/identity/x509/x509.ts';
 import { type Holder, proxyOf, testCa, userCert } from './pki.ts';
 
 async function rejectsWith(promise: Promise<unknown>, code: ErrorCode, message?: RegExp | string): Promise<void> {

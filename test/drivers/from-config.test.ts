@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig } from '../../src/config.ts';
-import { openCatalog, openResource, staleBefore } from '../../src/drivers/from-config.ts';
+import { ConfigError, loadConfig } from '../../src/wiring/config.ts';
+import { openCatalog, openResource, staleBefore } from '../../src/wiring/drivers.ts';
 
 const dir = await mkdtemp(join(tmpdir(), 'lading-from-config-'));
 after(() => rm(dir, { recursive: true, force: true }));

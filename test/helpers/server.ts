@@ -5,10 +5,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../src/config.ts';
-import { hashPassword } from '../../src/core/password.ts';
-import type { DepsOverrides } from '../../src/deps.ts';
-import { startServer, type RunningServer } from '../../src/server.ts';
+import { loadConfig } from '../../src/wiring/config.ts';
+import { hashPassword } from '../../src/identity/secrets/password.ts';
+import type { DepsOverrides } from '../../src/wiring/deps.ts';
+import { startServer, type RunningServer } from '../../src/wiring/server.ts';
 
 export interface TestServer extends RunningServer {
   dataDir: string;

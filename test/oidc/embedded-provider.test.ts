@@ -11,9 +11,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as client from 'openid-client';
-import { loadMasterKey } from '../../src/auth/sealing.ts';
-import { oidcSecret } from '../../src/oidc/oidc-login.ts';
-import { embeddedClientSecret } from '../../src/oidc/provider.ts';
+import { loadMasterKey } from '../../src/identity/secrets/sealing.ts';
+import { oidcSecret } from '../../src/identity/oidc/oidc-login.ts';
+import { embeddedClientSecret } from '../../src/identity/oidc/provider.ts';
 import { startTestServer, json, type TestServer } from '../helpers/server.ts';
 import { Jar, follow, formPost, hiddenCsrf, location, loginToCallback } from './flow.ts';
 

@@ -5,7 +5,8 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { trustedAuthority, type CredentialManager } from '../../src/auth/credentials.ts';
+import type { CredentialManager } from '../../src/core/ports.ts';
+import { trustedAuthority } from '../helpers/trusted.ts';
 import { startTestServer, json, type TestServer } from '../helpers/server.ts';
 import { Jar, follow } from './flow.ts';
 import { startTestDoubleProvider, type TestDoubleProvider } from './test-double-provider.ts';

@@ -9,11 +9,11 @@ import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
-import { type Config, ConfigError } from '../config.ts';
+import { type Config, ConfigError } from './config.ts';
 import { LadingError } from '../core/errors.ts';
 import { parsePath } from '../core/path.ts';
 import type { Catalog, Resource } from '../core/ports.ts';
-import { openCatalog, openResource } from '../drivers/from-config.ts';
+import { openCatalog, openResource } from './drivers.ts';
 
 function failure(what: string, err: unknown): LadingError {
   const message = err instanceof Error ? err.message : String(err);

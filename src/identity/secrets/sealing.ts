@@ -8,7 +8,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { LadingError } from '../core/errors.ts';
+import { LadingError } from '../../core/errors.ts';
 
 export interface Sealer {
   seal(plaintext: string | Buffer, purpose: string): string;

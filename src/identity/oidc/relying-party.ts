@@ -9,8 +9,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import * as client from 'openid-client';
 import type { Logger } from 'pino';
-import { LadingError } from '../core/errors.ts';
-import type { Catalog, Clock } from '../core/ports.ts';
+import { LadingError } from '../../core/errors.ts';
+import type { Catalog, Clock } from '../../core/ports.ts';
 
 const STATE_KIND = 'lading:rp-state';
 /** How long a browser may take between `/auth/askauth` and the callback. */

@@ -8,16 +8,16 @@
 import { randomBytes } from 'node:crypto';
 import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { ConfigError, type Config } from '../config.ts';
+import { ConfigError, type Config } from './config.ts';
 import type { Authority, Catalog, CertificateIssuer, Clock } from '../core/ports.ts';
-import { type CertificateAuthority, loadOrCreateCa } from '../credentials/ca.ts';
-import { createProxyAuthority } from '../credentials/authority.ts';
-import { createHttpIssuer } from '../credentials/issuer-http.ts';
-import { createLocalIssuer } from '../credentials/issuer-local.ts';
-import { loadTrustAnchors } from '../credentials/verify.ts';
+import { type CertificateAuthority, loadOrCreateCa } from '../identity/x509/ca.ts';
+import { createProxyAuthority } from '../identity/x509/authority.ts';
+import { createHttpIssuer } from '../identity/x509/issuer-http.ts';
+import { createLocalIssuer } from '../identity/x509/issuer-local.ts';
+import { loadTrustAnchors } from '../identity/x509/verify.ts';
 import type { CaEndpoint } from '../http/routes-ca.ts';
-import { type ProxyCredentialManager, createProxyCredentials } from './proxy-credentials.ts';
-import { type Sealer, createSealer, loadMasterKey } from './sealing.ts';
+import { type ProxyCredentialManager, createProxyCredentials } from '../identity/x509/proxy-credentials.ts';
+import { type Sealer, createSealer, loadMasterKey } from '../identity/secrets/sealing.ts';
 
 export interface CredentialStack {
   credentials: ProxyCredentialManager;

@@ -10,9 +10,9 @@ import { createHmac, generateKeyPairSync } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Provider, { type Configuration, type JWK, type KoaContextWithOIDC, errors } from 'oidc-provider';
 import type { Logger } from 'pino';
-import type { Sealer } from '../auth/sealing.ts';
-import type { Catalog, Clock } from '../core/ports.ts';
-import { errorEnvelope } from '../http/envelope.ts';
+import type { Sealer } from '../secrets/sealing.ts';
+import type { Catalog, Clock } from '../../core/ports.ts';
+import { errorEnvelope } from '../../http/envelope.ts';
 import { catalogAdapterFactory } from './provider-adapter.ts';
 
 /** Where the provider is mounted inside lading's HTTP server. */

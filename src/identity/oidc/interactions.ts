@@ -10,9 +10,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Provider from 'oidc-provider';
 import type { InteractionResults } from 'oidc-provider';
 import type { Logger } from 'pino';
-import { LadingError } from '../core/errors.ts';
-import { hashPassword, verifyPassword } from '../core/password.ts';
-import type { Catalog, Clock } from '../core/ports.ts';
+import { LadingError } from '../../core/errors.ts';
+import { hashPassword, verifyPassword } from '../secrets/password.ts';
+import type { Catalog, Clock } from '../../core/ports.ts';
 import { PROVIDER_MOUNT, SCOPE_CLAIMS } from './provider.ts';
 
 const CSRF_KIND = 'lading:csrf';

@@ -4,11 +4,11 @@
  * names the key or the rules file's line.
  */
 import { readFile } from 'node:fs/promises';
-import { type Config, ConfigError } from '../../config.ts';
-import { RuleSet, RulesError, parseRules } from '../../core/rules.ts';
-import type { Catalog, Clock, PidProvider } from '../../core/ports.ts';
-import { createEmbeddedPidProvider } from './embedded.ts';
-import { createHandleRestProvider } from './handle-rest.ts';
+import { type Config, ConfigError } from './config.ts';
+import { RuleSet, RulesError, parseRules } from '../core/rules.ts';
+import type { Catalog, Clock, PidProvider } from '../core/ports.ts';
+import { createEmbeddedPidProvider } from '../drivers/pid/embedded.ts';
+import { createHandleRestProvider } from '../drivers/pid/handle-rest.ts';
 
 export async function loadRules(config: Config): Promise<RuleSet> {
   const file = config.pid.rules;

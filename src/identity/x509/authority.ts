@@ -4,8 +4,8 @@
  * DN to a backend user through the catalog's DN mapping. It trusts nothing the HTTP layer says
  * about who the caller is, and never sees a bearer token.
  */
-import { LadingError } from '../core/errors.ts';
-import type { Authority, Catalog } from '../core/ports.ts';
+import { LadingError } from '../../core/errors.ts';
+import type { Authority, Catalog } from '../../core/ports.ts';
 import { verifyProxyChain } from './verify.ts';
 import type { x509 } from './x509.ts';
 

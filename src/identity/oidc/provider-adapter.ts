@@ -5,7 +5,7 @@
  * adapter protocol only; it makes no decision about tokens or accounts.
  */
 import type { Adapter, AdapterPayload } from 'oidc-provider';
-import type { Catalog, Clock, OidcRecord } from '../core/ports.ts';
+import type { Catalog, Clock, OidcRecord } from '../../core/ports.ts';
 
 /** Record kinds the provider adapter uses are prefixed, so they never meet lading's own kinds. */
 export const PROVIDER_KIND_PREFIX = 'op:';

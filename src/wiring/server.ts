@@ -7,10 +7,10 @@ import { createRequire } from 'node:module';
 import type { FastifyInstance } from 'fastify';
 import { type Config, parseListen } from './config.ts';
 import { createDeps, type Deps, type DepsOverrides } from './deps.ts';
-import { buildApp } from './http/app.ts';
-import { staleBefore } from './drivers/from-config.ts';
+import { buildApp } from '../http/app.ts';
+import { staleBefore } from './drivers.ts';
 
-export const VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+export const VERSION = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 
 const SWEEP_EVERY_MS = 10 * 60_000;
 

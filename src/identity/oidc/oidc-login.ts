@@ -8,12 +8,12 @@
  */
 import { createHmac } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Sealer } from '../auth/sealing.ts';
-import { hashToken } from '../auth/sessions.ts';
-import { type Backend, parseUserName } from '../core/backend.ts';
-import { LadingError, isLadingError } from '../core/errors.ts';
-import type { Catalog, Clock } from '../core/ports.ts';
-import type { SessionRecord } from '../core/types.ts';
+import type { Sealer } from '../secrets/sealing.ts';
+import { hashToken } from '../sessions/sessions.ts';
+import { type Backend, parseUserName } from '../../core/backend.ts';
+import { LadingError, isLadingError } from '../../core/errors.ts';
+import type { Catalog, Clock } from '../../core/ports.ts';
+import type { SessionRecord } from '../../core/types.ts';
 import { AccessTokenVerifier } from './access-tokens.ts';
 import { Interactions } from './interactions.ts';
 import { EmbeddedProvider, PROVIDER_MOUNT, embeddedClientSecret } from './provider.ts';

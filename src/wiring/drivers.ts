@@ -6,10 +6,10 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type Config, ConfigError } from '../config.ts';
+import { type Config, ConfigError } from './config.ts';
 import type { Catalog, Resource } from '../core/ports.ts';
-import { createSqliteCatalog } from './catalog/sqlite.ts';
-import { createFsResource } from './resource/fs.ts';
+import { createSqliteCatalog } from '../drivers/catalog/sqlite.ts';
+import { createFsResource } from '../drivers/resource/fs.ts';
 
 /** The first line of a secret file, trimmed. `ConfigError` naming the key when unreadable or empty. */
 async function secretFile(key: string, file: string): Promise<string> {
@@ -35,7 +35,7 @@ export async function openCatalog(config: Config, dataDir: string): Promise<Cata
       : config.catalog.url;
     if (!connectionString) throw new ConfigError('catalog.driver is postgres: set catalog.url_file or LADING_CATALOG_URL.');
     // NOTE: loaded only when configured: pg is not needed by the embedded default.
-    const { createPostgresCatalog } = await import('./catalog/postgres.ts');
+    const { createPostgresCatalog } = await import('../drivers/catalog/postgres.ts');
     return createPostgresCatalog({ connectionString, schema: config.catalog.schema });
   }
   return createSqliteCatalog({ file: join(dataDir, 'catalog.sqlite') });
@@ -52,7 +52,7 @@ export async function openResource(config: Config, dataDir: string): Promise<Res
       throw new ConfigError('resource.driver is s3: set resource.s3.endpoint, bucket, access_key_id and the secret access key.');
     }
     // NOTE: loaded only when configured: the AWS SDK costs memory at every start otherwise.
-    const { createS3Resource } = await import('./resource/s3.ts');
+    const { createS3Resource } = await import('../drivers/resource/s3.ts');
     return createS3Resource({
       endpoint: s3.endpoint, bucket: s3.bucket, region: s3.region, prefix: s3.prefix,
       accessKeyId: s3.access_key_id, secretAccessKey,

@@ -3,7 +3,7 @@
  * trusts its caller to have authenticated the user named in the request; it must only be
  * handed requests built by lading itself or arriving through the authenticated CA endpoint.
  */
-import type { CertificateIssuer, Clock } from '../core/ports.ts';
+import type { CertificateIssuer, Clock } from '../../core/ports.ts';
 import { type CertificateAuthority, signUserCertificate } from './ca.ts';
 import { certificatePem } from './x509.ts';
 

@@ -4,11 +4,11 @@
  * session carries the user's backend credential (see `credentials.ts`).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { LadingError } from '../core/errors.ts';
-import { hashPassword, verifyPassword } from '../core/password.ts';
-import type { BackendCredential, Catalog, Clock } from '../core/ports.ts';
-import type { SessionRecord } from '../core/types.ts';
-import type { CredentialManager } from './credentials.ts';
+import { LadingError } from '../../core/errors.ts';
+import { hashPassword, verifyPassword } from '../secrets/password.ts';
+import type { BackendCredential, Catalog, Clock } from '../../core/ports.ts';
+import type { SessionRecord } from '../../core/types.ts';
+import type { CredentialManager } from '../../core/ports.ts';
 
 export interface SessionServiceOptions {
   catalog: Catalog;

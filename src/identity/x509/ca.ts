@@ -8,8 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import { link, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Sealer } from '../auth/sealing.ts';
-import { LadingError } from '../core/errors.ts';
+import type { Sealer } from '../secrets/sealing.ts';
+import { LadingError } from '../../core/errors.ts';
 import { certificateNames } from './der.ts';
 import { OID, OID_CN, encodeName, formatDn, parseName, subjectHash } from './dn.ts';
 import {

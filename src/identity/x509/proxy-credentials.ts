@@ -5,15 +5,15 @@
  * key pair, and stores all four, sealed under the master key. Only the public chain ever
  * leaves it (`open`); private keys are never logged, returned or stored unsealed.
  */
-import { LadingError } from '../core/errors.ts';
-import type { BackendCredential, Catalog, CertificateIssuer } from '../core/ports.ts';
-import { issuerDn, subjectDn } from '../credentials/ca.ts';
-import { OID_CN, encodeName } from '../credentials/dn.ts';
-import { PROXY_CREDENTIAL_KIND } from '../credentials/authority.ts';
-import { createProxy } from '../credentials/proxy.ts';
-import { SIGNING_ALGORITHM, certificatePem, exportPrivateKeyPem, generateKeyPair, parseCertificate, x509 } from '../credentials/x509.ts';
-import type { CredentialManager } from './credentials.ts';
-import type { Sealer } from './sealing.ts';
+import { LadingError } from '../../core/errors.ts';
+import type { BackendCredential, Catalog, CertificateIssuer } from '../../core/ports.ts';
+import { issuerDn, subjectDn } from './ca.ts';
+import { OID_CN, encodeName } from './dn.ts';
+import { PROXY_CREDENTIAL_KIND } from './authority.ts';
+import { createProxy } from './proxy.ts';
+import { SIGNING_ALGORITHM, certificatePem, exportPrivateKeyPem, generateKeyPair, parseCertificate, x509 } from './x509.ts';
+import type { CredentialManager } from '../../core/ports.ts';
+import type { Sealer } from '../secrets/sealing.ts';
 
 export interface ProxyCredentialsOptions {
   issuer: CertificateIssuer;

@@ -6,7 +6,7 @@
  */
 import { createRemoteJWKSet, decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose';
 import type { Logger } from 'pino';
-import type { Clock } from '../core/ports.ts';
+import type { Clock } from '../../core/ports.ts';
 
 export interface AccessTokenVerifierOptions {
   issuer: string;

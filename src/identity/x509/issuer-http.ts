@@ -4,8 +4,8 @@
  * bearer credential and reading back a PEM certificate. The credential goes only into the
  * Authorization header: never into a URL, a log line or an error message.
  */
-import { LadingError } from '../core/errors.ts';
-import type { CertificateIssuer } from '../core/ports.ts';
+import { LadingError } from '../../core/errors.ts';
+import type { CertificateIssuer } from '../../core/ports.ts';
 import { certificatePem, parseCertificate, x509 } from './x509.ts';
 
 export interface HttpIssuerOptions {

@@ -8,7 +8,7 @@
 import { type KeyObject, createPublicKey, verify as verifySignature } from 'node:crypto';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { LadingError } from '../core/errors.ts';
+import { LadingError } from '../../core/errors.ts';
 import { type CertificateParts, certificateNames, certificateParts } from './der.ts';
 import { OID_CN, type Rdn, formatDn, parseName, sameName } from './dn.ts';
 import { OID_PPL_INHERIT_ALL, OID_PROXY_CERT_INFO, decodeProxyCertInfo } from './proxy.ts';

@@ -1,0 +1,198 @@
+/**
+ * The catalog port: the namespace, access control, metadata, users, sessions, durable jobs,
+ * PID records, blob tracking and the OpenID Connect store. Drivers in `src/drivers/catalog/`
+ * implement it; the core imports no driver.
+ */
+import type { Path } from './path.ts';
+import type {
+  AccessEntry, AccessLevel, Avu, Collection, DataObject, Entity, HandleRecord, HandleValues, JobInput,
+  JobRecord, JobState, JobsFor, SessionRecord, UserRecord,
+} from './types.ts';
+
+/**
+ * The catalog: the namespace, access control, metadata, users and sessions. Every method is
+ * atomic on its own. Implementations pass `test/contracts/catalog-contract.ts`.
+ */
+export interface Catalog {
+  readonly driver: string;
+  close(): Promise<void>;
+
+  /** The entity at `path`, or null. */
+  getEntity(path: Path): Promise<Entity | null>;
+  /** The children of the collection at `path`, sorted by name; [] for an empty or missing one. */
+  listChildren(path: Path): Promise<Entity[]>;
+  /**
+   * Creates a collection owned by `owner`, who gets `own` access on it. Rejects with `CONFLICT`
+   * when anything exists at `path`, `NOT_FOUND` when the parent is missing, and
+   * `NOT_A_COLLECTION` when the parent is a data object.
+   */
+  createCollection(input: { path: Path; owner: string; now: Date; jobs?: JobsFor }): Promise<Collection>;
+  /**
+   * Makes a data object visible at `path` whose bytes are already stored under `blob`, in one
+   * transaction that also stops tracking `blob` and starts tracking the blob it replaces (so a
+   * crash before that one is deleted leaves it to the sweeper). Rejects with `CONFLICT` when an
+   * object exists and `overwrite` is false or when `path` is a collection,
+   * `NOT_FOUND` when the parent is missing, `NOT_A_COLLECTION` when the parent is a data object.
+   * Overwriting keeps the object's owner, access list, metadata and creation time.
+   */
+  commitObject(input: {
+    path: Path; owner: string; size: number; checksum: string; blob: string; now: Date; overwrite: boolean; jobs?: JobsFor;
+  }): Promise<{ object: DataObject; replacedBlob: string | null; jobIds: string[] }>;
+  /**
+   * Moves the entity at `from` (and, for a collection, everything below it) to `to`, keeping
+   * access lists and metadata. Rejects with `NOT_FOUND` when `from` or the parent of `to` is
+   * missing, and `CONFLICT` when something exists at `to` or `to` lies inside `from`.
+   */
+  rename(from: Path, to: Path, now: Date, jobs?: JobsFor): Promise<Entity>;
+  /** The entity with this stable id, wherever it now is, or null. */
+  getEntityById(id: string): Promise<Entity | null>;
+  /**
+   * Entities strictly below the collection at `path`, ordered by path, at most `limit`,
+   * starting after `afterPath` (for paging through large trees).
+   */
+  listDescendants(path: Path, limit: number, afterPath?: Path): Promise<Entity[]>;
+
+  /** Sets (or with `null` removes) `principal`'s access level on the entity at `path`. `NOT_FOUND`. */
+  setAccess(path: Path, principal: string, level: AccessLevel | null): Promise<void>;
+  /** The access list of the entity at `path` itself (not inherited entries). */
+  listAccess(path: Path): Promise<AccessEntry[]>;
+  /**
+   * The highest level any of `principals` holds on `path` or on any collection above it
+   * (access granted on a collection covers everything inside it), or null.
+   */
+  accessLevel(path: Path, principals: readonly string[]): Promise<AccessLevel | null>;
+
+  /** Adds an AVU to the entity at `path` (no-op when the same triple exists). `NOT_FOUND`. */
+  addMeta(path: Path, avu: Avu): Promise<void>;
+  /** Removes the AVUs with `attribute` (and `value`, when given) from the entity at `path`. */
+  removeMeta(path: Path, attribute: string, value?: string): Promise<void>;
+  listMeta(path: Path): Promise<Avu[]>;
+
+  /** Creates a user, admin or group. `CONFLICT` when the name is taken. */
+  createUser(user: UserRecord): Promise<void>;
+  getUser(name: string): Promise<UserRecord | null>;
+  listUsers(): Promise<UserRecord[]>;
+  setPasswordHash(name: string, hash: string): Promise<void>;
+  /** Adds `user` to `group`; `NOT_FOUND` when either is missing. Idempotent. */
+  addToGroup(group: string, user: string): Promise<void>;
+  groupsOf(user: string): Promise<string[]>;
+
+  putSession(session: SessionRecord): Promise<void>;
+  /** The session with this token hash, or null (also when it has expired at `now`). */
+  getSession(tokenHash: string, now: Date): Promise<SessionRecord | null>;
+  /**
+   * Replaces the credential of an existing session; returns false when it is gone. With
+   * `expected` given, replaces it only if the stored credential still equals `expected`
+   * (compare-and-swap) and returns false otherwise.
+   */
+  updateSessionCredential(tokenHash: string, credential: string | null, expected?: string | null): Promise<boolean>;
+  /** The most recently created session of `user` that is still live at `now`, or null. */
+  latestSessionOf(user: string, now: Date): Promise<SessionRecord | null>;
+  deleteSession(tokenHash: string): Promise<void>;
+  deleteExpiredSessions(now: Date): Promise<number>;
+
+  /**
+   * Maps a certificate subject DN (`/O=…/CN=…` form) to a backend user, as grid storage maps
+   * DNs to accounts. Idempotent; `CONFLICT` when the DN is mapped to another user, `NOT_FOUND`
+   * when the user does not exist.
+   */
+  mapSubject(dn: string, user: string): Promise<void>;
+  /** The user a subject DN is mapped to, or null. */
+  userForSubject(dn: string): Promise<string | null>;
+  /** The subject DNs mapped to `user`, sorted. */
+  subjectsOf(user: string): Promise<string[]>;
+  /** Removes a DN's mapping. Idempotent. */
+  unmapSubject(dn: string): Promise<void>;
+
+  // Durable jobs. The mutating namespace methods above take `jobs`, called inside their
+  // transaction with the event they cause, so a change and the jobs it causes commit together.
+  /** Enqueues jobs outside any namespace change; returns their ids. */
+  enqueueJobs(jobs: JobInput[], now: Date): Promise<string[]>;
+  /**
+   * Claims up to `limit` jobs for `worker` until `leaseUntil`: pending jobs due at `now`, and
+   * running jobs whose lease has expired (their worker died). Each job goes to one worker.
+   */
+  claimJobs(worker: string, now: Date, leaseUntil: Date, limit: number): Promise<JobRecord[]>;
+  /** Marks a claimed job done; false when `worker` no longer holds it. */
+  completeJob(id: string, worker: string, now: Date): Promise<boolean>;
+  /** Records a failure: pending again from `retryAt`, or failed for good when `retryAt` is null. */
+  failJob(id: string, worker: string, error: string, now: Date, retryAt: Date | null): Promise<boolean>;
+  /** Returns running jobs claimed before `before` to pending (for a single-owner catalog at start). */
+  releaseJobs(before: Date): Promise<number>;
+  getJob(id: string): Promise<JobRecord | null>;
+  /**
+   * Calls `listener` whenever a job settles (done, or failed for good) or jobs are enqueued —
+   * also by other processes sharing this catalog — so waiters and idle workers wake at once.
+   * Optional: a catalog only one process uses needs no channel besides the worker's own
+   * events. Resolves with a function that stops watching.
+   */
+  watchJobs?(listener: (event: { settled: string } | { enqueued: true }) => void): Promise<() => Promise<void>>;
+  /** Jobs, newest first, optionally of one state. */
+  listJobs(state: JobState | null, limit: number): Promise<JobRecord[]>;
+
+  /** Creates or replaces a handle record of the embedded handle service. */
+  putHandle(handle: string, values: HandleValues, now: Date): Promise<void>;
+  getHandle(handle: string): Promise<HandleRecord | null>;
+
+  /** Starts tracking a blob that is being written and is not (yet) referenced by any object. */
+  trackBlob(blob: string, now: Date): Promise<void>;
+  untrackBlob(blob: string): Promise<void>;
+  /** Tracked blobs registered before `before`: leftovers of crashed uploads or overwrites. */
+  trackedBlobs(before: Date): Promise<string[]>;
+
+  // The OpenID Connect store: expiring records of the embedded provider (its models, keyed by
+  // model name as `kind`), the relying party's login state, sealed refresh tokens, and
+  // fixed-window counters for rate limits. Payloads are opaque strings. Contract:
+  // `test/contracts/catalog-oidc-contract.ts`.
+  /** Stores the record `kind`/`id`, replacing any existing one (and clearing its consumption). */
+  oidcPut(kind: string, id: string, record: OidcRecordInput): Promise<void>;
+  /** Stores the record only when no live one exists at `now`; returns whether it was stored. */
+  oidcInsert(kind: string, id: string, record: OidcRecordInput, now: Date): Promise<boolean>;
+  /** The record, or null when missing or expired at `now`. */
+  oidcGet(kind: string, id: string, now: Date): Promise<OidcRecord | null>;
+  /** The live record of `kind` whose `uid` index is `uid`, or null. */
+  oidcGetByUid(kind: string, uid: string, now: Date): Promise<OidcRecord | null>;
+  /** The live record of `kind` whose `userCode` index is `userCode`, or null. */
+  oidcGetByUserCode(kind: string, userCode: string, now: Date): Promise<OidcRecord | null>;
+  /** Every live record of `kind`. */
+  oidcList(kind: string, now: Date): Promise<OidcRecord[]>;
+  /**
+   * Marks the record consumed at `now`. Returns true only for the one call that consumed a
+   * live, unconsumed record, so two racing consumers cannot both win.
+   */
+  oidcConsume(kind: string, id: string, now: Date): Promise<boolean>;
+  /** Removes the record. Idempotent. */
+  oidcDelete(kind: string, id: string): Promise<void>;
+  /** Removes every record, of any kind, whose `grantId` index is `grantId`. Idempotent. */
+  oidcDeleteByGrantId(grantId: string): Promise<void>;
+  /** Removes records expired at `now`; returns how many. */
+  oidcDeleteExpired(now: Date): Promise<number>;
+  /**
+   * A fixed-window counter: with `increment`, atomically adds one (starting a new window of
+   * `windowSeconds` when the last one has ended); returns the count in the current window (0
+   * when none is running) and when it ends.
+   */
+  oidcCount(key: string, now: Date, windowSeconds: number, increment: boolean): Promise<{ count: number; resetsAt: Date }>;
+  /** Clears a counter. Idempotent. */
+  oidcResetCount(key: string): Promise<void>;
+}
+
+/** What `oidcPut`/`oidcInsert` store. The optional indexes are what lookups search by. */
+export interface OidcRecordInput {
+  payload: string;
+  /** End of life; null for a record that does not expire. */
+  expiresAt: Date | null;
+  uid?: string | null;
+  userCode?: string | null;
+  grantId?: string | null;
+}
+
+/** A stored record of the OpenID Connect store. */
+export interface OidcRecord {
+  id: string;
+  payload: string;
+  expiresAt: Date | null;
+  /** When it was consumed (authorization codes, login state), or null. */
+  consumedAt: Date | null;
+}
+
