@@ -18,8 +18,7 @@ interface AuthRouteDeps {
 export function registerAuthRoutes(app: FastifyInstance, deps: AuthRouteDeps): void {
   const login = async (request: FastifyRequest) => {
     const { username, password } = request.body as { username: string; password: string };
-    const { token, user } = await deps.sessions.login(username, password);
-    request.log.info({ user }, 'login');
+    const { token, user } = await deps.sessions.login({ username, password, address: request.ip, via: 'api' });
     return envelope({ storage_home: deps.backend.homeOf(user), storage_user: user, token });
   };
   const loginSchema = {

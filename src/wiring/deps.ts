@@ -21,6 +21,7 @@ import type { CredentialManager } from '../core/ports.ts';
 import { type CredentialStack, createCredentialStack } from './credentials.ts';
 import type { CaEndpoint } from '../http/routes-ca.ts';
 import { SessionService } from '../identity/sessions/sessions.ts';
+import { LoginService } from '../identity/sessions/login.ts';
 import { OidcLogin, oidcSecret } from '../identity/oidc/oidc-login.ts';
 import { logSafeUrl } from '../http/routes-oidc.ts';
 import type { FastifyRequest } from 'fastify';
@@ -98,9 +99,10 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     catalog, resource, clock, zone: config.zone, maxUploadBytes: config.limits.upload_bytes,
     authority: overrides.authority ?? x509.authority,
   });
-  const oidc = await createOidc(config, { catalog, backend, clock, logger }, x509);
+  const login = new LoginService({ catalog, clock, logger, maxFailedLogins: config.oidc.max_failed_logins });
+  const oidc = await createOidc(config, { catalog, backend, clock, logger, login }, x509);
   const sessions = new SessionService({
-    catalog, clock, credentials, tokenTtlSeconds: config.auth.token_ttl,
+    catalog, clock, credentials, login, tokenTtlSeconds: config.auth.token_ttl,
     reauthorize: oidc.reauthorize, externalBearer: oidc.externalBearer,
   });
   return {
@@ -114,7 +116,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   };
 }
 
-async function createOidc(config: Config, d: { catalog: Catalog; backend: Backend; clock: Clock; logger: Logger }, keys: Pick<CredentialStack, 'masterKey' | 'sealer'>): Promise<OidcLogin> {
+async function createOidc(config: Config, d: { catalog: Catalog; backend: Backend; clock: Clock; logger: Logger; login: LoginService }, keys: Pick<CredentialStack, 'masterKey' | 'sealer'>): Promise<OidcLogin> {
   const o = config.oidc;
   const secretFromFile = o.client_secret_file
     ? (await readFile(o.client_secret_file, 'utf8').catch((err: Error) => {
@@ -129,7 +131,7 @@ async function createOidc(config: Config, d: { catalog: Catalog; backend: Backen
     settings: {
       issuer: o.issuer || null, clientId: o.client_id, clientSecret: secretFromFile || o.client_secret,
       scopes: o.scopes, userClaim: o.user_claim, audience: o.audience, introspection: o.introspection,
-      maxFailedLogins: o.max_failed_logins, keyRotationSeconds: o.key_rotation,
+      keyRotationSeconds: o.key_rotation,
     },
     sealer: keys.sealer,
     secret: oidcSecret(keys.masterKey),

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { createProxyCredentials } from '../../src/identity/x509/proxy-credentials.ts';
 import { createSealer } from '../../src/identity/secrets/sealing.ts';
 import { SessionService, hashToken } from '../../src/identity/sessions/sessions.ts';
+import { LoginService } from '../../src/identity/sessions/login.ts';
 import { proxyShow } from '../../src/cli/credential-commands.ts';
 import type { CredentialManager } from '../../src/core/ports.ts';
 import type { Clock } from '../../src/core/ports.ts';
@@ -20,6 +21,8 @@ import { createLocalIssuer } from '../../src/identity/x509/issuer-local.ts';
 import { createSqliteCatalog } from '../../src/drivers/catalog/sqlite.ts';
 import { json, startTestServer, type TestServer } from '../helpers/server.ts';
 import { testCa } from './pki.ts';
+
+const silentLog = { info() {}, warn() {} };
 
 function testClock(start = Date.now()): Clock & { advance(ms: number): void } {
   let t = start;
@@ -121,7 +124,8 @@ describe('proxy regeneration across processes', () => {
           issuer: createLocalIssuer({ ca, clock, lifetimeSeconds: 3600 }), sealer: createSealer(Buffer.alloc(32, 7)), catalog, proxyLifetimeSeconds: 2,
         });
         const counting: CredentialManager = { ...real, issue: async (u, now) => { const s = await real.issue(u, now); issued.push(s); return s; } };
-        return new SessionService({ catalog, clock, credentials: counting, tokenTtlSeconds: 3600 });
+        const login = new LoginService({ catalog, clock, logger: silentLog, maxFailedLogins: 5 });
+        return new SessionService({ catalog, clock, credentials: counting, tokenTtlSeconds: 3600, login });
       });
       await catalogs[0]!.createUser({ name: 'alice', kind: 'user', passwordHash: null, createdAt: clock.now() });
       const token = await services[0]!.open('alice');

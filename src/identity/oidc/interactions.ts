@@ -1,8 +1,7 @@
 /**
  * The embedded provider's interaction steps: the HTML login page (local accounts, scrypt
- * passwords), the consent page naming what lading will read, and their form handlers, with
- * CSRF protection and rate limits on failed logins per account and per address (counters in
- * the catalog, so they hold across nodes). Works on raw Node requests; the Fastify wiring is in
+ * passwords, checked by the one `LoginService` with its failed-attempt limiter), the consent
+ * page naming what lading will read, and their form handlers, with CSRF protection. Works on raw Node requests; the Fastify wiring is in
  * `http/routes-oidc.ts`. It never opens lading sessions and never logs a password.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
@@ -10,13 +9,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Provider from 'oidc-provider';
 import type { InteractionResults } from 'oidc-provider';
 import type { Logger } from 'pino';
-import { LadingError } from '../../core/errors.ts';
-import { hashPassword, verifyPassword } from '../secrets/password.ts';
+import { LadingError, isLadingError } from '../../core/errors.ts';
+import type { LoginService } from '../sessions/login.ts';
 import type { Catalog, Clock } from '../../core/ports.ts';
 import { PROVIDER_MOUNT, SCOPE_CLAIMS } from './provider.ts';
 
 const CSRF_KIND = 'lading:csrf';
-const WINDOW_SECONDS = 15 * 60;
 
 export interface InteractionOptions {
   catalog: Catalog;
@@ -24,8 +22,8 @@ export interface InteractionOptions {
   logger: Logger;
   /** Origin of the provider (scheme://host:port); form posts from anywhere else are refused. */
   origin: string;
-  /** Failed logins allowed per account per 15 minutes; an address gets four times as many. */
-  maxFailedLogins: number;
+  /** Checks passwords, with the failed-attempt limiter and the audit line. */
+  login: LoginService;
 }
 
 /** The end of an interaction step, for `provider.interactionFinished`. */
@@ -143,9 +141,6 @@ ${items}
 <footer>Only what is listed here is shared. Choose Cancel to go back without signing in.</footer>`);
 }
 
-// NOTE: verifying against a real hash for unknown accounts keeps failed logins equally slow.
-let dummyHash: Promise<string> | undefined;
-
 /**
  * The interaction steps of one embedded provider. Each method returns a `Page` to send or how
  * to finish the interaction (the caller hands that to `provider.interactionFinished`). Rejects with `FORBIDDEN` for
@@ -224,41 +219,23 @@ export class Interactions {
     const csrf = String(form.csrf);
     const username = typeof form.username === 'string' ? form.username.trim() : '';
     const password = typeof form.password === 'string' ? form.password : '';
-    const { catalog, clock, maxFailedLogins } = this.#o;
-    const now = clock.now();
-    const accountKey = `login-fail:account:${username.toLowerCase()}`;
-    const addressKey = `login-fail:address:${address}`;
-    const [byAccount, byAddress] = await Promise.all([
-      catalog.oidcCount(accountKey, now, WINDOW_SECONDS, false),
-      catalog.oidcCount(addressKey, now, WINDOW_SECONDS, false),
-    ]);
-    const limited = [byAccount.count >= maxFailedLogins ? byAccount : null, byAddress.count >= maxFailedLogins * 4 ? byAddress : null]
-      .filter((c) => c !== null);
-    if (limited.length > 0) {
-      const resetsAt = Math.max(...limited.map((c) => c.resetsAt.getTime()));
-      const retryAfter = Math.max(1, Math.ceil((resetsAt - now.getTime()) / 1000));
-      this.#o.logger.warn({ user: username, address, retryAfter }, 'oidc login: too many failed attempts');
-      return {
-        status: 429,
-        headers: { 'retry-after': String(retryAfter) },
-        html: renderLoginPage({ action, csrf, username, error: `Too many failed sign-in attempts. Try again in ${Math.ceil(retryAfter / 60)} minute${retryAfter > 60 ? 's' : ''}.` }),
-      };
+    let user: string;
+    try {
+      user = await this.#o.login.verify({ username, password, address, via: 'browser' });
+    } catch (err) {
+      if (isLadingError(err, 'TOO_MANY_REQUESTS')) {
+        return {
+          status: 429,
+          headers: { 'retry-after': String(err.details.retryAfter) },
+          html: renderLoginPage({ action, csrf, username, error: err.message }),
+        };
+      }
+      if (isLadingError(err, 'UNAUTHENTICATED')) {
+        return { status: 401, html: renderLoginPage({ action, csrf, username, error: 'The user name or password is wrong.' }) };
+      }
+      throw err;
     }
-    const user = username ? await catalog.getUser(username) : null;
-    const hash = user && user.kind !== 'group' ? user.passwordHash : null;
-    dummyHash ??= hashPassword('not a password');
-    const ok = await verifyPassword(password, hash ?? (await dummyHash));
-    if (!user || !hash || !ok) {
-      await Promise.all([
-        catalog.oidcCount(accountKey, now, WINDOW_SECONDS, true),
-        catalog.oidcCount(addressKey, now, WINDOW_SECONDS, true),
-      ]);
-      this.#o.logger.info({ user: username, address }, 'oidc login: wrong user name or password');
-      return { status: 401, html: renderLoginPage({ action, csrf, username, error: 'The user name or password is wrong.' }) };
-    }
-    await catalog.oidcResetCount(accountKey);
-    this.#o.logger.info({ user: user.name }, 'oidc login: signed in');
-    return { result: { login: { accountId: user.name } }, merge: false };
+    return { result: { login: { accountId: user } }, merge: false };
   }
 
   /** POST of the consent form: grants what the client asked for. */

@@ -18,6 +18,7 @@ import { AccessTokenVerifier } from './access-tokens.ts';
 import { Interactions } from './interactions.ts';
 import { EmbeddedProvider, PROVIDER_MOUNT, embeddedClientSecret } from './provider.ts';
 import { RelyingParty } from './relying-party.ts';
+import type { LoginService } from '../sessions/login.ts';
 
 /** The shared secret of the OIDC layer, derived from the master key so every node agrees on it. */
 export function oidcSecret(masterKey: Buffer): Buffer {
@@ -41,8 +42,6 @@ export interface OidcSettings {
   audience: string | null;
   /** Check bearer access tokens by introspection instead of locally. */
   introspection: boolean;
-  /** Failed logins per account per 15 minutes at the embedded provider (an address gets four times as many). */
-  maxFailedLogins: number;
   /** Signing-key rotation period of the embedded provider, in seconds. */
   keyRotationSeconds: number;
 }
@@ -53,6 +52,8 @@ export interface OidcLoginOptions {
   backend: Backend;
   clock: Clock;
   sealer: Sealer;
+  /** Checks passwords on the embedded provider's sign-in page. */
+  login: LoginService;
   /** Shared secret (derived from the master key) for the embedded provider. */
   secret: Buffer;
   logger: Logger;
@@ -126,7 +127,7 @@ export class OidcLogin {
       })
       : null;
     const interactions = provider
-      ? new Interactions({ catalog: o.catalog, clock: o.clock, logger: o.logger, origin: issuerUrl.origin, maxFailedLogins: s.maxFailedLogins })
+      ? new Interactions({ catalog: o.catalog, clock: o.clock, logger: o.logger, origin: issuerUrl.origin, login: o.login })
       : null;
     const accessTokens = new AccessTokenVerifier({
       issuer, audience, jwksUri: () => rp.jwksUri(), clock: o.clock, logger: o.logger, requireAtJwt: s.issuer === null,

@@ -5,7 +5,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { LadingError } from '../../core/errors.ts';
-import { hashPassword, verifyPassword } from '../secrets/password.ts';
+import type { LoginAttempt, LoginService } from './login.ts';
 import type { BackendCredential, Catalog, Clock } from '../../core/ports.ts';
 import type { SessionRecord } from '../../core/types.ts';
 import type { CredentialManager } from '../../core/ports.ts';
@@ -14,6 +14,8 @@ export interface SessionServiceOptions {
   catalog: Catalog;
   clock: Clock;
   credentials: CredentialManager;
+  /** Checks passwords for `login`. */
+  login: LoginService;
   /** Lifetime of a token, in seconds. */
   tokenTtlSeconds: number;
   /**
@@ -38,10 +40,6 @@ export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
-// NOTE: verifying against a real hash for unknown users keeps the time of a failed login the
-// same whether or not the user exists.
-let dummyHash: Promise<string> | undefined;
-
 export class SessionService {
   readonly #o: SessionServiceOptions;
   // NOTE: one regeneration per session at a time within this process; the catalog update is
@@ -53,16 +51,13 @@ export class SessionService {
   }
 
   /**
-   * Checks a local user's password and opens a session. Rejects with `UNAUTHENTICATED` for an
-   * unknown user, a wrong password or a user without a password, with one message for all.
+   * Checks a local user's password through the login service and opens a session. Rejects as
+   * `LoginService.verify` does: `UNAUTHENTICATED` with one message for an unknown user, a wrong
+   * password or a user without a password; `TOO_MANY_REQUESTS` after too many failures.
    */
-  async login(username: string, password: string): Promise<{ token: string; user: string }> {
-    const user = await this.#o.catalog.getUser(username);
-    const hash = user?.kind !== 'group' ? user?.passwordHash : null;
-    dummyHash ??= hashPassword('not a password');
-    const ok = await verifyPassword(password, hash ?? (await dummyHash));
-    if (!user || !hash || !ok) throw new LadingError('UNAUTHENTICATED', 'Wrong user name or password.');
-    return { token: await this.open(user.name), user: user.name };
+  async login(attempt: LoginAttempt): Promise<{ token: string; user: string }> {
+    const user = await this.#o.login.verify(attempt);
+    return { token: await this.open(user), user };
   }
 
   /** Opens a session for a user whose identity was already proven; returns the bearer token. */
