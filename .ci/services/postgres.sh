@@ -23,6 +23,7 @@ _lading_postgres_setup() (
     [ -n "$version" ] || fail "no PostgreSQL cluster in /etc/postgresql: install the Debian package postgresql."
     pg_ctlcluster --skip-systemctl-redirect "$version" main start \
       || fail "could not start PostgreSQL $version (pg_ctlcluster $version main start); see /var/log/postgresql/."
+    [ -n "${LADING_CI_CLEANUP:-}" ] && echo "pg_ctlcluster --skip-systemctl-redirect $version main stop" >>"$LADING_CI_CLEANUP"
     for _ in $(seq 1 30); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 0.5; done
     pg_isready -q -h 127.0.0.1 -p 5432 || fail "PostgreSQL $version started but does not answer on 127.0.0.1:5432."
   fi

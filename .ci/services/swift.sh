@@ -127,6 +127,10 @@ EOF
       if [ -f "$pidfile" ] && grep -qa -- "$name" "/proc/$(cat "$pidfile")/cmdline" 2>/dev/null; then return 0; fi
       setsid nohup "$@" >"$dir/log/$name.log" 2>&1 </dev/null &
       echo $! >"$pidfile"
+      # NOTE: setsid makes the server a process-group leader, so stopping the group also stops
+      # the workers it forks. Only what this run started is stopped again.
+      [ -n "${LADING_CI_CLEANUP:-}" ] && echo "stop_group $! $name" >>"$LADING_CI_CLEANUP"
+      return 0
     }
     start memcached memcached -l 127.0.0.1 -p "$memcached_port" -U 0 -u "$user" -m 64
     for kind in object container account; do start "$kind" "swift-$kind-server" "$dir/$kind-server.conf"; done
