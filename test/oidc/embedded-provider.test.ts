@@ -59,6 +59,13 @@ describe('embedded provider', () => {
     for (const key of jwks.keys) assert.equal(key.d, undefined, 'no private key material is published');
   });
 
+  it('offers only the authorization code flow with PKCE and refresh tokens (no implicit or hybrid grant)', async () => {
+    const meta = (await (await fetch(`${server.url}/oidc/.well-known/openid-configuration`)).json()) as Record<string, string[]>;
+    assert.deepEqual(meta.response_types_supported, ['code']);
+    assert.deepEqual([...meta.grant_types_supported!].sort(), ['authorization_code', 'refresh_token']);
+    assert.deepEqual(meta.code_challenge_methods_supported, ['S256']);
+  });
+
   it('logs a local user in with no configuration, and the token works', async () => {
     const { jar, callback } = await loginToCallback(server.url, 'alice', 'alice-password');
     const res = await jar.fetch(callback);

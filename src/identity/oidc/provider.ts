@@ -156,6 +156,9 @@ export class EmbeddedProvider {
       // (the access token is for lading's API, not for userinfo).
       conformIdTokenClaims: false,
       pkce: { required: () => true },
+      // NOTE: only the authorization code flow (with PKCE) and refresh tokens: the implicit and
+      // hybrid response types put tokens in the front channel, which RFC 9700 says not to use.
+      responseTypes: ['code'],
       clientBasedCORS: () => false,
       findAccount: async (_ctx, sub) => {
         const user = await o.catalog.getUser(sub);
