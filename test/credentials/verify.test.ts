@@ -29,9 +29,9 @@ async function rejectsWith(promise: Promise<unknown>, code: ErrorCode, message?:
   });
 }
 
-/** The PEM with one bit of its signature flipped. */
+/** The PEM with one bit of its signature flipped (in a copy: the certificate stays intact). */
 function tamper(cert: x509.X509Certificate): string {
-  const der = Buffer.from(cert.rawData);
+  const der = Buffer.from(new Uint8Array(cert.rawData));
   der[der.length - 5]! ^= 0x01;
   return x509.PemConverter.encode(der, 'CERTIFICATE');
 }
@@ -179,6 +179,39 @@ describe('RFC 3820 proxy chain verification', () => {
       const authority = createProxyAuthority({ trustAnchors: [ca.cert], catalog });
       await rejectsWith(authority.resolve({ kind: 'trusted', user: 'alice' }, now()), 'INVALID_CREDENTIAL');
       await rejectsWith(authority.resolve({ kind: 'x509-proxy', chain: 'nope' }, now()), 'INVALID_CREDENTIAL');
+    });
+
+    it('verifies a chain once, then remembers the verdict only until the earliest notAfter', async () => {
+      let verifications = 0;
+      const counting: typeof verifyProxyChain = (...args) => {
+        verifications++;
+        return verifyProxyChain(...args);
+      };
+      const authority = createProxyAuthority({ trustAnchors: [ca.cert], catalog, verify: counting });
+      const t = new Date(Date.now() - 600_000);
+      const then = await userCert(ca, 'alice', t);
+      const short = await proxyOf(then, { now: t, lifetimeSeconds: 60 });
+      const credential = { kind: 'x509-proxy', chain: [short.pem, then.pem] };
+      const inside = new Date(t.getTime() + 30_000);
+      for (let i = 0; i < 5; i++) assert.equal(await authority.resolve(credential, inside), 'alice');
+      assert.equal(verifications, 1, 'the signatures are checked once');
+      // One millisecond past the proxy's notAfter the remembered verdict no longer holds.
+      const after = new Date(short.cert.notAfter.getTime() + 1);
+      await rejectsWith(authority.resolve(credential, after), 'PROXY_EXPIRED');
+      assert.equal(verifications, 2);
+      // Before the chain's notBefore it is not trusted either.
+      await rejectsWith(authority.resolve(credential, new Date(short.cert.notBefore.getTime() - 1000)), 'INVALID_CREDENTIAL');
+    });
+
+    it('never remembers a refusal, and looks up the DN mapping on every call', async () => {
+      let mapped = true;
+      const changing = { userForSubject: async () => (mapped ? 'alice' : null) };
+      const authority = createProxyAuthority({ trustAnchors: [ca.cert], catalog: changing });
+      const credential = { kind: 'x509-proxy', chain: [proxy.pem, alice.pem] };
+      assert.equal(await authority.resolve(credential, now()), 'alice');
+      mapped = false;
+      await rejectsWith(authority.resolve(credential, now()), 'INVALID_CREDENTIAL', /not mapped/);
+      await rejectsWith(authority.resolve({ kind: 'x509-proxy', chain: [tamper(proxy.cert), alice.pem] }, now()), 'INVALID_CREDENTIAL', /signature/);
     });
   });
 });

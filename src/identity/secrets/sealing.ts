@@ -5,7 +5,7 @@
  * another. The master key comes from the configuration or, on embedded defaults, from a file
  * created in the data directory with mode 0600.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createSecretKey, randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { LadingError } from '../../core/errors.ts';
@@ -16,8 +16,10 @@ export interface Sealer {
   open(sealed: string, purpose: string): Buffer;
 }
 
-export function createSealer(key: Buffer): Sealer {
-  if (key.length !== 32) throw new Error('sealing: the master key must be 32 bytes');
+export function createSealer(masterKey: Buffer): Sealer {
+  if (masterKey.length !== 32) throw new Error('sealing: the master key must be 32 bytes');
+  // NOTE: one key object for the process, rather than one made from the bytes on every call.
+  const key = createSecretKey(masterKey);
   return {
     seal(plaintext, purpose) {
       const iv = randomBytes(12);

@@ -4,9 +4,11 @@
  * DN to a backend user through the catalog's DN mapping. It trusts nothing the HTTP layer says
  * about who the caller is, and never sees a bearer token.
  */
+import { createHash } from 'node:crypto';
+import { BoundedCache } from '../../core/bounded-cache.ts';
 import { LadingError } from '../../core/errors.ts';
 import type { Authority, Catalog } from '../../core/ports.ts';
-import { verifyProxyChain } from './verify.ts';
+import { type VerifiedChain, verifyProxyChain } from './verify.ts';
 import type { x509 } from './x509.ts';
 
 export const PROXY_CREDENTIAL_KIND = 'x509-proxy';
@@ -15,6 +17,10 @@ export interface ProxyAuthorityOptions {
   /** Trusted CA certificates (see `loadTrustAnchors`). */
   trustAnchors: readonly x509.X509Certificate[];
   catalog: Pick<Catalog, 'userForSubject'>;
+  /** How many verified chains to remember (default 4096). */
+  cacheSize?: number;
+  /** The chain verifier; `verifyProxyChain` unless a test counts its calls. */
+  verify?: typeof verifyProxyChain;
 }
 
 /**
@@ -22,18 +28,37 @@ export interface ProxyAuthorityOptions {
  * with the mapped user. Rejects with `PROXY_EXPIRED` (spec section 7 message) when a proxy in
  * an otherwise valid chain has expired, and `INVALID_CREDENTIAL` for any other kind of
  * credential, any verification failure, or a DN with no mapping.
+ *
+ * A chain that verified is remembered, keyed by the SHA-256 of its certificates, for as long
+ * as every certificate in it and its trust anchor are valid (`VerifiedChain.validFrom` to
+ * `validUntil`): a later request with the same chain skips the signature checks, and the first
+ * request after the earliest `notAfter` verifies again and gets `PROXY_EXPIRED`. Refusals are
+ * never remembered. The DN-to-user mapping is looked up on every call, so unmapping a DN or
+ * removing a user takes effect at once, on every node.
  */
 export function createProxyAuthority(o: ProxyAuthorityOptions): Authority {
   const anchors = [...o.trustAnchors];
+  const verify = o.verify ?? verifyProxyChain;
+  const verdicts = new BoundedCache<string, VerifiedChain>(o.cacheSize ?? 4096);
+  const verified = async (chain: string[], now: Date): Promise<VerifiedChain> => {
+    const key = chain.reduce((h, pem) => h.update(pem).update('\0'), createHash('sha256')).digest('base64');
+    const known = verdicts.get(key);
+    const t = now.getTime();
+    if (known && known.validFrom.getTime() <= t && t <= known.validUntil.getTime()) return known;
+    verdicts.delete(key);
+    const fresh = await verify(chain, anchors, now);
+    verdicts.set(key, fresh);
+    return fresh;
+  };
   return {
     async resolve(credential, now) {
       const chain = credential.chain;
       if (credential.kind !== PROXY_CREDENTIAL_KIND || !Array.isArray(chain) || !chain.every((c) => typeof c === 'string')) {
         throw new LadingError('INVALID_CREDENTIAL', 'The backend accepts only X.509 proxy credentials.');
       }
-      const verified = await verifyProxyChain(chain as string[], anchors, now);
-      const user = await o.catalog.userForSubject(verified.identity);
-      if (!user) throw new LadingError('INVALID_CREDENTIAL', `The certificate subject '${verified.identity}' is not mapped to a backend user.`);
+      const { identity } = await verified(chain as string[], now);
+      const user = await o.catalog.userForSubject(identity);
+      if (!user) throw new LadingError('INVALID_CREDENTIAL', `The certificate subject '${identity}' is not mapped to a backend user.`);
       return user;
     },
   };

@@ -34,6 +34,13 @@ export interface VerifiedChain {
   endEntity: x509.X509Certificate;
   /** The identity: the end-entity certificate's subject in `/O=…/CN=…` form. */
   identity: string;
+  /**
+   * The span in which this verdict holds: from the latest `notBefore` to the earliest
+   * `notAfter` of every certificate in the chain and of the trust anchor. Outside it the
+   * chain must be verified again (and is then refused).
+   */
+  validFrom: Date;
+  validUntil: Date;
 }
 
 interface Parsed {
@@ -172,12 +179,12 @@ export async function verifyProxyChain(chain: readonly string[], anchors: readon
   if (basicConstraintsCa(ee.cert)) throw invalid('A CA certificate cannot issue proxies.');
 
   // The end-entity certificate and any intermediate CAs, up to a trust anchor.
-  let anchored = false;
+  let anchored: Parsed | null = null;
   for (let i = eeIndex; i < certs.length && !anchored; i++) {
     const child = certs[i]!;
     const anchor = await findAnchor(child, anchors);
     if (anchor) {
-      anchored = true;
+      anchored = anchor;
       if (!withinValidity(anchor.cert, now)) throw invalid(`The CA certificate '${formatDn(anchor.subject)}' is not valid now.`);
       break;
     }
@@ -202,7 +209,12 @@ export async function verifyProxyChain(chain: readonly string[], anchors: readon
     if (p.cert.notBefore.getTime() > now.getTime()) throw invalid(`The proxy certificate '${formatDn(p.subject)}' is not valid yet.`);
     if (p.cert.notAfter.getTime() < now.getTime()) throw expiredProxy(formatDn(certs[0]!.subject), p.cert.notAfter, now);
   }
-  return { leaf: certs[0]!.cert, leafSubject: formatDn(certs[0]!.subject), endEntity: ee.cert, identity: formatDn(ee.subject) };
+  const span = [...certs, anchored].map((p) => p.cert);
+  return {
+    leaf: certs[0]!.cert, leafSubject: formatDn(certs[0]!.subject), endEntity: ee.cert, identity: formatDn(ee.subject),
+    validFrom: new Date(Math.max(...span.map((c) => c.notBefore.getTime()))),
+    validUntil: new Date(Math.min(...span.map((c) => c.notAfter.getTime()))),
+  };
 }
 
 /** The spec's expired-proxy error (section 7). */
