@@ -1,13 +1,15 @@
 /**
  * Creates the process's dependencies from a configuration: the catalog and resource drivers,
- * the backend, sessions and the logger. Shared by `lading serve` and the admin commands so
- * both see the same data directory the same way.
+ * the backend, sessions, login and the logger, each given plain options
+ * computed here from the configuration's keys. Shared by `lading serve` and the admin commands
+ * so both see the same data directory the same way.
  */
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { type Config, ConfigError } from './config.ts';
 import { Backend } from '../core/backend.ts';
+import { secretSetting } from './secret-file.ts';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { type Authority, type Catalog, type Clock, type PidProvider, type Resource, systemClock } from '../core/ports.ts';
@@ -116,20 +118,20 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   };
 }
 
+/**
+ * OpenID Connect login from `oidc.*`. Rejects with `ConfigError` when an external issuer is set
+ * without a client secret or `oidc.client_secret_file` cannot be read.
+ */
 async function createOidc(config: Config, d: { catalog: Catalog; backend: Backend; clock: Clock; logger: Logger; login: LoginService }, keys: Pick<CredentialStack, 'masterKey' | 'sealer'>): Promise<OidcLogin> {
   const o = config.oidc;
-  const secretFromFile = o.client_secret_file
-    ? (await readFile(o.client_secret_file, 'utf8').catch((err: Error) => {
-      throw new ConfigError(`oidc.client_secret_file: cannot read ${o.client_secret_file} (${(err as NodeJS.ErrnoException).code ?? err.message}).`);
-    })).split(/\r?\n/, 1)[0]!.trim()
-    : null;
-  if (o.issuer && !secretFromFile && !o.client_secret) {
+  const clientSecret = await secretSetting({ fileKey: 'oidc.client_secret_file', file: o.client_secret_file, value: o.client_secret });
+  if (o.issuer && !clientSecret) {
     throw new ConfigError('oidc.issuer is set but no client secret is: set oidc.client_secret_file, or LADING_OIDC_CLIENT_SECRET.');
   }
   return new OidcLogin({
     ...d,
     settings: {
-      issuer: o.issuer || null, clientId: o.client_id, clientSecret: secretFromFile || o.client_secret,
+      issuer: o.issuer, clientId: o.client_id, clientSecret,
       scopes: o.scopes, userClaim: o.user_claim, audience: o.audience, introspection: o.introspection,
       keyRotationSeconds: o.key_rotation,
     },
