@@ -1,6 +1,6 @@
 /**
  * Creates the process's dependencies from a configuration: the catalog and resource drivers,
- * the backend, sessions, login and the logger, each given plain options
+ * the backend, the admin service, sessions, login and the logger, each given plain options
  * computed here from the configuration's keys. Shared by `lading serve` and the admin commands
  * so both see the same data directory the same way.
  */
@@ -9,6 +9,8 @@ import { resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { type Config, ConfigError } from './config.ts';
 import { Backend } from '../core/backend.ts';
+import { AdminService } from '../core/admin.ts';
+import { hashPassword } from '../identity/secrets/password.ts';
 import { secretSetting } from './secret-file.ts';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -36,6 +38,8 @@ export interface Deps {
   catalog: Catalog;
   resource: Resource;
   backend: Backend;
+  /** The operator's use cases (the admin commands). */
+  admin: AdminService;
   sessions: SessionService;
   /** The credential manager sessions use (X.509 proxies unless overridden). */
   credentials: CredentialManager;
@@ -101,6 +105,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     catalog, resource, clock, zone: config.zone, maxUploadBytes: config.limits.upload_bytes,
     authority: overrides.authority ?? x509.authority,
   });
+  const admin = new AdminService({ backend, catalog, credentials, clock, hashPassword });
   const login = new LoginService({ catalog, clock, logger, maxFailedLogins: config.oidc.max_failed_logins });
   const oidc = await createOidc(config, { catalog, backend, clock, logger, login }, x509);
   const sessions = new SessionService({
@@ -108,7 +113,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     reauthorize: oidc.reauthorize, externalBearer: oidc.externalBearer,
   });
   return {
-    config, dataDir, logger, clock, catalog, resource, backend, sessions, credentials, x509, caEndpoint: x509.caEndpoint, oidc,
+    config, dataDir, logger, clock, catalog, resource, backend, admin, sessions, credentials, x509, caEndpoint: x509.caEndpoint, oidc,
     rules, pids, jobs, links,
     async close() {
       await jobs.stop();
