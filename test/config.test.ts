@@ -1,6 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigError, loadConfig, parseListen } from '../src/wiring/config.ts';
+import { readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { CONFIG_KEYS, ConfigError, loadConfig, parseListen } from '../src/wiring/config.ts';
 
 describe('configuration', () => {
   it('has working defaults', () => {
@@ -30,8 +32,36 @@ describe('configuration', () => {
       [{ env: { LADING_TRUST_PROXY: 'maybe' } }, /'trust_proxy' must be true or false/],
       [{ env: { LADING_LISTEN: 'nowhere' } }, /listen: expected host:port/],
       [{ env: { LADING_JOBS_LEASE: '0' } }, /jobs\.lease: must be at least 1 second/],
+      [{ env: { LADING_PID_PROVIDER: 'doi' } }, /pid\.provider: expected embedded or handle, got 'doi'/],
+      [{ env: {}, fileText: '{"zone": 7}', fileName: 'c.json' }, /c\.json: 'zone' must be a string/],
+      [{ env: {}, flags: { 'pid.rulez': 'x' } as Record<string, unknown> }, /--pid\.rulez: unknown key/],
     ];
     for (const [input, message] of bad) assert.throws(() => loadConfig(input), (err: Error) => err instanceof ConfigError && message.test(err.message), String(message));
+  });
+
+  it('keeps an empty variable from overriding, and strips the trailing slash of public_url', () => {
+    const c = loadConfig({ env: { LADING_ZONE: '', LADING_PUBLIC_URL: 'https://x.example.org//' }, fileText: '{"zone": "z"}' });
+    assert.equal(c.zone, 'z');
+    assert.equal(c.public_url, 'https://x.example.org');
+  });
+
+  it('documents every key in the README with its variable and its meaning from the schema', async () => {
+    const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
+    for (const { key, env, doc } of CONFIG_KEYS) {
+      assert.equal(env, 'LADING_' + key.replace(/\./g, '_').toUpperCase());
+      const row = readme.split('\n').find((line) => line.startsWith(`| \`${key}\` | \`${env}\` |`));
+      assert.ok(row, `README lacks the configuration key ${key}`);
+      assert.ok(row.endsWith(`| ${doc} |`), `README's meaning of ${key} differs from the schema's`);
+    }
+  });
+
+  it('is read by the composition root only: no module outside src/wiring imports it', async () => {
+    const src = new URL('../src/', import.meta.url).pathname;
+    const files = (await readdir(src, { recursive: true })).filter((f) => f.endsWith('.ts') && !f.startsWith('wiring/'));
+    assert.ok(files.includes(join('cli', 'main.ts')));
+    for (const f of files) {
+      assert.doesNotMatch(await readFile(join(src, f), 'utf8'), /from '[./]*\/wiring\/config\.ts'/, `${f} imports the configuration`);
+    }
   });
 
   it('parses listen addresses, IPv6 in brackets', () => {

@@ -1,149 +1,171 @@
 /**
- * Configuration: defaults, then an optional JSON file (`--config`), then `LADING_…`
- * environment variables, then command-line flags. The only module that knows the keys; it
- * reads nothing by itself — callers pass the environment and the file's text in.
+ * Configuration: one schema of every key (type, default, meaning), resolved from defaults, then
+ * an optional JSON file (`--config`), then `LADING_…` environment variables, then command-line
+ * flags. The only module that knows the keys; it reads nothing by itself — callers pass the
+ * environment and the file's text in — and only the composition root (`src/wiring/`) imports it.
  */
 import { hostname } from 'node:os';
+import { KindGuard, Type, type Static, type TLiteral, type TSchema, type TUnion } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
 
-export interface Config {
-  listen: string;
-  data: string;
-  zone: string;
-  public_url: string | null;
-  backend_url: string;
-  trust_proxy: boolean;
-  log: { level: string };
-  limits: { upload_bytes: number };
-  auth: { token_ttl: number };
-  resource: {
-    fsync: boolean;
-    driver: 'fs' | 's3';
-    path: string | null;
-    s3: {
-      endpoint: string | null;
-      bucket: string | null;
-      region: string;
-      prefix: string;
-      access_key_id: string | null;
-      secret_access_key_file: string | null;
-      secret_access_key: string | null;
-    };
-  };
-  catalog: { driver: 'sqlite' | 'postgres'; url: string | null; url_file: string | null; schema: string };
-  recovery: { grace: number };
-  pid: {
-    rules: string | null;
-    provider: 'embedded' | 'handle';
-    prefix: string;
-    handle_url: string | null;
-    handle_user: string | null;
-    handle_password_file: string | null;
-    handle_password: string | null;
-    await_timeout: number;
-  };
-  oidc: {
-    issuer: string | null;
-    client_id: string;
-    client_secret_file: string | null;
-    client_secret: string | null;
-    scopes: string;
-    user_claim: string;
-    audience: string | null;
-    introspection: boolean;
-    max_failed_logins: number;
-    key_rotation: number;
-  };
-  proxy: { lifetime: number };
-  jobs: { lease: number };
-  credentials: { key_file: string | null };
-  ca: {
-    cert: string | null;
-    key: string | null;
-    trust_dir: string | null;
-    issuer: string;
-    issuer_secret_file: string | null;
-    user_lifetime: number;
-  };
-}
-
-/** Every key with its default and meaning; the README's configuration table is generated from this. */
-export const CONFIG_KEYS = [
-  { key: 'listen', default: '127.0.0.1:8080', doc: 'Address and port to listen on (host:port).' },
-  { key: 'data', default: './lading-data', doc: 'Directory holding the catalog, the stored bytes and the keys.' },
-  { key: 'zone', default: 'lading', doc: 'Zone name: the first segment of every path (/<zone>/home/<user>).' },
-  { key: 'public_url', default: null, doc: 'Base URL used in `link` fields, e.g. https://staging.example.org; by default taken from each request\'s Host header.' },
-  { key: 'backend_url', default: `lading://${hostname()}`, doc: 'Scheme and host used in `location` fields.' },
-  { key: 'trust_proxy', default: false, doc: 'Trust X-Forwarded-For/-Proto/-Host from a reverse proxy.' },
-  { key: 'log.level', default: 'info', doc: 'pino log level: fatal, error, warn, info, debug, trace or silent.' },
-  { key: 'limits.upload_bytes', default: 1024 ** 4, doc: 'Largest accepted upload, in bytes (larger ones get 413).' },
-  { key: 'auth.token_ttl', default: 86400, doc: 'Lifetime of a bearer token, in seconds.' },
-  { key: 'resource.fsync', default: true, doc: 'Flush every upload to disk before it becomes visible.' },
-  { key: 'proxy.lifetime', default: 43200, doc: 'Lifetime of the RFC 3820 proxy certificate the backend sees, in seconds (spec: typically 12 h).' },
-  { key: 'credentials.key_file', default: null, doc: 'File holding the 32-byte master key (base64) that encrypts private keys at rest; default <data>/keys/master.key, created with mode 0600.' },
-  { key: 'ca.cert', default: null, doc: 'PEM certificate of an existing CA to issue user certificates with (together with ca.key); by default lading creates its own CA in <data>/ca.' },
-  { key: 'ca.key', default: null, doc: 'PEM private key (unencrypted, mode 0600) of the CA named by ca.cert.' },
-  { key: 'ca.trust_dir', default: null, doc: 'Directory of trusted CA certificates (PEM files, as /etc/grid-security/certificates) the backend verifies proxies against; default <data>/ca.' },
-  { key: 'ca.issuer', default: 'embedded', doc: 'Where user certificates come from: embedded (lading\'s CA, in process) or the URL of an online CA endpoint taking a CSR (such as lading\'s POST /ca/certificate).' },
-  { key: 'ca.issuer_secret_file', default: null, doc: 'File holding the bearer credential for the online CA endpoint; with the embedded CA, the credential its POST /ca/certificate endpoint accepts (default <data>/keys/ca-issuer.secret, created with mode 0600).' },
-  { key: 'ca.user_lifetime', default: 604800, doc: 'Lifetime of the end-entity user certificates the embedded CA issues, in seconds.' },
-  { key: 'oidc.issuer', default: null, doc: 'Issuer URL of an external OpenID Connect provider (Keycloak realm, EGI Check-in, B2ACCESS), found by discovery; empty runs the embedded provider at <public_url>/oidc on the local accounts.' },
-  { key: 'oidc.client_id', default: 'lading', doc: 'Client id of lading at the identity provider.' },
-  { key: 'oidc.client_secret_file', default: null, doc: 'File holding the client secret at an external provider (first line). Not needed for the embedded provider.' },
-  { key: 'oidc.client_secret', default: null, doc: 'The client secret itself, for deployments that pass secrets in the environment: set LADING_OIDC_CLIENT_SECRET, never a command-line flag. oidc.client_secret_file wins when both are set.' },
-  { key: 'oidc.scopes', default: 'openid profile email', doc: 'Scopes lading requests at login (space-separated).' },
-  { key: 'oidc.user_claim', default: 'preferred_username', doc: 'Claim naming the lading user; `sub` is used when the claim is absent. A value that is not a valid user name is refused, not rewritten.' },
-  { key: 'oidc.audience', default: null, doc: 'Audience (`aud`) an access token must carry to be accepted directly as a bearer token; default the client id.' },
-  { key: 'oidc.introspection', default: false, doc: 'Check access tokens presented as bearer tokens by token introspection at the provider instead of verifying them as JWTs against its JWKS.' },
-  { key: 'oidc.max_failed_logins', default: 5, doc: 'Failed sign-ins allowed per account per 15 minutes at the embedded provider; an address gets four times as many. Further attempts get 429.' },
-  { key: 'oidc.key_rotation', default: 30 * 86400, doc: 'Period, in seconds, after which the embedded provider signs with a new key; the previous key stays published for one more period.' },
-  { key: 'catalog.driver', default: 'sqlite', doc: 'Catalog engine: sqlite (embedded, one node: <data>/catalog.sqlite) or postgres (shared by several nodes; needs catalog.url).' },
-  { key: 'catalog.url', default: null, doc: 'PostgreSQL connection string, e.g. postgresql://lading@db.example.org/lading. One with a password belongs in catalog.url_file or LADING_CATALOG_URL, never on a command line.' },
-  { key: 'catalog.url_file', default: null, doc: 'File holding the PostgreSQL connection string (first line); wins over catalog.url.' },
-  { key: 'catalog.schema', default: 'public', doc: 'PostgreSQL schema holding the catalog\'s tables (created when missing), so one database can hold several deployments.' },
-  { key: 'resource.driver', default: 'fs', doc: 'Where the bytes go: fs (a directory, local or a POSIX mount shared by all nodes) or s3 (an S3-compatible object store).' },
-  { key: 'resource.path', default: null, doc: 'Directory of the fs resource; default <data>/resource. With several nodes, a shared mount with atomic renames (NFSv4, CephFS, GPFS, Lustre).' },
-  { key: 'resource.s3.endpoint', default: null, doc: 'Base URL of the S3 store, e.g. https://s3.example.org (requests are path-style).' },
-  { key: 'resource.s3.bucket', default: null, doc: 'Bucket holding the objects; it must exist.' },
-  { key: 'resource.s3.region', default: 'us-east-1', doc: 'Region requests are signed for (us-east-1 for most stores that are not AWS).' },
-  { key: 'resource.s3.prefix', default: '', doc: 'Prefix of every object key, e.g. lading/, so several deployments can share a bucket.' },
-  { key: 'resource.s3.access_key_id', default: null, doc: 'S3 access key id.' },
-  { key: 'resource.s3.secret_access_key_file', default: null, doc: 'File holding the S3 secret access key (first line); wins over resource.s3.secret_access_key.' },
-  { key: 'resource.s3.secret_access_key', default: null, doc: 'The S3 secret access key itself, for deployments that pass secrets in the environment: set LADING_RESOURCE_S3_SECRET_ACCESS_KEY, never a command-line flag.' },
-  { key: 'recovery.grace', default: 86400, doc: 'With the PostgreSQL catalog, the age in seconds after which an unfinished upload is taken as abandoned and removed at start-up (other nodes may still be writing younger ones). With SQLite every leftover is removed. Also how long replaced contents are kept for downloads still reading them where the store cannot delete them at once (S3).' },
-  { key: 'pid.rules', default: null, doc: 'Rules file binding backend events to PID actions (see "PIDs" in the README); empty: no rules, every PID stays null.' },
-  { key: 'pid.provider', default: 'embedded', doc: 'Where PIDs are registered: embedded (handle records in the catalog) or handle (a Handle.net server\'s REST API, pid.handle_url).' },
-  { key: 'pid.prefix', default: '21.T99999', doc: 'Handle prefix of new PIDs; the suffix is the entity\'s UUID.' },
-  { key: 'pid.handle_url', default: null, doc: 'Base URL of the Handle.net server (handle server v9 REST API), e.g. https://hdl.example.org:8000.' },
-  { key: 'pid.handle_user', default: null, doc: 'Admin identity at the Handle server, e.g. 300:21.T12345/ADMIN.' },
-  { key: 'pid.handle_password_file', default: null, doc: 'File holding that admin\'s password (first line); or LADING_PID_HANDLE_PASSWORD.' },
-  { key: 'pid.handle_password', default: null, doc: 'The Handle admin password itself, from the environment (LADING_PID_HANDLE_PASSWORD), never a command-line flag.' },
-  { key: 'pid.await_timeout', default: 10, doc: 'Longest wait, in seconds, of an upload with pid_await=true for its PID (the spec\'s 10 s).' },
-  { key: 'jobs.lease', default: 60, doc: 'Seconds a node holds a claimed job (PID registration) before other nodes may take it over; a job of a node that died runs again after this.' },
-] as const;
-
+/** A configuration mistake; its message names the key (and the file or variable) and never a secret. */
 export class ConfigError extends Error {
   override name = 'ConfigError';
+}
+
+// Leaf constructors: each takes its default typed as the value, so a default of the wrong type
+// is a compile error, and carries the meaning the README's table shows.
+const text = (def: string, doc: string) => Type.String({ default: def, description: doc });
+const optionalText = (doc: string) => Type.Union([Type.String(), Type.Null()], { default: null, description: doc });
+const amount = (def: number, doc: string) => Type.Number({ minimum: 0, default: def, description: doc });
+const flag = (def: boolean, doc: string) => Type.Boolean({ default: def, description: doc });
+function choice<const T extends string>(values: readonly [T, ...T[]], def: NoInfer<T>, doc: string): TUnion<TLiteral<T>[]> {
+  return Type.Union(values.map((v) => Type.Literal(v)), { default: def, description: doc });
+}
+
+/** Every key with its type, default and meaning. Adding a key is one edit here (and its README row). */
+export const CONFIG_SCHEMA = Type.Object({
+  listen: text('127.0.0.1:8080', 'Address and port to listen on (host:port).'),
+  data: text('./lading-data', 'Directory holding the catalog, the stored bytes and the keys.'),
+  zone: text('lading', 'Zone name: the first segment of every path (/<zone>/home/<user>).'),
+  public_url: optionalText('Base URL used in `link` fields, e.g. https://staging.example.org; by default taken from each request\'s Host header.'),
+  backend_url: text(`lading://${hostname()}`, 'Scheme and host used in `location` fields.'),
+  trust_proxy: flag(false, 'Trust X-Forwarded-For/-Proto/-Host from a reverse proxy.'),
+  log: Type.Object({
+    level: text('info', 'pino log level: fatal, error, warn, info, debug, trace or silent.'),
+  }),
+  limits: Type.Object({
+    upload_bytes: amount(1024 ** 4, 'Largest accepted upload, in bytes (larger ones get 413).'),
+  }),
+  auth: Type.Object({
+    token_ttl: amount(86400, 'Lifetime of a bearer token, in seconds.'),
+  }),
+  proxy: Type.Object({
+    lifetime: amount(43200, 'Lifetime of the RFC 3820 proxy certificate the backend sees, in seconds (spec: typically 12 h).'),
+  }),
+  credentials: Type.Object({
+    key_file: optionalText('File holding the 32-byte master key (base64) that encrypts private keys at rest; default <data>/keys/master.key, created with mode 0600.'),
+  }),
+  ca: Type.Object({
+    cert: optionalText('PEM certificate of an existing CA to issue user certificates with (together with ca.key); by default lading creates its own CA in <data>/ca.'),
+    key: optionalText('PEM private key (unencrypted, mode 0600) of the CA named by ca.cert.'),
+    trust_dir: optionalText('Directory of trusted CA certificates (PEM files, as /etc/grid-security/certificates) the backend verifies proxies against; default <data>/ca.'),
+    issuer: text('embedded', 'Where user certificates come from: embedded (lading\'s CA, in process) or the URL of an online CA endpoint taking a CSR (such as lading\'s POST /ca/certificate).'),
+    issuer_secret_file: optionalText('File holding the bearer credential for the online CA endpoint; with the embedded CA, the credential its POST /ca/certificate endpoint accepts (default <data>/keys/ca-issuer.secret, created with mode 0600).'),
+    user_lifetime: amount(604800, 'Lifetime of the end-entity user certificates the embedded CA issues, in seconds.'),
+  }),
+  oidc: Type.Object({
+    issuer: optionalText('Issuer URL of an external OpenID Connect provider (Keycloak realm, EGI Check-in, B2ACCESS), found by discovery; empty runs the embedded provider at <public_url>/oidc on the local accounts.'),
+    client_id: text('lading', 'Client id of lading at the identity provider.'),
+    client_secret_file: optionalText('File holding the client secret at an external provider (first line). Not needed for the embedded provider.'),
+    client_secret: optionalText('The client secret itself, for deployments that pass secrets in the environment: set LADING_OIDC_CLIENT_SECRET, never a command-line flag. oidc.client_secret_file wins when both are set.'),
+    scopes: text('openid profile email', 'Scopes lading requests at login (space-separated).'),
+    user_claim: text('preferred_username', 'Claim naming the lading user; `sub` is used when the claim is absent. A value that is not a valid user name is refused, not rewritten.'),
+    audience: optionalText('Audience (`aud`) an access token must carry to be accepted directly as a bearer token; default the client id.'),
+    introspection: flag(false, 'Check access tokens presented as bearer tokens by token introspection at the provider instead of verifying them as JWTs against its JWKS.'),
+    max_failed_logins: amount(5, 'Failed sign-ins allowed per account per 15 minutes at the embedded provider; an address gets four times as many. Further attempts get 429.'),
+    key_rotation: amount(30 * 86400, 'Period, in seconds, after which the embedded provider signs with a new key; the previous key stays published for one more period.'),
+  }),
+  catalog: Type.Object({
+    driver: choice(['sqlite', 'postgres'], 'sqlite', 'Catalog engine: sqlite (embedded, one node: <data>/catalog.sqlite) or postgres (shared by several nodes; needs catalog.url).'),
+    url: optionalText('PostgreSQL connection string, e.g. postgresql://lading@db.example.org/lading. One with a password belongs in catalog.url_file or LADING_CATALOG_URL, never on a command line.'),
+    url_file: optionalText('File holding the PostgreSQL connection string (first line); wins over catalog.url.'),
+    schema: text('public', 'PostgreSQL schema holding the catalog\'s tables (created when missing), so one database can hold several deployments.'),
+  }),
+  resource: Type.Object({
+    fsync: flag(true, 'Flush every upload to disk before it becomes visible.'),
+    driver: choice(['fs', 's3'], 'fs', 'Where the bytes go: fs (a directory, local or a POSIX mount shared by all nodes) or s3 (an S3-compatible object store).'),
+    path: optionalText('Directory of the fs resource; default <data>/resource. With several nodes, a shared mount with atomic renames (NFSv4, CephFS, GPFS, Lustre).'),
+    s3: Type.Object({
+      endpoint: optionalText('Base URL of the S3 store, e.g. https://s3.example.org (requests are path-style).'),
+      bucket: optionalText('Bucket holding the objects; it must exist.'),
+      region: text('us-east-1', 'Region requests are signed for (us-east-1 for most stores that are not AWS).'),
+      prefix: text('', 'Prefix of every object key, e.g. lading/, so several deployments can share a bucket.'),
+      access_key_id: optionalText('S3 access key id.'),
+      secret_access_key_file: optionalText('File holding the S3 secret access key (first line); wins over resource.s3.secret_access_key.'),
+      secret_access_key: optionalText('The S3 secret access key itself, for deployments that pass secrets in the environment: set LADING_RESOURCE_S3_SECRET_ACCESS_KEY, never a command-line flag.'),
+    }),
+  }),
+  recovery: Type.Object({
+    grace: amount(86400, 'With the PostgreSQL catalog, the age in seconds after which an unfinished upload is taken as abandoned and removed at start-up (other nodes may still be writing younger ones). With SQLite every leftover is removed. Also how long replaced contents are kept for downloads still reading them where the store cannot delete them at once (S3).'),
+  }),
+  pid: Type.Object({
+    rules: optionalText('Rules file binding backend events to PID actions (see "PIDs" in the README); empty: no rules, every PID stays null.'),
+    provider: choice(['embedded', 'handle'], 'embedded', 'Where PIDs are registered: embedded (handle records in the catalog) or handle (a Handle.net server\'s REST API, pid.handle_url).'),
+    prefix: text('21.T99999', 'Handle prefix of new PIDs; the suffix is the entity\'s UUID.'),
+    handle_url: optionalText('Base URL of the Handle.net server (handle server v9 REST API), e.g. https://hdl.example.org:8000.'),
+    handle_user: optionalText('Admin identity at the Handle server, e.g. 300:21.T12345/ADMIN.'),
+    handle_password_file: optionalText('File holding that admin\'s password (first line); or LADING_PID_HANDLE_PASSWORD.'),
+    handle_password: optionalText('The Handle admin password itself, from the environment (LADING_PID_HANDLE_PASSWORD), never a command-line flag.'),
+    await_timeout: amount(10, 'Longest wait, in seconds, of an upload with pid_await=true for its PID (the spec\'s 10 s).'),
+  }),
+  jobs: Type.Object({
+    lease: amount(60, 'Seconds a node holds a claimed job (PID registration) before other nodes may take it over; a job of a node that died runs again after this.'),
+  }),
+}, { additionalProperties: false });
+
+/** The resolved configuration, computed from the schema. */
+export type Config = Static<typeof CONFIG_SCHEMA>;
+
+/** The dotted names of the configuration's keys (`listen`, `pid.rules`, `resource.s3.bucket`, …). */
+export type ConfigKey = DottedKeys<Config>;
+type DottedKeys<T, P extends string = ''> = {
+  [K in keyof T & string]: T[K] extends string | number | boolean | null ? `${P}${K}` : DottedKeys<T[K], `${P}${K}.`>;
+}[keyof T & string];
+
+export interface ConfigKeyInfo {
+  key: ConfigKey;
+  /** `LADING_<KEY>`. */
+  env: string;
+  default: string | number | boolean | null;
+  doc: string;
+  schema: TSchema;
 }
 
 export function envName(key: string): string {
   return 'LADING_' + key.replace(/\./g, '_').toUpperCase();
 }
 
-function coerce(key: string, value: unknown, def: unknown, source: string): unknown {
-  if (value === undefined) return def;
-  if (typeof def === 'number') {
+function leaves(schema: TSchema, prefix: string): ConfigKeyInfo[] {
+  return Object.entries(KindGuard.IsObject(schema) ? schema.properties : {}).flatMap(([name, s]) => {
+    const key = prefix + name;
+    if (KindGuard.IsObject(s)) return leaves(s, key + '.');
+    return [{ key: key as ConfigKey, env: envName(key), default: s.default as ConfigKeyInfo['default'], doc: String(s.description), schema: s }];
+  });
+}
+
+/** Every key with its variable, default and meaning, in schema order; the README's configuration table lists them. */
+export const CONFIG_KEYS: readonly ConfigKeyInfo[] = leaves(CONFIG_SCHEMA, '');
+
+/** The values a key of this schema may take, when it is a choice (`catalog.driver`, …). */
+function choicesOf(schema: TSchema): string[] | null {
+  if (!KindGuard.IsUnion(schema) || !schema.anyOf.every((s) => KindGuard.IsLiteral(s))) return null;
+  return schema.anyOf.map((s) => String(s.const));
+}
+
+/**
+ * Turns a value from the file, the environment or a flag into the key's type. `current` is the
+ * value so far, kept when `value` is absent, or empty for a text key. `ConfigError` naming the
+ * key and `source` when the value does not fit.
+ */
+function coerce(info: ConfigKeyInfo, value: unknown, current: unknown, source: string): unknown {
+  const { key, schema } = info;
+  if (value === undefined) return current;
+  if (KindGuard.IsNumber(schema)) {
     const n = typeof value === 'number' ? value : Number(value);
     if (!Number.isFinite(n) || n < 0) throw new ConfigError(`${source}: '${key}' must be a non-negative number, got ${JSON.stringify(value)}.`);
     return n;
   }
-  if (typeof def === 'boolean') {
+  if (KindGuard.IsBoolean(schema)) {
     if (typeof value === 'boolean') return value;
     if (value === 'true' || value === '1') return true;
     if (value === 'false' || value === '0') return false;
     throw new ConfigError(`${source}: '${key}' must be true or false, got ${JSON.stringify(value)}.`);
   }
-  if (value === null || value === '') return def === null ? null : def;
+  if (value === null || value === '') return current;
   if (typeof value !== 'string') throw new ConfigError(`${source}: '${key}' must be a string.`);
+  const choices = choicesOf(schema);
+  if (choices && !choices.includes(value)) throw new ConfigError(`${key}: expected ${choices.join(' or ')}, got '${value}'.`);
   return value;
 }
 
@@ -163,45 +185,58 @@ function assign(obj: Record<string, unknown>, key: string, value: unknown): void
   cur[parts.at(-1)!] = value;
 }
 
+export interface ConfigSources {
+  /** The process environment; only `LADING_…` variables are read. */
+  env: Record<string, string | undefined>;
+  /** The text of the `--config` file (JSON). */
+  fileText?: string;
+  /** Its name, for messages. */
+  fileName?: string;
+  /** Command-line overrides by dotted key (`data`, `listen`, `log.level`, …). */
+  flags?: Partial<Record<ConfigKey, unknown>>;
+}
+
 /**
- * Resolves the configuration. `fileText` is the content of the `--config` file (JSON), `env`
- * the process environment, `flags` the command-line overrides. Unknown keys in the file and
- * malformed values throw `ConfigError` naming the key.
+ * Resolves the configuration. Throws `ConfigError` naming the key for unknown keys (in the file
+ * or among the flags), malformed values, an unknown driver and a driver without what it needs.
  */
-export function loadConfig(input: { env: Record<string, string | undefined>; fileText?: string; fileName?: string; flags?: Partial<Record<string, unknown>> }): Config {
+export function loadConfig(input: ConfigSources): Config {
+  const fileName = input.fileName ?? 'config';
+  const known = new Set<string>(CONFIG_KEYS.map((k) => k.key));
   let file: Record<string, unknown> = {};
   if (input.fileText !== undefined) {
     try {
       file = JSON.parse(input.fileText) as Record<string, unknown>;
     } catch (err) {
-      throw new ConfigError(`${input.fileName ?? 'config'}: not valid JSON (${(err as Error).message}).`);
+      throw new ConfigError(`${fileName}: not valid JSON (${(err as Error).message}).`);
     }
-    const known = new Set<string>(CONFIG_KEYS.map((k) => k.key));
     const walk = (o: Record<string, unknown>, prefix: string): void => {
       for (const [k, v] of Object.entries(o)) {
         const key = prefix + k;
         if (v && typeof v === 'object' && !Array.isArray(v) && !known.has(key)) walk(v as Record<string, unknown>, key + '.');
-        else if (!known.has(key)) throw new ConfigError(`${input.fileName ?? 'config'}: unknown key '${key}'.`);
+        else if (!known.has(key)) throw new ConfigError(`${fileName}: unknown key '${key}'.`);
       }
     };
     walk(file, '');
   }
-  const out: Record<string, unknown> = {};
-  for (const { key, default: def } of CONFIG_KEYS) {
-    let value = coerce(key, lookup(file, key), def, input.fileName ?? 'config');
-    const env = input.env[envName(key)];
-    if (env !== undefined) value = coerce(key, env, value, envName(key));
-    const flag = input.flags?.[key];
-    if (flag !== undefined) value = coerce(key, flag, value, `--${key}`);
-    assign(out, key, value);
+  for (const key of Object.keys(input.flags ?? {})) {
+    if (!known.has(key)) throw new ConfigError(`--${key}: unknown key '${key}'.`);
   }
-  const config = out as unknown as Config;
-  parseListen(config.listen);
-  // NOTE: a lease shorter than a job's run would hand running jobs to other workers at once.
-  if (config.jobs.lease < 1) throw new ConfigError(`jobs.lease: must be at least 1 second, got ${config.jobs.lease}.`);
-  checkDrivers(config);
-  if (config.public_url !== null) config.public_url = config.public_url.replace(/\/+$/, '');
-  return config;
+  const out: Record<string, unknown> = {};
+  for (const info of CONFIG_KEYS) {
+    let value = coerce(info, lookup(file, info.key), info.default, fileName);
+    value = coerce(info, input.env[info.env], value, info.env);
+    value = coerce(info, input.flags?.[info.key], value, `--${info.key}`);
+    assign(out, info.key, value);
+  }
+  // NOTE: coercion already gave every key its type; the check makes that a proven `Config`.
+  if (!Value.Check(CONFIG_SCHEMA, out)) {
+    const first = Value.Errors(CONFIG_SCHEMA, out).First();
+    throw new ConfigError(`${first?.path.slice(1).replace(/\//g, '.') ?? 'config'}: ${first?.message ?? 'invalid'}.`);
+  }
+  checkRules(out);
+  if (out.public_url !== null) out.public_url = out.public_url.replace(/\/+$/, '');
+  return out;
 }
 
 /** Splits `host:port` (IPv6 in brackets). `ConfigError` when malformed. */
@@ -212,16 +247,18 @@ export function parseListen(listen: string): { host: string; port: number } {
   return { host: m[1] ?? (m[2] || '0.0.0.0'), port };
 }
 
-/** Rejects unknown driver names and a driver without what it needs, naming the key. */
-function checkDrivers(config: Config): void {
-  if (config.catalog.driver !== 'sqlite' && config.catalog.driver !== 'postgres') {
-    throw new ConfigError(`catalog.driver: expected sqlite or postgres, got '${String(config.catalog.driver)}'.`);
-  }
+/**
+ * The rules between keys and within a value that the types do not say: a usable listen
+ * address, a lease of at least a second, and the settings each catalog and resource driver
+ * needs (all the missing ones named at once). Driver options are validated again, by each
+ * driver, when it is created.
+ */
+function checkRules(config: Config): void {
+  parseListen(config.listen);
+  // NOTE: a lease shorter than a job's run would hand running jobs to other workers at once.
+  if (config.jobs.lease < 1) throw new ConfigError(`jobs.lease: must be at least 1 second, got ${config.jobs.lease}.`);
   if (config.catalog.driver === 'postgres' && !config.catalog.url && !config.catalog.url_file) {
     throw new ConfigError('catalog.driver is postgres: set catalog.url_file or LADING_CATALOG_URL to the PostgreSQL connection string.');
-  }
-  if (config.resource.driver !== 'fs' && config.resource.driver !== 's3') {
-    throw new ConfigError(`resource.driver: expected fs or s3, got '${String(config.resource.driver)}'.`);
   }
   if (config.resource.driver === 's3') {
     const s3 = config.resource.s3;

@@ -2,13 +2,12 @@
  * Builds the X.509 credential stack from the configuration: the master key and sealer, the
  * CA (embedded or configured) or the HTTP client of an online CA, the proxy credential
  * manager, the trust anchors and the proxy authority the backend verifies with. Used by
- * `deps.ts` only; it reads the files the configuration names and nothing else, and puts no
- * secret in an error message.
+ * `deps.ts` only; it reads the files the configuration names (secrets through
+ * `secret-file.ts`) and nothing else, and puts no secret in an error message.
  */
-import { randomBytes } from 'node:crypto';
-import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { ConfigError, type Config } from './config.ts';
+import { readSecretFile } from './secret-file.ts';
 import type { Authority, Catalog, CertificateIssuer, Clock } from '../core/ports.ts';
 import { type CertificateAuthority, loadOrCreateCa } from '../identity/x509/ca.ts';
 import { createProxyAuthority } from '../identity/x509/authority.ts';
@@ -32,31 +31,14 @@ export interface CredentialStack {
   sealer: Sealer;
 }
 
-/** Reads a secret file (trimmed), creating it with 32 random bytes (base64, mode 0600) when asked. */
-async function readSecretFile(file: string, create: boolean): Promise<string> {
-  try {
-    const text = (await readFile(file, 'utf8')).trim();
-    if (!text) throw new ConfigError(`${file}: the file is empty.`);
-    return text;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || !create) throw err;
-    await mkdir(dirname(file), { recursive: true, mode: 0o700 });
-    // NOTE: written aside and hard-linked into place, so a process starting at the same time
-    // never reads a half-written file.
-    const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-    await writeFile(tmp, randomBytes(32).toString('base64url') + '\n', { mode: 0o600 });
-    await link(tmp, file).catch((e) => {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    }).finally(() => unlink(tmp));
-    return readSecretFile(file, false);
-  }
-}
-
+/**
+ * Builds the stack from `credentials.*`, `ca.*` and `proxy.lifetime`. Rejects with `ConfigError`
+ * for an unusable `ca.issuer` or an unreadable `ca.issuer_secret_file`.
+ */
 export async function createCredentialStack(o: { config: Config; dataDir: string; catalog: Catalog; clock: Clock }): Promise<CredentialStack> {
   const { config, dataDir } = o;
   const masterKey = await loadMasterKey(config.credentials.key_file ?? join(dataDir, 'keys', 'master.key'), true);
   const sealer = createSealer(masterKey);
-  const secretFile = config.ca.issuer_secret_file ?? join(dataDir, 'keys', 'ca-issuer.secret');
   let ca: CertificateAuthority | null = null;
   let issuer: CertificateIssuer;
   let caEndpoint: CaEndpoint | null = null;
@@ -65,10 +47,13 @@ export async function createCredentialStack(o: { config: Config; dataDir: string
       dir: join(dataDir, 'ca'), zone: config.zone, sealer, now: o.clock.now(), certFile: config.ca.cert, keyFile: config.ca.key,
     });
     issuer = createLocalIssuer({ ca, clock: o.clock, lifetimeSeconds: config.ca.user_lifetime });
-    caEndpoint = { issuer, secret: await readSecretFile(secretFile, true), caPem: ca.certPem };
+    const secret = await readSecretFile({
+      key: 'ca.issuer_secret_file', file: config.ca.issuer_secret_file ?? join(dataDir, 'keys', 'ca-issuer.secret'), create: true,
+    });
+    caEndpoint = { issuer, secret, caPem: ca.certPem };
   } else if (/^https?:\/\//.test(config.ca.issuer)) {
     if (!config.ca.issuer_secret_file) throw new ConfigError('ca.issuer is a URL: set ca.issuer_secret_file to the file holding its credential.');
-    issuer = createHttpIssuer({ url: config.ca.issuer, secret: await readSecretFile(config.ca.issuer_secret_file, false) });
+    issuer = createHttpIssuer({ url: config.ca.issuer, secret: await readSecretFile({ key: 'ca.issuer_secret_file', file: config.ca.issuer_secret_file }) });
   } else {
     throw new ConfigError(`ca.issuer must be 'embedded' or an http(s) URL, got '${config.ca.issuer}'.`);
   }

@@ -1,13 +1,17 @@
 /**
  * Creates the process's dependencies from a configuration: the catalog and resource drivers,
- * the backend, sessions and the logger. Shared by `lading serve` and the admin commands so
- * both see the same data directory the same way.
+ * the backend, the admin service, sessions, login and the logger, each given plain options
+ * computed here from the configuration's keys. Shared by `lading serve` and the admin commands
+ * so both see the same data directory the same way.
  */
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { type Config, ConfigError } from './config.ts';
 import { Backend } from '../core/backend.ts';
+import { AdminService } from '../core/admin.ts';
+import { hashPassword } from '../identity/secrets/password.ts';
+import { secretSetting } from './secret-file.ts';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { type Authority, type Catalog, type Clock, type PidProvider, type Resource, systemClock } from '../core/ports.ts';
@@ -34,6 +38,8 @@ export interface Deps {
   catalog: Catalog;
   resource: Resource;
   backend: Backend;
+  /** The operator's use cases (the admin commands). */
+  admin: AdminService;
   sessions: SessionService;
   /** The credential manager sessions use (X.509 proxies unless overridden). */
   credentials: CredentialManager;
@@ -99,6 +105,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     catalog, resource, clock, zone: config.zone, maxUploadBytes: config.limits.upload_bytes,
     authority: overrides.authority ?? x509.authority,
   });
+  const admin = new AdminService({ backend, catalog, credentials, clock, hashPassword });
   const login = new LoginService({ catalog, clock, logger, maxFailedLogins: config.oidc.max_failed_logins });
   const oidc = await createOidc(config, { catalog, backend, clock, logger, login }, x509);
   const sessions = new SessionService({
@@ -106,7 +113,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     reauthorize: oidc.reauthorize, externalBearer: oidc.externalBearer,
   });
   return {
-    config, dataDir, logger, clock, catalog, resource, backend, sessions, credentials, x509, caEndpoint: x509.caEndpoint, oidc,
+    config, dataDir, logger, clock, catalog, resource, backend, admin, sessions, credentials, x509, caEndpoint: x509.caEndpoint, oidc,
     rules, pids, jobs, links,
     async close() {
       await jobs.stop();
@@ -116,20 +123,20 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   };
 }
 
+/**
+ * OpenID Connect login from `oidc.*`. Rejects with `ConfigError` when an external issuer is set
+ * without a client secret or `oidc.client_secret_file` cannot be read.
+ */
 async function createOidc(config: Config, d: { catalog: Catalog; backend: Backend; clock: Clock; logger: Logger; login: LoginService }, keys: Pick<CredentialStack, 'masterKey' | 'sealer'>): Promise<OidcLogin> {
   const o = config.oidc;
-  const secretFromFile = o.client_secret_file
-    ? (await readFile(o.client_secret_file, 'utf8').catch((err: Error) => {
-      throw new ConfigError(`oidc.client_secret_file: cannot read ${o.client_secret_file} (${(err as NodeJS.ErrnoException).code ?? err.message}).`);
-    })).split(/\r?\n/, 1)[0]!.trim()
-    : null;
-  if (o.issuer && !secretFromFile && !o.client_secret) {
+  const clientSecret = await secretSetting({ fileKey: 'oidc.client_secret_file', file: o.client_secret_file, value: o.client_secret });
+  if (o.issuer && !clientSecret) {
     throw new ConfigError('oidc.issuer is set but no client secret is: set oidc.client_secret_file, or LADING_OIDC_CLIENT_SECRET.');
   }
   return new OidcLogin({
     ...d,
     settings: {
-      issuer: o.issuer || null, clientId: o.client_id, clientSecret: secretFromFile || o.client_secret,
+      issuer: o.issuer, clientId: o.client_id, clientSecret,
       scopes: o.scopes, userClaim: o.user_claim, audience: o.audience, introspection: o.introspection,
       keyRotationSeconds: o.key_rotation,
     },

@@ -23,6 +23,11 @@ export interface RunningServer {
   close(graceMs?: number): Promise<void>;
 }
 
+/**
+ * Starts a node: creates the dependencies, recovers what an earlier process left unfinished,
+ * builds the app, listens on `listen` and starts the job worker and the sweeper. Rejects with
+ * `ConfigError` for an unusable configuration, after closing whatever it had opened.
+ */
 export async function startServer(config: Config, overrides: DepsOverrides = {}): Promise<RunningServer> {
   const { host, port } = parseListen(config.listen);
   const deps = await createDeps(config, overrides);
@@ -70,4 +75,9 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
     await deps.close();
     throw err;
   }
+}
+
+/** What `lading serve` prints once it listens: version, URL, data directory and zone. */
+export function serverBanner(server: RunningServer): string {
+  return `lading ${VERSION} listening on ${server.url}\n  data directory: ${server.deps.dataDir}\n  zone: /${server.deps.config.zone}\n`;
 }

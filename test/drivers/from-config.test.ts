@@ -1,14 +1,19 @@
 /**
- * Driver selection from the configuration: validation of `catalog.*` and `resource.*`, secrets
- * read from files, the fs resource's directory, and the start-up recovery cut-off per catalog.
+ * Driver selection from the configuration: validation of `catalog.*`, `resource.*` and `pid.*`,
+ * secrets read from files, the fs resource's directory, and the start-up recovery cut-off per
+ * catalog.
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../../src/wiring/config.ts';
 import { openCatalog, openResource, staleBefore } from '../../src/wiring/drivers.ts';
+import { openPidProvider } from '../../src/wiring/pids.ts';
+import { readSecretFile } from '../../src/wiring/secret-file.ts';
+import { systemClock } from '../../src/core/ports.ts';
+import { createSqliteCatalog } from '../../src/drivers/catalog/sqlite.ts';
 
 const dir = await mkdtemp(join(tmpdir(), 'lading-from-config-'));
 after(() => rm(dir, { recursive: true, force: true }));
@@ -66,5 +71,68 @@ describe('drivers from the configuration', () => {
     assert.equal(staleBefore(shared, now).getTime(), now.getTime() - 600_000);
     const byDefault = loadConfig({ env: { LADING_CATALOG_DRIVER: 'postgres', LADING_CATALOG_URL: 'postgresql://x/y' } });
     assert.equal(staleBefore(byDefault, now).getTime(), now.getTime() - 86_400_000);
+  });
+});
+
+describe('secret files', () => {
+  const isConfigError = (pattern: RegExp, secret?: string) => (e: Error) =>
+    e instanceof ConfigError && pattern.test(e.message) && (secret === undefined || !e.message.includes(secret));
+
+  it('reads the first line, trimmed', async () => {
+    const file = join(dir, 'two-lines.secret');
+    await writeFile(file, '  s3cret-one \nsecond line\n');
+    assert.equal(await readSecretFile({ key: 'x.file', file }), 's3cret-one');
+  });
+
+  it('names the key and the file, never the content, when the file is unreadable or its first line empty', async () => {
+    const empty = join(dir, 'empty.secret');
+    await writeFile(empty, '   \ns3cret-below\n');
+    await assert.rejects(readSecretFile({ key: 'x.file', file: empty }), isConfigError(/^x\.file: '.*empty\.secret' is empty\.$/, 's3cret-below'));
+    await assert.rejects(readSecretFile({ key: 'x.file', file: join(dir, 'missing.secret') }), isConfigError(/^x\.file: cannot read '.*missing\.secret' \(ENOENT\)\.$/));
+  });
+
+  it('creates a missing file once, with 32 random bytes and mode 0600, when asked', async () => {
+    const file = join(dir, 'keys', 'created.secret');
+    const values = await Promise.all(Array.from({ length: 5 }, () => readSecretFile({ key: 'x.file', file, create: true })));
+    assert.equal(new Set(values).size, 1, 'every concurrent reader gets the one file that won');
+    assert.equal(Buffer.from(values[0]!, 'base64url').length, 32);
+    assert.equal((await stat(file)).mode & 0o777, 0o600);
+    assert.equal((await readFile(file, 'utf8')).trim(), values[0]);
+  });
+
+  it('names catalog.url_file when the PostgreSQL connection string cannot be read', async () => {
+    const config = loadConfig({ env: { LADING_CATALOG_DRIVER: 'postgres', LADING_CATALOG_URL_FILE: join(dir, 'no-url') } });
+    await assert.rejects(openCatalog(config, dir), isConfigError(/catalog\.url_file/));
+  });
+});
+
+describe('PID provider from the configuration', () => {
+  const catalog = createSqliteCatalog({ file: join(dir, 'pid.sqlite') });
+  after(() => catalog.close());
+  const open = (env: Record<string, string>) => openPidProvider(loadConfig({ env }), catalog, systemClock);
+  const handle = { LADING_PID_PROVIDER: 'handle', LADING_PID_HANDLE_URL: 'https://hdl.example.org:8000', LADING_PID_HANDLE_USER: '300:21.T1/ADMIN' };
+
+  it('creates the embedded provider and the Handle REST provider with a password from the environment or a file', async () => {
+    assert.equal((await open({ LADING_PID_PREFIX: '21.T1' })).prefix, '21.T1');
+    assert.equal((await open({ ...handle, LADING_PID_PREFIX: '21.T1', LADING_PID_HANDLE_PASSWORD: 'pw' })).prefix, '21.T1');
+    const file = join(dir, 'handle.secret');
+    await writeFile(file, 'pw-from-file\n', { mode: 0o600 });
+    assert.equal((await open({ ...handle, LADING_PID_HANDLE_PASSWORD_FILE: file })).prefix, '21.T99999');
+  });
+
+  it('turns the options a provider refuses into errors naming the configuration keys, never the password', async () => {
+    const refused = (env: Record<string, string>, pattern: RegExp) => assert.rejects(open(env), (e: Error) => {
+      assert.ok(e instanceof ConfigError, e.message);
+      assert.match(e.message, pattern);
+      assert.ok(!e.message.includes('pw-not-to-print'));
+      return true;
+    });
+    await refused({ LADING_PID_PREFIX: '21.T1/x' }, /^pid\.prefix must not contain '\/'/);
+    await refused({ ...handle, LADING_PID_PREFIX: 'a/b', LADING_PID_HANDLE_PASSWORD: 'pw-not-to-print' }, /^pid\.prefix/);
+    await refused({ ...handle, LADING_PID_HANDLE_URL: '', LADING_PID_HANDLE_PASSWORD: 'pw-not-to-print' }, /^pid\.handle_url is required/);
+    await refused({ ...handle, LADING_PID_HANDLE_URL: 'ftp://hdl.example.org', LADING_PID_HANDLE_PASSWORD: 'pw-not-to-print' }, /^pid\.handle_url must be an http\(s\) URL/);
+    await refused({ ...handle, LADING_PID_HANDLE_USER: '', LADING_PID_HANDLE_PASSWORD: 'pw-not-to-print' }, /^pid\.handle_user is required/);
+    await refused(handle, /^pid\.handle_password_file \(or LADING_PID_HANDLE_PASSWORD\) is required/);
+    await refused({ ...handle, LADING_PID_HANDLE_PASSWORD_FILE: join(dir, 'missing') }, /^pid\.handle_password_file: cannot read/);
   });
 });

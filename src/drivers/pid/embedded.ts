@@ -4,9 +4,18 @@
  * resolvable through `/api/pids/…` and the Handle REST read shape at `/api/handles/…`.
  */
 import type { Catalog, Clock, PidProvider } from '../../core/ports.ts';
+import { checkPrefix } from './options.ts';
 
-export function createEmbeddedPidProvider(options: { catalog: Catalog; clock: Clock; prefix: string }): PidProvider {
-  if (!options.prefix || options.prefix.includes('/')) throw new Error('embedded PID provider: `prefix` is required and must not contain \'/\'');
+export interface EmbeddedPidOptions {
+  catalog: Pick<Catalog, 'putHandle' | 'getHandle'>;
+  clock: Clock;
+  /** Handle prefix of new PIDs, e.g. `21.T99999`; must not contain '/'. */
+  prefix: string;
+}
+
+/** Throws `PidOptionError` naming `prefix` when it is empty or contains '/'. */
+export function createEmbeddedPidProvider(options: EmbeddedPidOptions): PidProvider {
+  checkPrefix('embedded PID provider', options.prefix);
   return {
     prefix: options.prefix,
     async put(handle, values) {

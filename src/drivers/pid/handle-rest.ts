@@ -6,6 +6,7 @@
 import { LadingError } from '../../core/errors.ts';
 import type { PidProvider } from '../../core/ports.ts';
 import type { HandleValues } from '../../core/types.ts';
+import { PidOptionError, checkPrefix } from './options.ts';
 
 export interface HandleRestOptions {
   /** e.g. `https://hdl.example.org:8000` */
@@ -26,10 +27,18 @@ interface HandleValue {
   data: { format: string; value: unknown };
 }
 
+const PROVIDER = 'Handle REST PID provider';
+
+/**
+ * Throws `PidOptionError` naming the option when `baseUrl` is not an http(s) URL, `prefix` is
+ * empty or contains '/', or `username` or `password` is empty. Contacts the server only when used.
+ */
 export function createHandleRestProvider(o: HandleRestOptions): PidProvider {
-  for (const key of ['baseUrl', 'prefix', 'username', 'password'] as const) {
-    if (!o[key]) throw new Error(`Handle REST PID provider: option \`${key}\` is required`);
-  }
+  if (!o.baseUrl) throw new PidOptionError(PROVIDER, 'baseUrl', 'is required');
+  if (!/^https?:$/.test(URL.parse(o.baseUrl)?.protocol ?? '')) throw new PidOptionError(PROVIDER, 'baseUrl', 'must be an http(s) URL');
+  checkPrefix(PROVIDER, o.prefix);
+  if (!o.username) throw new PidOptionError(PROVIDER, 'username', 'is required');
+  if (!o.password) throw new PidOptionError(PROVIDER, 'password', 'is required');
   const doFetch = o.fetch ?? fetch;
   const base = o.baseUrl.replace(/\/+$/, '');
   const authorization = 'Basic ' + Buffer.from(`${encodeURIComponent(o.username)}:${encodeURIComponent(o.password)}`).toString('base64');

@@ -1,0 +1,42 @@
+/**
+ * Opens a data directory for the admin commands: the same dependencies `lading serve` uses,
+ * quiet (warnings only), with the zone's top collections in place, exposing only the admin
+ * service and the CA export. Recovers nothing: a server may be running on the same data.
+ */
+import type { Config } from './config.ts';
+import { createDeps } from './deps.ts';
+import type { AdminService } from '../core/admin.ts';
+import { LadingError } from '../core/errors.ts';
+import { exportGridSecurity } from '../identity/x509/ca.ts';
+
+export interface AdminConsole {
+  admin: AdminService;
+  /**
+   * Writes lading's CA certificate as `<hash>.0` and `<hash>.signing_policy` into `dir` and
+   * resolves with the files written. `NOT_FOUND` when lading runs no CA of its own (`ca.issuer`
+   * is a URL).
+   */
+  exportCa(dir: string): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+export async function openAdmin(config: Config): Promise<AdminConsole> {
+  const deps = await createDeps({ ...config, log: { level: 'warn' } });
+  try {
+    // NOTE: the epoch as the cut-off: only the top collections are created, no leftover of a
+    // running server's uploads is taken for stale.
+    await deps.backend.init(new Date(0));
+  } catch (err) {
+    await deps.close();
+    throw err;
+  }
+  return {
+    admin: deps.admin,
+    async exportCa(dir) {
+      const ca = deps.x509.ca;
+      if (!ca) throw new LadingError('NOT_FOUND', 'lading runs no CA of its own (ca.issuer is a URL); export that CA from its operator.');
+      return exportGridSecurity(ca, dir);
+    },
+    close: () => deps.close(),
+  };
+}
