@@ -55,7 +55,7 @@ export interface UploadOptions {
 /** What `openObject`'s caller decides once it knows the object (size, checksum, dates). */
 export interface ReadPlan {
   range?: ByteRange;
-  /** Do not open the bytes at all (HEAD, 304). */
+  /** Do not open the bytes at all (the caller needs only the object's metadata). */
   skipBody?: boolean;
 }
 
