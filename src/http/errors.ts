@@ -54,7 +54,7 @@ export function titleOfStatus(status: number): string {
 }
 
 /** The status and the error envelope `err` is sent as. */
-export function errorResponse(err: LadingError): { status: number; body: Envelope<null> } {
+export function errorEnvelopeOf(err: LadingError): { status: number; body: Envelope<null> } {
   const { status, title } = STATUS_BY_CODE[err.code];
   return { status, body: errorEnvelope(status, [{ [title]: err.message }]) };
 }
@@ -99,7 +99,7 @@ export function toLadingError(err: unknown): LadingError {
 
 /** Sends `err` as the envelope with its status and the headers the status calls for. */
 export function sendError(reply: FastifyReply, err: LadingError): FastifyReply {
-  const { status, body } = errorResponse(err);
+  const { status, body } = errorEnvelopeOf(err);
   if (status === 401) {
     reply.header('WWW-Authenticate', err.details.invalidToken ? 'Bearer realm="lading", error="invalid_token"' : 'Bearer realm="lading"');
   }

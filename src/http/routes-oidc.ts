@@ -15,7 +15,7 @@ import { PAGE_HEADERS, type Finish, type Page } from '../identity/oidc/interacti
 import { PROVIDER_MOUNT } from '../identity/oidc/provider.ts';
 import { LOGIN_STATE_SECONDS } from '../identity/oidc/relying-party.ts';
 import { envelope } from './envelope.ts';
-import { errorResponse, toLadingError } from './errors.ts';
+import { errorEnvelopeOf, toLadingError } from './errors.ts';
 import { AuthResult, type TypedApp, errorResponses } from './schemas.ts';
 
 interface OidcRouteDeps {
@@ -59,7 +59,7 @@ function writeError(res: ServerResponse, err: LadingError): void {
     res.destroy();
     return;
   }
-  const { status, body } = errorResponse(err);
+  const { status, body } = errorEnvelopeOf(err);
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
   res.end(JSON.stringify(body));
 }
