@@ -9,7 +9,7 @@ import type { Readable } from 'node:stream';
 import { LadingError, isLadingError } from './errors.ts';
 import { Meter, checksumString } from './meter.ts';
 import { type Path, childOf, lineage, parentOf, parseName, parsePath } from './path.ts';
-import type { Authority, BackendCredential, ByteRange, Catalog, Clock, Resource } from './ports.ts';
+import type { Authority, BackendCredential, ByteRange, Catalog, Clock, Resource, ResourceStream } from './ports.ts';
 import type { RuleSet } from './rules.ts';
 import {
   ACCESS_RANK, type AccessLevel, type Collection, type DataObject, type Entity, type JobsFor, type PrincipalKind,
@@ -46,7 +46,7 @@ export interface BackendOptions {
 }
 
 export interface UploadOptions {
-  /** Replace an existing data object (`force`). */
+  /** Replace an existing data object. */
   overwrite: boolean;
   /** Digests the client announced; a mismatch rejects with `DIGEST_MISMATCH` and stores nothing. */
   expected?: { sha256?: Buffer; md5?: Buffer };
@@ -55,7 +55,7 @@ export interface UploadOptions {
 /** What `openObject`'s caller decides once it knows the object (size, checksum, dates). */
 export interface ReadPlan {
   range?: ByteRange;
-  /** Do not open the bytes at all (HEAD, 304). */
+  /** Do not open the bytes at all (the caller needs only the object's metadata). */
   skipBody?: boolean;
 }
 
@@ -176,7 +176,7 @@ export class Backend {
    */
   async openObject(
     cred: BackendCredential, path: Path, plan: (object: DataObject) => ReadPlan = () => ({}),
-  ): Promise<{ object: DataObject; range: ByteRange | undefined; stream: Readable | null }> {
+  ): Promise<{ object: DataObject; range: ByteRange | undefined; stream: ResourceStream | null }> {
     const actor = await this.#actor(cred);
     await this.#require(actor, path, 'read');
     for (let attempt = 0; ; attempt++) {
@@ -208,7 +208,7 @@ export class Backend {
     // Refuse before reading the body what would be refused at commit anyway.
     const existing = await this.#catalog.getEntity(path);
     if (existing?.kind === 'collection') throw new LadingError('CONFLICT', `'${path}' is a collection.`);
-    if (existing && !options.overwrite) throw new LadingError('CONFLICT', `'${path}' already exists; use force=true to overwrite it.`);
+    if (existing && !options.overwrite) throw new LadingError('CONFLICT', `'${path}' already exists.`);
     await this.#mustBeCollection(parentOf(path));
 
     const blob = randomUUID();
@@ -223,7 +223,7 @@ export class Backend {
         throw new LadingError('DIGEST_MISMATCH', `The content's SHA-256 digest (${sha256.toString('base64')}) does not match the one the request announced (${expected.sha256.toString('base64')}); nothing was stored.`);
       }
       if (expected?.md5 && md5 && !expected.md5.equals(md5)) {
-        throw new LadingError('DIGEST_MISMATCH', `The content's MD5 digest (${md5.toString('base64')}) does not match Content-MD5 (${expected.md5.toString('base64')}); nothing was stored.`);
+        throw new LadingError('DIGEST_MISMATCH', `The content's MD5 digest (${md5.toString('base64')}) does not match the one the request announced (${expected.md5.toString('base64')}); nothing was stored.`);
       }
       const { object, replacedBlob, jobIds } = await this.#catalog.commitObject({
         path, owner: actor.user, size, checksum: checksumString(sha256), blob, now: this.#clock.now(),

@@ -32,7 +32,10 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export interface LadingErrorOptions {
   cause?: unknown;
-  /** Extra facts for the HTTP layer (e.g. `size` for a 416), never shown to the client verbatim. */
+  /**
+   * Extra facts for the layer that turns the error into a response (e.g. the object's `size`
+   * for `RANGE_NOT_SATISFIABLE`), never shown to the client verbatim.
+   */
   details?: Record<string, unknown>;
 }
 

@@ -10,7 +10,7 @@ export interface MeterResult {
   size: number;
   /** Raw SHA-256 digest. */
   sha256: Buffer;
-  /** Raw MD5 digest, only when asked for (to check `Content-MD5`). */
+  /** Raw MD5 digest, only when asked for (to check an announced one). */
   md5: Buffer | null;
 }
 

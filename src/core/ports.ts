@@ -2,7 +2,7 @@
  * The ports of the core: what the backend needs from the world, as interfaces. Drivers in
  * `src/drivers/` implement them, each for one dependency; the core imports no driver.
  */
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import type { HandleValues } from './types.ts';
 
 export interface Clock {
@@ -16,8 +16,8 @@ export type { Catalog, OidcRecord, OidcRecordInput } from './catalog.ts';
 export interface ResourceCapabilities {
   /** `read` honours a byte range without reading what lies before it. */
   rangeRead: boolean;
-  /** Large writes go up in parts (S3 multipart). */
-  multipart: boolean;
+  /** Every stream `read` returns has `copyTo` (see `ResourceStream`); when false, none has. */
+  copyTo: boolean;
   /**
    * A read already under way finishes whole even when its key is deleted meanwhile (POSIX
    * unlink semantics). Where false (a multipart object on some S3 stores), the backend keeps
@@ -34,8 +34,27 @@ export interface ByteRange {
 }
 
 /**
+ * The bytes of a stored object (or of the range asked for), as a readable. A resource that
+ * declares `capabilities.copyTo` also gives each stream `copyTo`, a cheaper way to hand the
+ * bytes to a destination the caller owns (such as a socket) than consuming the stream.
+ */
+export interface ResourceStream extends Readable {
+  /**
+   * Writes the stream's whole range into `dest`, instead of the stream being read: call it
+   * before reading the stream, and at most once. Waits for each write to complete before it
+   * reuses a buffer, so `dest` may hold a chunk until its write callback. Resolves when the
+   * last write has completed; rejects with the resource's or `dest`'s error, and also when
+   * `dest` is closed or destroyed before the copy ends (it never waits on a gone destination).
+   * In every case the stream is destroyed (its file or connection released) by the time it
+   * settles. It never ends `dest`.
+   */
+  copyTo?(dest: Writable): Promise<void>;
+}
+
+/**
  * A resource stores the bytes of data objects under opaque keys. It knows nothing of paths,
- * users or the catalog. Implementations pass `test/contracts/resource-contract.ts`.
+ * users or the catalog. Implementations pass `test/contracts/resource-contract.ts`, and their
+ * factories reject options they cannot work with when called, not on the first request.
  */
 export interface Resource {
   readonly driver: string;
@@ -50,9 +69,9 @@ export interface Resource {
   /**
    * Opens `key` for reading, the whole object or `range`. The object is opened before the
    * promise resolves; with `deleteSparesOpenReads`, a later `delete` does not cut the stream
-   * short. `NOT_FOUND`.
+   * short. The stream has `copyTo` exactly when `capabilities.copyTo`. `NOT_FOUND`.
    */
-  read(key: string, range?: ByteRange): Promise<Readable>;
+  read(key: string, range?: ByteRange): Promise<ResourceStream>;
   /** The stored size of `key`, or null when it does not exist. */
   size(key: string): Promise<number | null>;
   /** Removes `key`. Idempotent. */

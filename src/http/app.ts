@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -12,6 +13,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Backend } from '../core/backend.ts';
 import { LadingError } from '../core/errors.ts';
 import type { SessionService, AuthenticatedSession } from '../identity/sessions/sessions.ts';
+import { authenticator } from './authorization.ts';
 import type { Urls } from './envelope.ts';
 import { registerErrorHandlers, sendError, toLadingError } from './errors.ts';
 import { registerRegisteredRoutes } from './routes-registered.ts';
@@ -56,7 +58,7 @@ declare module 'fastify' {
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const app = Fastify({
+  const fastify = Fastify({
     loggerInstance: deps.logger,
     trustProxy: deps.trustProxy,
     // NOTE: uploads can be long; the limits below cap only how long the headers may take and
@@ -79,6 +81,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       void sendError(reply, mapped);
     },
   });
+  // NOTE: the same instance, seen by the routes with request types derived from their schemas.
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.server.headersTimeout = 60_000;
   app.decorateRequest('auth', null);
   app.addHook('onRequest', async (request, reply) => {
@@ -91,7 +95,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addContentTypeParser('application/octet-stream', (_req, _payload, done) => done(null));
   app.addContentTypeParser('*', (_req, _payload, done) => done(null));
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_req, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+    done(null, Object.fromEntries(new URLSearchParams(String(body))));
   });
   await app.register(multipart, { throwFileSizeLimit: false });
 
@@ -112,13 +116,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     base: deps.publicUrl ?? `${request.protocol}://${request.host}`,
     backend: deps.backendUrl,
   });
-  const authenticate = async (request: FastifyRequest): Promise<string> => {
-    const header = request.headers.authorization;
-    const m = header ? /^Bearer\s+([A-Za-z0-9._~+/-]+=*)\s*$/i.exec(header) : null;
-    if (!m) throw new LadingError('UNAUTHENTICATED', 'Send the header Authorization: Bearer <token>; get a token from POST /auth/login or GET /auth/askauth.');
-    request.auth = await deps.sessions.authenticate(m[1]!);
-    return m[1]!;
-  };
+  const authenticate = authenticator(deps.sessions);
 
   registerStatusRoutes(app);
   registerAuthRoutes(app, { ...deps, authenticate });
@@ -126,5 +124,5 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.pids) registerPidRoutes(app, { pids: deps.pids, download: registered.downloadAt });
   if (deps.ca) registerCaRoutes(app, deps.ca);
   if (deps.oidc) await registerOidcRoutes(app, { ...deps, oidc: deps.oidc });
-  return app;
+  return fastify;
 }

@@ -1,10 +1,11 @@
 /**
  * The one mapping from error codes to HTTP statuses and envelope titles, and the Fastify error
- * and not-found handlers that use it. A code without a status is a compile error.
+ * and not-found handlers that use it. A code without a status is a compile error. Nothing
+ * outside `src/http` turns an error into HTTP words: this module and the routes do.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type ErrorCode, LadingError, isLadingError } from '../core/errors.ts';
-import { errorEnvelope } from './envelope.ts';
+import { type Envelope, errorEnvelope } from './envelope.ts';
 
 export interface ErrorMapping {
   status: number;
@@ -13,6 +14,10 @@ export interface ErrorMapping {
   advice: string;
 }
 
+/**
+ * Codes to statuses and titles. Where several codes share a status, the first listed is the
+ * general one, whose title an error known only by that status gets (`titleOfStatus`).
+ */
 export const STATUS_BY_CODE = {
   BAD_REQUEST: { status: 400, title: 'Bad request', advice: 'Fix the named parameter and retry.' },
   INVALID_PATH: { status: 400, title: 'Invalid path', advice: 'Use an absolute path of valid names (no ., .., NUL or control characters).' },
@@ -31,11 +36,36 @@ export const STATUS_BY_CODE = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type', advice: 'Send application/octet-stream, multipart/form-data or JSON as documented.' },
   RANGE_NOT_SATISFIABLE: { status: 416, title: 'Range not satisfiable', advice: 'Ask for a range inside the object (see Content-Range).' },
   TOO_MANY_REQUESTS: { status: 429, title: 'Too many requests', advice: 'Wait for Retry-After seconds.' },
+  INTERNAL: { status: 500, title: 'Internal server error', advice: 'Retry; report the X-Request-Id if it persists.' },
   PROXY_EXPIRED: { status: 500, title: 'Expired proxy credential', advice: "Make 'POST' on '/auth/proxy', then retry." },
   STORAGE_FULL: { status: 507, title: 'Insufficient storage', advice: 'The storage is full; retry later or contact the operators.' },
   UNAVAILABLE: { status: 503, title: 'Service unavailable', advice: 'A dependency is down; retry later.' },
-  INTERNAL: { status: 500, title: 'Internal server error', advice: 'Retry; report the X-Request-Id if it persists.' },
 } as const satisfies Record<ErrorCode, ErrorMapping>;
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * The title of an error known only by its status (one a library reports, such as the embedded
+ * OpenID Provider): the general code's title for that status; 'Internal server error' for a
+ * status no code has.
+ */
+export function titleOfStatus(status: number): string {
+  return Object.values(STATUS_BY_CODE).find((m) => m.status === status)?.title ?? STATUS_BY_CODE.INTERNAL.title;
+}
+
+/** The status and the error envelope `err` is sent as. */
+export function errorEnvelopeOf(err: LadingError): { status: number; body: Envelope<null> } {
+  const { status, title } = STATUS_BY_CODE[err.code];
+  return { status, body: errorEnvelope(status, [{ [title]: err.message }]) };
+}
+
+/**
+ * An error page of the embedded OpenID Provider (which reports its errors by status and
+ * message): lading's error envelope, titled as `titleOfStatus`, with its content type.
+ */
+export function errorPage(status: number, message: string): { contentType: string; body: string } {
+  return { contentType: JSON_TYPE, body: JSON.stringify(errorEnvelope(status, [{ [titleOfStatus(status)]: message }])) };
+}
 
 /** Turns any thrown value into a `LadingError`, classifying Fastify's own errors. */
 export function toLadingError(err: unknown): LadingError {
@@ -69,7 +99,7 @@ export function toLadingError(err: unknown): LadingError {
 
 /** Sends `err` as the envelope with its status and the headers the status calls for. */
 export function sendError(reply: FastifyReply, err: LadingError): FastifyReply {
-  const { status, title } = STATUS_BY_CODE[err.code];
+  const { status, body } = errorEnvelopeOf(err);
   if (status === 401) {
     reply.header('WWW-Authenticate', err.details.invalidToken ? 'Bearer realm="lading", error="invalid_token"' : 'Bearer realm="lading"');
   }
@@ -79,7 +109,7 @@ export function sendError(reply: FastifyReply, err: LadingError): FastifyReply {
   // NOTE: when the request body was not read to its end, keeping the connection would make
   // the next request start in the middle of the old body.
   if (!reply.request.raw.complete) reply.header('Connection', 'close');
-  return reply.code(status).type('application/json; charset=utf-8').send(errorEnvelope(status, [{ [title]: err.message }]));
+  return reply.code(status).type(JSON_TYPE).send(body);
 }
 
 export function registerErrorHandlers(app: FastifyInstance): void {

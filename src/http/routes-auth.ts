@@ -2,22 +2,24 @@
  * Authentication routes: local-credential login (`/auth/login`, and `/auth/b2safeproxy` for
  * scripts written against the original service), proxy regeneration (`/auth/proxy`) and logout.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import type { Static } from '@sinclair/typebox';
 import type { Backend } from '../core/backend.ts';
 import type { SessionService } from '../identity/sessions/sessions.ts';
+import type { Authenticate } from './authorization.ts';
 import { envelope } from './envelope.ts';
-import { AuthResult, LoginBody, ProxyResult, errorResponses } from './schemas.ts';
+import { AuthResult, LoginBody, ProxyResult, type TypedApp, errorResponses } from './schemas.ts';
 
 interface AuthRouteDeps {
   backend: Backend;
   sessions: SessionService;
   /** Authenticates the request's bearer token and returns it. */
-  authenticate: (request: FastifyRequest) => Promise<string>;
+  authenticate: Authenticate;
 }
 
-export function registerAuthRoutes(app: FastifyInstance, deps: AuthRouteDeps): void {
-  const login = async (request: FastifyRequest) => {
-    const { username, password } = request.body as { username: string; password: string };
+export function registerAuthRoutes(app: TypedApp, deps: AuthRouteDeps): void {
+  const login = async (request: FastifyRequest<{ Body: Static<typeof LoginBody> }>) => {
+    const { username, password } = request.body;
     const { token, user } = await deps.sessions.login({ username, password, address: request.ip, via: 'api' });
     return envelope({ storage_home: deps.backend.homeOf(user), storage_user: user, token });
   };

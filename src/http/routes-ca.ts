@@ -6,10 +6,10 @@
  * the request on; what a certificate says is decided by the CA.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
 import { LadingError } from '../core/errors.ts';
 import type { CertificateIssuer } from '../core/ports.ts';
-import { errorResponses } from './schemas.ts';
+import { bearerCredential } from './authorization.ts';
+import { type TypedApp, errorResponses } from './schemas.ts';
 
 export interface CaEndpoint {
   issuer: CertificateIssuer;
@@ -21,7 +21,7 @@ export interface CaEndpoint {
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
-export function registerCaRoutes(app: FastifyInstance, ca: CaEndpoint): void {
+export function registerCaRoutes(app: TypedApp, ca: CaEndpoint): void {
   const expected = digest(ca.secret);
   void app.register(async (scope) => {
     for (const type of ['application/pkcs10', 'application/x-pem-file']) {
@@ -38,9 +38,10 @@ export function registerCaRoutes(app: FastifyInstance, ca: CaEndpoint): void {
         response: errorResponses,
       },
     }, async (request, reply) => {
-      const m = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
+      // NOTE: the secret is the operator's choice, so any visible characters may make it up.
+      const secret = bearerCredential(request.headers, 'any');
       // NOTE: compared as digests so the comparison takes the same time whatever the length.
-      if (!m || !timingSafeEqual(digest(m[1]!), expected)) {
+      if (secret === null || !timingSafeEqual(digest(secret), expected)) {
         throw new LadingError('UNAUTHENTICATED', 'Send the issuer credential as Authorization: Bearer <secret>.');
       }
       if (typeof request.body !== 'string') throw new LadingError('UNSUPPORTED_MEDIA_TYPE', 'Send the request as application/pkcs10 (PEM).');

@@ -5,8 +5,8 @@
  * `/oidc` with its login and consent pages. Wiring only: the decisions are in `src/oidc/`.
  */
 import type { ServerResponse } from 'node:http';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { type Static, Type } from '@sinclair/typebox';
 import type { Backend } from '../core/backend.ts';
 import { LadingError, isLadingError } from '../core/errors.ts';
 import type { SessionService } from '../identity/sessions/sessions.ts';
@@ -14,9 +14,9 @@ import { CALLBACK_PATH, type OidcLogin } from '../identity/oidc/oidc-login.ts';
 import { PAGE_HEADERS, type Finish, type Page } from '../identity/oidc/interactions.ts';
 import { PROVIDER_MOUNT } from '../identity/oidc/provider.ts';
 import { LOGIN_STATE_SECONDS } from '../identity/oidc/relying-party.ts';
-import { envelope, errorEnvelope } from './envelope.ts';
-import { STATUS_BY_CODE, toLadingError } from './errors.ts';
-import { AuthResult, errorResponses } from './schemas.ts';
+import { envelope } from './envelope.ts';
+import { errorEnvelopeOf, toLadingError } from './errors.ts';
+import { AuthResult, type TypedApp, errorResponses } from './schemas.ts';
 
 interface OidcRouteDeps {
   oidc: OidcLogin;
@@ -59,9 +59,9 @@ function writeError(res: ServerResponse, err: LadingError): void {
     res.destroy();
     return;
   }
-  const { status, title } = STATUS_BY_CODE[err.code];
+  const { status, body } = errorEnvelopeOf(err);
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
-  res.end(JSON.stringify(errorEnvelope(status, [{ [title]: err.message }])));
+  res.end(JSON.stringify(body));
 }
 
 function writePage(res: ServerResponse, page: Page): void {
@@ -69,7 +69,7 @@ function writePage(res: ServerResponse, page: Page): void {
   res.end(page.html);
 }
 
-export async function registerOidcRoutes(app: FastifyInstance, deps: OidcRouteDeps): Promise<void> {
+export async function registerOidcRoutes(app: TypedApp, deps: OidcRouteDeps): Promise<void> {
   const { oidc } = deps;
   if (deps.publicUrl !== null) oidc.setBaseUrl(deps.publicUrl);
   else {
@@ -166,10 +166,10 @@ export async function registerOidcRoutes(app: FastifyInstance, deps: OidcRouteDe
     return reply.code(page.status).headers({ ...PAGE_HEADERS, ...page.headers }).send(page.html);
   });
 
-  const step = (name: 'login' | 'confirm' | 'abort') => async (request: FastifyRequest, reply: FastifyReply) => {
+  const step = (name: 'login' | 'confirm' | 'abort') => async (request: FastifyRequest<{ Body: Static<typeof Form> }>, reply: FastifyReply) => {
     const op = await (await provider()).provider();
     const interactions = oidc.parts().interactions!;
-    const form = (request.body ?? {}) as Record<string, unknown>;
+    const form = request.body;
     const outcome: Page | Finish = name === 'login'
       ? await interactions.login(op, request.raw, reply.raw, form, request.ip)
       : await interactions[name](op, request.raw, reply.raw, form);

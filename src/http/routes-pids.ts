@@ -4,17 +4,17 @@
  * `/api/handles/<pid>` answers the Handle REST API's read shape so generic handle tooling can
  * resolve local PIDs. Records are public, as handle records are; downloads need a token.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LadingError } from '../core/errors.ts';
 import type { PidProvider } from '../core/ports.ts';
 import { envelope } from './envelope.ts';
-import { Envelope, GetQuery, errorResponses, isSet } from './schemas.ts';
+import { Envelope, GetQuery, type TypedApp, errorResponses, isSet } from './schemas.ts';
 import { Type } from '@sinclair/typebox';
 
 interface PidRouteDeps {
   pids: PidProvider;
   /** Streams a data object at an `/api/registered` URL path to the reply, authenticating first. */
-  download: (request: FastifyRequest, reply: FastifyReply, registeredUrlPath: string) => Promise<unknown>;
+  download: (request: FastifyRequest, reply: FastifyReply, registeredUrlPath: string) => Promise<FastifyReply>;
 }
 
 const PidRecord = Envelope(Type.Record(Type.String(), Type.String()), 'A PID record: URL, EUDAT/CHECKSUM, EUDAT/CHECKSUM_TIMESTAMP, EUDAT/ROR.');
@@ -31,7 +31,7 @@ function handleOf(request: FastifyRequest, prefix: string): string {
   return handle;
 }
 
-export function registerPidRoutes(app: FastifyInstance, deps: PidRouteDeps): void {
+export function registerPidRoutes(app: TypedApp, deps: PidRouteDeps): void {
   const resolve = async (handle: string) => {
     const values = await deps.pids.resolve(handle);
     if (!values) throw new LadingError('NOT_FOUND', `The PID ${handle} is not registered here.`);
@@ -49,16 +49,13 @@ export function registerPidRoutes(app: FastifyInstance, deps: PidRouteDeps): voi
     handler: async (request, reply) => {
       const handle = handleOf(request, '/api/pids');
       const values = await resolve(handle);
-      if (isSet((request.query as { download?: string }).download)) {
+      if (isSet(request.query.download)) {
         const url = values.URL ?? '';
         const at = url.indexOf('/api/registered/');
         if (at < 0) throw new LadingError('NOT_FOUND', `The PID ${handle} points elsewhere (${url}); download it from there.`);
         return deps.download(request, reply, url.slice(at));
       }
-      if (request.method === 'HEAD') {
-        reply.header('Content-Type', 'application/json; charset=utf-8');
-        return reply.code(200).send();
-      }
+      // NOTE: to a HEAD request, Node sends the headers of this answer without its body.
       return envelope(values);
     },
   });

@@ -3,20 +3,21 @@
  * collection creation, rename, and the refused DELETE. Routes translate HTTP to backend calls
  * and back; they decide no permission and parse paths only through `core/path.ts`.
  */
-import type { Readable, Writable } from 'node:stream';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Backend } from '../core/backend.ts';
+import type { Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Backend, UploadOptions } from '../core/backend.ts';
 import { LadingError, isLadingError } from '../core/errors.ts';
 import { checksumDigest } from '../core/meter.ts';
 import { type Path, childOf, parseName, parsePath, parseUrlPath } from '../core/path.ts';
 import type { BackendCredential } from '../core/ports.ts';
-import type { DataObject } from '../core/types.ts';
+import type { Collection, DataObject, Entity } from '../core/types.ts';
+import type { Authenticate } from './authorization.ts';
 import { announcedDigests, contentDisposition, evaluatePreconditions, selectRange } from './conditional.ts';
 import {
   type Urls, collectionResult, entityRecord, envelope, renameResult, uploadResult,
 } from './envelope.ts';
 import {
-  CollectionResult, CreateBody, EntityList, GetQuery, PutQuery, RenameBody, RenameResult, UploadResult,
+  CollectionResult, CreateBody, EntityList, GetQuery, PutQuery, RenameBody, RenameResult, type TypedApp, UploadResult,
   errorResponses, isSet,
 } from './schemas.ts';
 
@@ -28,7 +29,7 @@ interface RegisteredDeps {
   pidAwaitMs: number;
   maxUploadBytes: number;
   urls: (request: FastifyRequest) => Urls;
-  authenticate: (request: FastifyRequest) => Promise<string>;
+  authenticate: Authenticate;
 }
 
 const PREFIX = '/api/registered';
@@ -53,8 +54,8 @@ function etagOf(object: DataObject): string {
  * Registers the routes; returns `downloadAt`, which authenticates a request and streams the
  * data object at an `/api/registered/…` URL path (used by PID resolution).
  */
-export function registerRegisteredRoutes(app: FastifyInstance, deps: RegisteredDeps): {
-  downloadAt: (request: FastifyRequest, reply: FastifyReply, urlPath: string) => Promise<unknown>;
+export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
+  downloadAt: (request: FastifyRequest, reply: FastifyReply, urlPath: string) => Promise<FastifyReply>;
 } {
   const { backend } = deps;
   const secured = { security: [{ bearer: [] }], tags: ['registered'] };
@@ -93,7 +94,7 @@ export function registerRegisteredRoutes(app: FastifyInstance, deps: RegisteredD
     } else {
       reply.header('Content-Length', object.size);
     }
-    if (stream && isCopyable(stream)) {
+    if (stream?.copyTo) {
       // NOTE: the resource copies into the socket through reused buffers; piping the stream
       // allocates a buffer per chunk, which halves throughput and grows the memory held by
       // garbage with the size of the download (bench/throughput.sh). The reply is hijacked, so
@@ -142,8 +143,7 @@ export function registerRegisteredRoutes(app: FastifyInstance, deps: RegisteredD
     preHandler,
     handler: async (request, reply) => {
       const { path, trailingSlash } = targetOf(request);
-      const query = request.query as { download?: string };
-      if (isSet(query.download)) return download(request, reply, path);
+      if (isSet(request.query.download)) return download(request, reply, path);
       if (trailingSlash) return list(request, path);
       const entity = await backend.stat(credentialOf(request), path);
       if (entity.kind === 'collection') return list(request, path);
@@ -162,15 +162,16 @@ export function registerRegisteredRoutes(app: FastifyInstance, deps: RegisteredD
     preHandler,
   }, async (request) => {
     const { path, trailingSlash } = targetOf(request);
-    const query = request.query as { force?: string; pid_await?: string };
-    const overwrite = isSet(query.force);
+    const overwrite = isSet(request.query.force);
     const length = Number(request.headers['content-length']);
     if (Number.isFinite(length) && length > deps.maxUploadBytes + 64 * 1024) {
       throw new LadingError('PAYLOAD_TOO_LARGE', `The upload is larger than the limit of ${deps.maxUploadBytes} bytes.`);
     }
     const cred = credentialOf(request);
     const type = (request.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
-    let outcome: { object: DataObject; jobIds: string[] };
+    let target = path;
+    let source: Readable;
+    let expected: UploadOptions['expected'];
     if (type === 'multipart/form-data') {
       const part = await request.file({ limits: { fileSize: deps.maxUploadBytes + 1, files: 1, fields: 20, parts: 40 } });
       if (!part) throw new LadingError('BAD_REQUEST', 'The form has no file; send it in the form field \'file\'.');
@@ -178,17 +179,23 @@ export function registerRegisteredRoutes(app: FastifyInstance, deps: RegisteredD
         part.file.resume();
         throw new LadingError('BAD_REQUEST', `The form's file is in the field '${part.fieldname}'; send it in the field 'file'.`);
       }
-      let target = path;
       if (trailingSlash || (await isCollection(backend, cred, path))) target = childOf(path, parseName(part.filename));
-      outcome = await backend.upload(cred, target, part.file, { overwrite });
+      source = part.file;
     } else if (type === '' || type === 'application/octet-stream') {
       if (trailingSlash) throw new LadingError('BAD_REQUEST', 'A streaming upload needs the path of the file to create, not of a collection (remove the trailing \'/\').');
-      outcome = await backend.upload(cred, path, request.raw, { overwrite, expected: announcedDigests(request.headers) });
+      source = request.raw;
+      expected = announcedDigests(request.headers);
     } else {
       throw new LadingError('UNSUPPORTED_MEDIA_TYPE', `Upload with Content-Type application/octet-stream (raw body) or multipart/form-data (field 'file'), not '${type}'.`);
     }
+    let outcome: { object: DataObject; jobIds: string[] };
+    try {
+      outcome = await backend.upload(cred, target, source, { overwrite, expected });
+    } catch (err) {
+      throw overwrite ? err : await adviseForce(err, backend, cred, target, 'dataobject', 'Use force=true to overwrite it.');
+    }
     let { object } = outcome;
-    if (isSet(query.pid_await) && outcome.jobIds.length > 0 && deps.jobs) {
+    if (isSet(request.query.pid_await) && outcome.jobIds.length > 0 && deps.jobs) {
       // Spec §8: answer when registration completes, or after the wait at the latest; the
       // jobs go on in the background either way.
       await deps.jobs.waitFor(outcome.jobIds, deps.pidAwaitMs);
@@ -207,9 +214,16 @@ export function registerRegisteredRoutes(app: FastifyInstance, deps: RegisteredD
     },
     preHandler,
   }, async (request) => {
-    const body = request.body as { path: string; force?: boolean | string };
+    const { body } = request;
     const parents = body.force === true || (typeof body.force === 'string' && isSet(body.force));
-    const collection = await backend.createCollection(credentialOf(request), parsePath(body.path), { parents });
+    const cred = credentialOf(request);
+    const path = parsePath(body.path);
+    let collection: Collection;
+    try {
+      collection = await backend.createCollection(cred, path, { parents });
+    } catch (err) {
+      throw parents ? err : await adviseForce(err, backend, cred, path, 'collection', 'Use force=true to accept an existing collection.');
+    }
     return envelope(collectionResult(deps.urls(request), collection.path));
   });
 
@@ -223,8 +237,7 @@ export function registerRegisteredRoutes(app: FastifyInstance, deps: RegisteredD
     preHandler,
   }, async (request) => {
     const { path } = targetOf(request);
-    const { newname } = request.body as { newname: string };
-    const renamed = await backend.rename(credentialOf(request), path, newname);
+    const renamed = await backend.rename(credentialOf(request), path, request.body.newname);
     return envelope(renameResult(deps.urls(request), renamed.path));
   });
 
@@ -245,9 +258,19 @@ export function registerRegisteredRoutes(app: FastifyInstance, deps: RegisteredD
   };
 }
 
-/** A resource stream that can copy itself into a writable (see the fs resource's `CopyableStream`). */
-function isCopyable(stream: Readable): stream is Readable & { copyTo(dest: Writable): Promise<void> } {
-  return typeof (stream as { copyTo?: unknown }).copyTo === 'function';
+/**
+ * `err` with `advice` added when it is a `CONFLICT` that sending `force=true` would have
+ * avoided, because what stands at `path` is of the kind `force` accepts; otherwise `err` as it
+ * is (also when the caller may not look at `path`). The backend's errors speak no HTTP, so the
+ * route names the parameter.
+ */
+async function adviseForce(
+  err: unknown, backend: Backend, cred: BackendCredential, path: Path, accepted: Entity['kind'], advice: string,
+): Promise<unknown> {
+  if (!isLadingError(err, 'CONFLICT')) return err;
+  const existing = await backend.stat(cred, path).catch(() => null);
+  if (existing?.kind !== accepted) return err;
+  return new LadingError('CONFLICT', `${err.message} ${advice}`, { cause: err, details: err.details });
 }
 
 async function isCollection(backend: Backend, cred: BackendCredential, path: Path): Promise<boolean> {

@@ -1,9 +1,8 @@
 /** Liveness (`/api/status`) and the OpenAPI document (`/api/specs`). No authentication. */
-import type { FastifyInstance } from 'fastify';
 import { envelope } from './envelope.ts';
-import { StatusResult } from './schemas.ts';
+import { StatusResult, type TypedApp } from './schemas.ts';
 
-export function registerStatusRoutes(app: FastifyInstance): void {
+export function registerStatusRoutes(app: TypedApp): void {
   app.get('/api/status', {
     schema: { summary: 'Liveness check', tags: ['status'], response: { 200: StatusResult } },
   }, async (_request, reply) => {

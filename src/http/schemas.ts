@@ -1,17 +1,30 @@
 /**
- * JSON schemas (TypeBox) of every request and response. The same objects validate requests,
- * serialise responses (so no field can leak) and generate the OpenAPI document at /api/specs.
+ * JSON schemas (TypeBox) of every request and response, and the Fastify instance type that
+ * derives handler types from them. The same objects validate requests, type the handlers'
+ * `query`, `params` and `body`, serialise responses (so no field can leak) and generate the
+ * OpenAPI document at /api/specs; no handler restates a request's shape by hand.
  */
-import { Type, type TSchema } from '@sinclair/typebox';
+import type {
+  FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault,
+} from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { type Static, Type, type TSchema } from '@sinclair/typebox';
+
+/** The application as routes see it: handlers get requests typed by their route's schemas. */
+export type TypedApp = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
+
+const TRUE_FLAGS = ['true', 'True', 'TRUE', '1', 'yes', ''] as const;
+const FALSE_FLAGS = ['false', 'False', 'FALSE', '0', 'no'] as const;
 
 /** Boolean query flags as clients of the original service send them (`true`, `True`, `1`, …). */
 export const Flag = Type.Union(
-  ['true', 'True', 'TRUE', '1', 'yes', '', 'false', 'False', 'FALSE', '0', 'no'].map((v) => Type.Literal(v)),
+  [...TRUE_FLAGS, ...FALSE_FLAGS].map((v) => Type.Literal(v)),
   { description: 'Boolean flag: true/false (also True/False, 1/0, yes/no; an empty value means true).' },
 );
 
-export function isSet(flag: string | undefined): boolean {
-  return flag !== undefined && ['true', 'True', 'TRUE', '1', 'yes', ''].includes(flag);
+/** Whether a validated `Flag` (absent: false) says true. */
+export function isSet(flag: Static<typeof Flag> | undefined): boolean {
+  return TRUE_FLAGS.some((value) => value === flag);
 }
 
 const ErrorItem = Type.Record(Type.String(), Type.String(), { description: '{title: message}' });
@@ -24,7 +37,7 @@ const Meta = Type.Object({
 });
 
 /** The envelope of spec 2.1 around `data`. */
-export function Envelope(data: TSchema, description: string) {
+export function Envelope<T extends TSchema>(data: T, description: string) {
   return Type.Object({
     Meta,
     Response: Type.Object({ data, errors: Type.Union([Type.Null(), Type.Array(ErrorItem)]) }),

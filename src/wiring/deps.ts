@@ -28,6 +28,7 @@ import { SessionService } from '../identity/sessions/sessions.ts';
 import { LoginService } from '../identity/sessions/login.ts';
 import { OidcLogin, oidcSecret } from '../identity/oidc/oidc-login.ts';
 import { logSafeUrl } from '../http/routes-oidc.ts';
+import { errorPage } from '../http/errors.ts';
 import type { FastifyRequest } from 'fastify';
 
 export interface Deps {
@@ -144,5 +145,6 @@ async function createOidc(config: Config, d: { catalog: Catalog; backend: Backen
     secret: oidcSecret(keys.masterKey),
     tokenTtlSeconds: config.auth.token_ttl,
     trustProxy: config.trust_proxy,
+    renderError: errorPage,
   });
 }

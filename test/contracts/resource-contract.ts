@@ -1,14 +1,15 @@
 /**
  * The resource contract: the behaviour every `Resource` driver must show. Each driver's test
  * file calls `resourceContract` with a factory returning a fresh, empty resource; the suite
- * reads the driver's declared capabilities.
+ * reads the driver's declared capabilities (range reads, `copyTo`, reads that survive a delete).
  */
 import { describe, it, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { createHash, randomBytes } from 'node:crypto';
-import { Readable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import { text, buffer } from 'node:stream/consumers';
-import type { Resource } from '../../src/core/ports.ts';
+import type { Resource, ResourceStream } from '../../src/core/ports.ts';
 import { rejectsWith } from './catalog-contract.ts';
 
 /** A stream of `total` pseudo-random bytes produced chunk by chunk (never held whole). */
@@ -48,6 +49,31 @@ function failingAfter(bytes: number): Readable {
       this.push(Buffer.alloc(1024, 7));
     },
   });
+}
+
+/** A writable collecting copies of what it gets; each write completes a turn later, like a busy socket. */
+function sink(): { dest: Writable; bytes: () => Buffer } {
+  const chunks: Buffer[] = [];
+  const dest = new Writable({
+    highWaterMark: 16 * 1024,
+    write(chunk: Buffer, _enc, cb) {
+      chunks.push(Buffer.from(chunk)); // a copy: `copyTo` may reuse its buffer once the write completed
+      setImmediate(cb);
+    },
+  });
+  return { dest, bytes: () => Buffer.concat(chunks) };
+}
+
+/** Waits until the stream has let go of what it read from (a file, a connection). */
+async function released(stream: ResourceStream): Promise<void> {
+  assert.ok(stream.destroyed, 'the stream is destroyed once copyTo has settled');
+  if (!stream.closed) await once(stream, 'close', { signal: AbortSignal.timeout(5000) });
+}
+
+/** The stream's `copyTo`, which a driver declaring the capability must give every stream. */
+function copier(stream: ResourceStream): (dest: Writable) => Promise<void> {
+  assert.equal(typeof stream.copyTo, 'function', 'a driver declaring copyTo gives every stream copyTo');
+  return (dest) => stream.copyTo!(dest);
 }
 
 export function resourceContract(name: string, create: () => Promise<Resource>): void {
@@ -148,6 +174,66 @@ export function resourceContract(name: string, create: () => Promise<Resource>):
       const got = await buffer(reader);
       assert.equal(got.length, 2 * 1024 * 1024);
       assert.ok(got.every((b) => b === 1));
+    });
+
+    it('gives streams copyTo exactly when the driver declares it', async () => {
+      await r.write('key-0000000d', Readable.from([Buffer.from('declared')]));
+      for (const range of [undefined, { start: 1, end: 3 }]) {
+        const stream = await r.read('key-0000000d', range);
+        assert.equal(typeof stream.copyTo === 'function', r.capabilities.copyTo, `range ${JSON.stringify(range)}`);
+        stream.destroy();
+      }
+    });
+
+    describe('copyTo (where the driver declares it)', () => {
+      // Several of any driver's copy buffers long, and not a multiple of a power of two.
+      const data = randomBytes(5 * 256 * 1024 + 12345);
+
+      it('copies the whole object and ranges with the bytes read gives, and releases the stream', async (t) => {
+        if (!r.capabilities.copyTo) return t.skip('the driver does not declare copyTo');
+        await r.write('key-copy0001', Readable.from([data]));
+        for (const range of [undefined, { start: 0, end: 0 }, { start: 1000, end: 700_000 }, { start: data.length - 5, end: data.length - 1 }]) {
+          const stream = await r.read('key-copy0001', range);
+          const { dest, bytes } = sink();
+          await copier(stream)(dest);
+          assert.ok(bytes().equals(await buffer(await r.read('key-copy0001', range))), `same bytes as read, range ${JSON.stringify(range)}`);
+          assert.ok(bytes().equals(range ? data.subarray(range.start, range.end + 1) : data), `range ${JSON.stringify(range)}`);
+          assert.equal(dest.writableEnded, false, 'copyTo never ends the destination');
+          await released(stream);
+        }
+      });
+
+      it('rejects with the destination\'s error, and releases the stream', async (t) => {
+        if (!r.capabilities.copyTo) return t.skip('the driver does not declare copyTo');
+        await r.write('key-copy0002', Readable.from([data]));
+        const stream = await r.read('key-copy0002');
+        let writes = 0;
+        const dest = new Writable({
+          write(_chunk, _enc, cb) {
+            cb(++writes === 2 ? new Error('connection reset') : null);
+          },
+        });
+        dest.on('error', () => {});
+        await assert.rejects(copier(stream)(dest), /connection reset/);
+        await released(stream);
+      });
+
+      it('rejects, without waiting, when the destination is destroyed mid-copy, and releases the stream', async (t) => {
+        if (!r.capabilities.copyTo) return t.skip('the driver does not declare copyTo');
+        await r.write('key-copy0003', Readable.from([data]));
+        const stream = await r.read('key-copy0003');
+        // A client gone mid-download: the first write never completes and the socket is destroyed.
+        const dest = new Writable({
+          write() {
+            setImmediate(() => dest.destroy());
+          },
+        });
+        await assert.rejects(Promise.race([
+          copier(stream)(dest),
+          new Promise((_resolve, reject) => setTimeout(() => reject(new Error('copyTo still waits on a destroyed destination')), 5000).unref()),
+        ]), (err: Error) => !/still waits/.test(err.message));
+        await released(stream);
+      });
     });
 
     it('sweeps only temporaries older than the given time', async () => {

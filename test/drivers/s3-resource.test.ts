@@ -3,8 +3,8 @@
  * by `.ci/services/swift.sh` (env `LADING_TEST_S3_*`). Runs the resource contract under a key
  * prefix unique to each run and resource, plus what only S3 shows: multipart uploads that are
  * aborted leave no incomplete upload behind, objects of several parts round-trip, and memory
- * stays bounded while a large object streams up. Skips when the variables are missing, except
- * under CI, where that fails.
+ * stays bounded while a large object streams up. Skips those when the variables are missing,
+ * except under CI, where that fails; the checks of options at creation need no server.
  */
 import { after, describe, it, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -25,6 +25,29 @@ const env = {
 };
 const missing = Object.entries(env).filter(([, v]) => !v).map(([k]) => k);
 const MIB = 1024 * 1024;
+
+describe('s3 resource options', () => {
+  // NOTE: checked when the resource is created, so no S3 server is needed here.
+  const base: S3ResourceOptions = {
+    endpoint: 'http://127.0.0.1:1', bucket: 'bucket', region: 'us-east-1', accessKeyId: 'key-id', secretAccessKey: 's3cret-value',
+  };
+
+  it('refuses incomplete options when it is created', () => {
+    assert.throws(() => createS3Resource({ ...base, bucket: '' }), /bucket/);
+    assert.throws(() => createS3Resource({ ...base, secretAccessKey: '' }), /secretAccessKey/);
+    assert.throws(() => createS3Resource({ ...base, endpoint: '' }), /endpoint/);
+    assert.throws(() => createS3Resource({ ...base, accessKeyId: '' }), /accessKeyId/);
+  });
+
+  it('refuses an endpoint that is not an http(s) URL, and unusable prefixes and part sizes, never echoing a secret', () => {
+    for (const endpoint of ['s3.example.org', 'ftp://s3.example.org', 'http://']) {
+      assert.throws(() => createS3Resource({ ...base, endpoint }), (err: Error) => /`endpoint`/.test(err.message) && !err.message.includes(base.secretAccessKey));
+    }
+    assert.throws(() => createS3Resource({ ...base, prefix: '/lading/' }), /prefix/);
+    assert.throws(() => createS3Resource({ ...base, partSize: MIB }), /partSize/);
+    assert.throws(() => createS3Resource({ ...base, queueSize: 0 }), /queueSize/);
+  });
+});
 
 if (missing.length > 0) {
   const message = `no S3 server for the tests (LADING_TEST_S3_* not set: ${missing.join(', ')}); run \`source .ci/services/swift.sh\` first.`;
@@ -144,11 +167,6 @@ if (missing.length > 0) {
       } finally {
         await r.close();
       }
-    });
-
-    it('refuses incomplete options when it is created', () => {
-      assert.throws(() => createS3Resource({ ...base, bucket: '' }), /bucket/);
-      assert.throws(() => createS3Resource({ ...base, secretAccessKey: '' }), /secretAccessKey/);
     });
 
     it('reports an unreachable store as UNAVAILABLE naming S3', async () => {

@@ -205,6 +205,28 @@ describe('data-staging API', () => {
     assert.equal((await stale.arrayBuffer()).byteLength, 20);
   });
 
+  it('advises force=true on a 409 only where force would have avoided it', async () => {
+    const message = async (res: Response) => Object.values((await json(res)).Response.errors![0]!)[0];
+    await put(s.home('alice', 'advised.txt'), 'one');
+    const again = await put(s.home('alice', 'advised.txt'), 'two');
+    assert.equal(again.status, 409);
+    assert.equal(await message(again), `'/${s.zone}/home/alice/advised.txt' already exists. Use force=true to overwrite it.`);
+    const collection = `/${s.zone}/home/alice/advised-dir`;
+    const mkdir = (body: object) => fetch(`${s.url}/api/registered`, {
+      method: 'POST', headers: { authorization: alice, 'content-type': 'application/json' }, body: JSON.stringify(body),
+    });
+    assert.equal((await mkdir({ path: collection })).status, 200);
+    const onCollection = await put(`${s.url}/api/registered${collection}`, 'bytes');
+    assert.equal(onCollection.status, 409);
+    assert.doesNotMatch(String(await message(onCollection)), /force/, 'force cannot overwrite a collection');
+    const existing = await mkdir({ path: collection });
+    assert.equal(existing.status, 409);
+    assert.match(String(await message(existing)), /already exists\. Use force=true to accept an existing collection\.$/);
+    const overObject = await mkdir({ path: `/${s.zone}/home/alice/advised.txt` });
+    assert.equal(overObject.status, 409);
+    assert.doesNotMatch(String(await message(overObject)), /force/, 'force cannot turn a data object into a collection');
+  });
+
   it('creates collections (spec 2.4): 409 when existing, 404 without parent, parents with force', async () => {
     const post = (body: unknown, type = 'application/json') => fetch(`${s.url}/api/registered`, {
       method: 'POST', headers: { authorization: alice, 'content-type': type }, body: typeof body === 'string' ? body : JSON.stringify(body),

@@ -4,9 +4,9 @@
  * atomic on one file system, which is also what makes a shared mount safe for several nodes.
  * Adapts the file system only; it knows nothing of paths in the namespace or of the catalog.
  *
- * A stream returned by `read` also has `copyTo(dest)` (see `CopyableStream`): a consumer that
- * owns its destination, such as the download route, copies through two reused buffers instead
- * of consuming the stream, which allocates a fresh buffer per chunk.
+ * It declares `copyTo`: a stream returned by `read` copies into a destination the caller owns,
+ * such as a socket, through two reused buffers, where consuming the stream would allocate a
+ * fresh buffer per chunk.
  */
 import { type WriteStream, createWriteStream, fdatasync } from 'node:fs';
 import { type FileHandle, mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
@@ -15,7 +15,7 @@ import { type Readable, Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { randomBytes } from 'node:crypto';
 import { LadingError, isLadingError } from '../../core/errors.ts';
-import type { ByteRange, Resource } from '../../core/ports.ts';
+import type { ByteRange, Resource, ResourceStream } from '../../core/ports.ts';
 
 export interface FsResourceOptions {
   /** Directory holding `blobs/` and `tmp/`; created when missing. */
@@ -29,17 +29,6 @@ const CHUNK = 1 << 20;
 // NOTE: small enough for both copy buffers to stay in the CPU cache, large enough that the
 // per-call overhead of a read and a socket write is negligible (measured: bench/throughput.sh).
 const COPY_CHUNK = 256 * 1024;
-
-/**
- * A readable of a stored object's bytes that can also copy them straight into a writable.
- * `copyTo` must be called before the stream is read otherwise; it writes the stream's whole
- * range (or up to end of file), waits for each write to be flushed before reusing its buffer,
- * rejects with the destination's or the file's error, and closes the file in every case. It
- * never ends `dest`.
- */
-export interface CopyableStream extends Readable {
-  copyTo(dest: Writable): Promise<void>;
-}
 
 /** Copies `[start, end]` (inclusive; `end` undefined: to end of file) of `handle` into `dest`. */
 async function copyRange(handle: FileHandle, start: number, end: number | undefined, dest: Writable): Promise<void> {
@@ -135,12 +124,22 @@ function code(err: unknown): string | undefined {
   return (err as NodeJS.ErrnoException | undefined)?.code;
 }
 
+/**
+ * Creates a file-system resource under `options.root`, creating its directories. Rejects (with
+ * a plain `Error` naming the option) when `root` is missing or not a string, `fsync` is not a
+ * boolean, or the directories cannot be created (e.g. `root` is a file or not writable).
+ */
 export async function createFsResource(options: FsResourceOptions): Promise<Resource> {
-  if (!options.root) throw new Error('fs resource: option `root` is required');
+  if (typeof options.root !== 'string' || options.root === '') throw new Error('fs resource: option `root` is required');
+  if (options.fsync !== undefined && typeof options.fsync !== 'boolean') throw new Error('fs resource: option `fsync` must be true or false');
   const blobs = join(options.root, 'blobs');
   const tmp = join(options.root, 'tmp');
-  await mkdir(blobs, { recursive: true });
-  await mkdir(tmp, { recursive: true });
+  try {
+    await mkdir(blobs, { recursive: true });
+    await mkdir(tmp, { recursive: true });
+  } catch (err) {
+    throw new Error(`fs resource: option \`root\`: cannot create directories under '${options.root}' (${code(err) ?? 'error'})`, { cause: err });
+  }
   const fsync = options.fsync ?? true;
 
   const finalPath = (key: string): string => {
@@ -150,7 +149,7 @@ export async function createFsResource(options: FsResourceOptions): Promise<Reso
 
   return {
     driver: 'fs',
-    capabilities: { rangeRead: true, multipart: false, deleteSparesOpenReads: true },
+    capabilities: { rangeRead: true, copyTo: true, deleteSparesOpenReads: true },
 
     async write(key, source: Readable, opts = {}) {
       const dest = finalPath(key);
@@ -186,7 +185,7 @@ export async function createFsResource(options: FsResourceOptions): Promise<Reso
       const copyTo = (dest: Writable): Promise<void> =>
         // Destroying the stream closes the handle (autoClose), whether the copy succeeded or not.
         copyRange(file, range?.start ?? 0, range?.end, dest).finally(() => stream.destroy());
-      return Object.assign(stream, { copyTo }) satisfies CopyableStream;
+      return Object.assign(stream, { copyTo }) satisfies ResourceStream;
     },
 
     async size(key) {

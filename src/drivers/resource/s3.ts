@@ -81,12 +81,16 @@ function storeError(err: unknown, action: string): unknown {
 }
 
 /**
- * Creates an S3 resource. Throws (synchronously) when a required option is missing or a key
+ * Creates an S3 resource. Throws (synchronously, a plain `Error` naming the option, never its
+ * value) when a required option is missing, the endpoint is not an http(s) URL, or a key
  * prefix or part size is unusable; contacts the store only when used.
  */
 export function createS3Resource(options: S3ResourceOptions): Resource {
   for (const name of ['endpoint', 'bucket', 'region', 'accessKeyId', 'secretAccessKey'] as const) {
-    if (!options[name]) throw new Error(`s3 resource: option \`${name}\` is required`);
+    if (typeof options[name] !== 'string' || !options[name]) throw new Error(`s3 resource: option \`${name}\` is required`);
+  }
+  if (!URL.canParse(options.endpoint) || !['http:', 'https:'].includes(new URL(options.endpoint).protocol)) {
+    throw new Error('s3 resource: option `endpoint` must be an http:// or https:// URL');
   }
   const prefix = options.prefix ?? '';
   if (prefix.startsWith('/') || prefix.length > 512) throw new Error('s3 resource: `prefix` must not start with / and must be short');
@@ -145,7 +149,7 @@ export function createS3Resource(options: S3ResourceOptions): Resource {
     driver: 's3',
     // NOTE: deleting a multipart object removes its parts at once on Swift, cutting a
     // download of a later part short, so the backend defers deleting replaced objects.
-    capabilities: { rangeRead: true, multipart: true, deleteSparesOpenReads: false },
+    capabilities: { rangeRead: true, copyTo: false, deleteSparesOpenReads: false },
 
     async write(key, source: Readable, opts = {}) {
       const Key = objectKey(key);

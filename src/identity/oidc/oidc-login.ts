@@ -16,7 +16,7 @@ import type { Catalog, Clock } from '../../core/ports.ts';
 import type { SessionRecord } from '../../core/types.ts';
 import { AccessTokenVerifier } from './access-tokens.ts';
 import { Interactions } from './interactions.ts';
-import { EmbeddedProvider, PROVIDER_MOUNT, embeddedClientSecret } from './provider.ts';
+import { EmbeddedProvider, type EmbeddedProviderOptions, PROVIDER_MOUNT, embeddedClientSecret } from './provider.ts';
 import { RelyingParty } from './relying-party.ts';
 import type { LoginService } from '../sessions/login.ts';
 
@@ -60,6 +60,8 @@ export interface OidcLoginOptions {
   /** Lifetime of lading's bearer tokens, in seconds. */
   tokenTtlSeconds: number;
   trustProxy: boolean;
+  /** Renders the embedded provider's error responses (see `EmbeddedProviderOptions`). */
+  renderError: EmbeddedProviderOptions['renderError'];
 }
 
 interface Parts {
@@ -124,6 +126,7 @@ export class OidcLogin {
       ? new EmbeddedProvider({
         issuer, catalog: o.catalog, clock: o.clock, sealer: o.sealer, secret: o.secret, logger: o.logger,
         clientId: s.clientId, redirectUri, audience, resource: `${base}/api`, accessTokenFormat: s.introspection ? 'opaque' : 'jwt', keyRotationSeconds: s.keyRotationSeconds, trustProxy: o.trustProxy,
+        renderError: o.renderError,
       })
       : null;
     const interactions = provider

@@ -12,7 +12,6 @@ import Provider, { type Configuration, type JWK, type KoaContextWithOIDC, errors
 import type { Logger } from 'pino';
 import type { Sealer } from '../secrets/sealing.ts';
 import type { Catalog, Clock } from '../../core/ports.ts';
-import { errorEnvelope } from '../../http/envelope.ts';
 import { catalogAdapterFactory } from './provider-adapter.ts';
 
 /** Where the provider is mounted inside lading's HTTP server. */
@@ -43,6 +42,11 @@ export interface EmbeddedProviderOptions {
   keyRotationSeconds: number;
   /** Trust X-Forwarded-* (behind a reverse proxy). */
   trustProxy: boolean;
+  /**
+   * Renders an error the provider answers with (status ≥ 400, message for the user) as a body
+   * and its content type, so its errors look like the rest of the server's.
+   */
+  renderError: (status: number, message: string) => { contentType: string; body: string };
 }
 
 /** Derives a named sub-secret; every node derives the same one from the shared secret. */
@@ -85,8 +89,6 @@ async function signingKeys(o: EmbeddedProviderOptions, period: number): Promise<
     .filter((k) => Number(k.kid.split('-')[1]) <= period)
     .sort((a, b) => Number(b.kid.split('-')[1]) - Number(a.kid.split('-')[1]));
 }
-
-const TITLES: Record<number, string> = { 400: 'Bad request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not found', 429: 'Too many requests' };
 
 /**
  * The embedded provider. `handle` serves a request under `PROVIDER_MOUNT` (after the caller
@@ -194,9 +196,10 @@ export class EmbeddedProvider {
       },
       renderError: async (ctx: KoaContextWithOIDC, out) => {
         const status = ctx.status >= 400 ? ctx.status : 400;
+        const page = o.renderError(status, String(out.error_description ?? out.error));
         ctx.status = status;
-        ctx.type = 'application/json; charset=utf-8';
-        ctx.body = JSON.stringify(errorEnvelope(status, [{ [TITLES[status] ?? 'Internal server error']: String(out.error_description ?? out.error) }]));
+        ctx.type = page.contentType;
+        ctx.body = page.body;
       },
     };
     const provider = new Provider(o.issuer, configuration);

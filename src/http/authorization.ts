@@ -1,0 +1,41 @@
+/**
+ * The one reader of the `Authorization` header: it extracts a bearer credential (RFC 6750) and
+ * authenticates API requests with it. It decides no permission and never logs a credential.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { FastifyRequest } from 'fastify';
+import { LadingError } from '../core/errors.ts';
+import type { SessionService } from '../identity/sessions/sessions.ts';
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+/** RFC 6750's `b64token` (RFC 9110's `token68`): what lading's and providers' tokens are made of. */
+const TOKEN68 = /^[A-Za-z0-9._~+/-]+=*$/;
+
+/**
+ * The credential of an `Authorization: Bearer <credential>` header (the scheme in any case), or
+ * null when the header is absent, names another scheme or holds more than one word. With
+ * `syntax` `'token68'` (the default) a credential of other characters is null too; `'any'`
+ * accepts any visible characters, for secrets an operator chose.
+ */
+export function bearerCredential(headers: IncomingHttpHeaders, syntax: 'token68' | 'any' = 'token68'): string | null {
+  const credential = BEARER.exec(headers.authorization ?? '')?.[1];
+  if (credential === undefined || (syntax === 'token68' && !TOKEN68.test(credential))) return null;
+  return credential;
+}
+
+/** Authenticates a request: sets `request.auth` and returns the bearer token. */
+export type Authenticate = (request: FastifyRequest) => Promise<string>;
+
+/**
+ * The `Authenticate` of API routes: the request's bearer token opens its session. Rejects with
+ * `UNAUTHENTICATED` when the request sends no bearer token, and as `sessions.authenticate` does
+ * for a token it does not accept (`UNAUTHENTICATED` with `invalidToken`, `PROXY_EXPIRED`, …).
+ */
+export function authenticator(sessions: Pick<SessionService, 'authenticate'>): Authenticate {
+  return async (request) => {
+    const token = bearerCredential(request.headers);
+    if (token === null) throw new LadingError('UNAUTHENTICATED', 'Send the header Authorization: Bearer <token>; get a token from POST /auth/login or GET /auth/askauth.');
+    request.auth = await sessions.authenticate(token);
+    return token;
+  };
+}

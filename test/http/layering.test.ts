@@ -1,0 +1,46 @@
+/**
+ * The direction of dependencies around the HTTP layer: the core and the identity code never
+ * import `src/http`, and routes take their request types from their schemas, never by a cast.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdir, readFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '../..');
+
+async function sources(dir: string): Promise<string[]> {
+  const entries = await readdir(join(root, dir), { recursive: true, withFileTypes: true });
+  return entries.filter((e) => e.isFile() && e.name.endsWith('.ts')).map((e) => join(e.parentPath, e.name));
+}
+
+/** The repository-relative files a module imports (static and dynamic imports of relative paths). */
+function importsOf(file: string, text: string): string[] {
+  const specifiers = [...text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)].map((m) => m[1]!);
+  return specifiers.map((s) => relative(root, resolve(dirname(file), s)));
+}
+
+describe('layering', () => {
+  for (const area of ['src/core', 'src/identity']) {
+    it(`nothing in ${area} imports src/http`, async () => {
+      const offenders: string[] = [];
+      for (const file of await sources(area)) {
+        for (const target of importsOf(file, await readFile(file, 'utf8'))) {
+          if (target.startsWith('src/http/')) offenders.push(`${relative(root, file)} → ${target}`);
+        }
+      }
+      assert.deepEqual(offenders, []);
+    });
+  }
+
+  it('no route casts its request\'s query, params or body', async () => {
+    const offenders: string[] = [];
+    for (const file of await sources('src/http')) {
+      const text = await readFile(file, 'utf8');
+      // `request.body as T`, `(request.body ?? {}) as T`, `request.query.x as T` and `<T>request.body`.
+      const casts = /request\.(?:query|body|params)\b[\w.?]*(?:\s*\?\?\s*[^)\s]+)?\)?\s+as\s|<[^<>]+>\s*\(?\s*request\.(?:query|body|params)\b/g;
+      for (const m of text.matchAll(casts)) offenders.push(`${relative(root, file)}: ${m[0]}`);
+    }
+    assert.deepEqual(offenders, []);
+  });
+});
