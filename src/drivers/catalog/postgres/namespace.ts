@@ -95,7 +95,7 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
         let replacedBlob: string | null = null;
         if (existing) {
           if (existing.kind === 'collection') throw new LadingError('CONFLICT', `'${path}' is a collection.`);
-          if (!overwrite) throw new LadingError('CONFLICT', `'${path}' already exists; use force=true to overwrite it.`);
+          if (!overwrite) throw new LadingError('CONFLICT', `'${path}' already exists.`);
           replacedBlob = existing.blob as string;
           await c.query(`UPDATE ${S}entities SET size = $1, checksum = $2, blob = $3, modified_at = $4 WHERE id = $5`,
             [size, checksum, blob, now.getTime(), existing.id]);

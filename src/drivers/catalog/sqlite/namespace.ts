@@ -66,7 +66,7 @@ export function createSqliteNamespace(db: SqliteConnection): NamespaceStore {
         let event: BackendEvent;
         if (existing) {
           if (existing.kind === 'collection') throw new LadingError('CONFLICT', `'${path}' is a collection.`);
-          if (!overwrite) throw new LadingError('CONFLICT', `'${path}' already exists; use force=true to overwrite it.`);
+          if (!overwrite) throw new LadingError('CONFLICT', `'${path}' already exists.`);
           replacedBlob = existing.blob;
           q('UPDATE entities SET size = ?, checksum = ?, blob = ?, modified_at = ? WHERE path = ?')
             .run(size, checksum, blob, now.getTime(), path);
