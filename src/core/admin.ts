@@ -9,7 +9,7 @@ import type { Backend } from './backend.ts';
 import { PUBLIC_GROUP } from './backend.ts';
 import { LadingError } from './errors.ts';
 import { type Path, parsePath } from './path.ts';
-import type { Catalog, Clock, CredentialManager, CredentialStatus } from './ports.ts';
+import type { AccountStore, Clock, CredentialManager, CredentialStatus, JobStore, NamespaceStore, SessionStore } from './ports.ts';
 import { ACCESS_LEVELS, type AccessEntry, type AccessLevel, type JobRecord, type JobState, type PrincipalKind, type UserRecord } from './types.ts';
 
 export const JOB_STATES: readonly JobState[] = ['pending', 'running', 'done', 'failed'];
@@ -17,8 +17,7 @@ export const JOB_STATES: readonly JobState[] = ['pending', 'running', 'done', 'f
 export interface AdminServiceOptions {
   /** Creates users and their home collections (the one place user names are validated). */
   backend: Pick<Backend, 'addUser' | 'homeOf'>;
-  catalog: Pick<Catalog,
-    'getUser' | 'listUsers' | 'setPasswordHash' | 'addToGroup' | 'getEntity' | 'setAccess' | 'listAccess' | 'latestSessionOf' | 'listJobs'>;
+  catalog: AccountStore & NamespaceStore & SessionStore & JobStore;
   /** Reads the validity of the proxy a session holds. */
   credentials: Pick<CredentialManager, 'inspect'>;
   clock: Clock;

@@ -11,7 +11,10 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => new Date() };
 
-export type { Catalog, OidcRecord, OidcRecordInput } from './catalog.ts';
+export type {
+  AccountStore, BlobTracker, Catalog, CatalogRole, CatalogRoles, HandleStore, JobStore, NamespaceStore, OidcRecord, OidcRecordInput,
+  OidcStore, SessionStore,
+} from './catalog.ts';
 
 export interface ResourceCapabilities {
   /** `read` honours a byte range without reading what lies before it. */

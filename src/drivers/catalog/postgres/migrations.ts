@@ -1,6 +1,6 @@
 /**
  * Schema migrations of the PostgreSQL catalog, applied in order at start under an advisory
- * lock (see `postgres.ts`). Append only: a shipped migration is never edited. Version numbers
+ * lock (see `connection.ts`). Append only: a shipped migration is never edited. Version numbers
  * follow those of the SQLite catalog, so one number means the same feature in both.
  *
  * Every statement names its tables through `S`, the quoted schema followed by a dot; the
