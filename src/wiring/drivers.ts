@@ -5,18 +5,33 @@
  * chosen driver has what it needs. It never logs, prints or puts a secret in an error message.
  */
 import { join } from 'node:path';
-import type { Config } from './config.ts';
+import { type Config, ConfigError } from './config.ts';
 import { secretSetting } from './secret-file.ts';
 import type { Catalog, Resource } from '../core/ports.ts';
+import { type CatalogOption, CatalogOptionError } from '../drivers/catalog/options.ts';
 import { createSqliteCatalog } from '../drivers/catalog/sqlite.ts';
 import { createFsResource } from '../drivers/resource/fs.ts';
 
+/** The configuration key behind each catalog driver option. */
+const CATALOG_KEYS: Record<CatalogOption, string> = {
+  file: 'data', connectionString: 'catalog.url_file (or LADING_CATALOG_URL)', schema: 'catalog.schema', maxConnections: 'catalog',
+};
+
 /**
  * Opens the configured catalog (`<dataDir>/catalog.sqlite`, or PostgreSQL). Rejects with
- * `ConfigError` when `catalog.url_file` cannot be read and with `UNAVAILABLE` when PostgreSQL
- * cannot be reached.
+ * `ConfigError` naming the key when `catalog.url_file` cannot be read or the driver refuses an
+ * option, and with `UNAVAILABLE` when PostgreSQL cannot be reached.
  */
 export async function openCatalog(config: Config, dataDir: string): Promise<Catalog> {
+  try {
+    return await openConfiguredCatalog(config, dataDir);
+  } catch (err) {
+    if (err instanceof CatalogOptionError) throw new ConfigError(`${CATALOG_KEYS[err.option]}: ${err.problem}.`, { cause: err });
+    throw err;
+  }
+}
+
+async function openConfiguredCatalog(config: Config, dataDir: string): Promise<Catalog> {
   const c = config.catalog;
   if (c.driver === 'postgres') {
     const connectionString = await secretSetting({ fileKey: 'catalog.url_file', file: c.url_file, value: c.url });

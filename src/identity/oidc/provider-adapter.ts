@@ -5,13 +5,13 @@
  * adapter protocol only; it makes no decision about tokens or accounts.
  */
 import type { Adapter, AdapterPayload } from 'oidc-provider';
-import type { Catalog, Clock, OidcRecord } from '../../core/ports.ts';
+import type { Clock, OidcRecord, OidcStore } from '../../core/ports.ts';
 
 /** Record kinds the provider adapter uses are prefixed, so they never meet lading's own kinds. */
 export const PROVIDER_KIND_PREFIX = 'op:';
 
 /** Returns the adapter factory `oidc-provider` expects (`adapter: (name) => Adapter`). */
-export function catalogAdapterFactory(catalog: Catalog, clock: Clock): (name: string) => Adapter {
+export function catalogAdapterFactory(catalog: OidcStore, clock: Clock): (name: string) => Adapter {
   return (name) => new CatalogAdapter(catalog, clock, PROVIDER_KIND_PREFIX + name);
 }
 
@@ -24,11 +24,11 @@ function decode(record: OidcRecord | null): AdapterPayload | undefined {
 }
 
 class CatalogAdapter implements Adapter {
-  readonly #catalog: Catalog;
+  readonly #catalog: OidcStore;
   readonly #clock: Clock;
   readonly #kind: string;
 
-  constructor(catalog: Catalog, clock: Clock, kind: string) {
+  constructor(catalog: OidcStore, clock: Clock, kind: string) {
     this.#catalog = catalog;
     this.#clock = clock;
     this.#kind = kind;

@@ -6,7 +6,7 @@
  * attempt. It opens no session and never logs a password.
  */
 import { LadingError } from '../../core/errors.ts';
-import type { Catalog, Clock } from '../../core/ports.ts';
+import type { AccountStore, Clock, OidcStore } from '../../core/ports.ts';
 import { hashPassword, verifyPassword } from '../secrets/password.ts';
 
 /** Length of the window failed attempts are counted in. */
@@ -22,7 +22,7 @@ export interface AuditLog {
 }
 
 export interface LoginServiceOptions {
-  catalog: Pick<Catalog, 'getUser' | 'oidcCount' | 'oidcResetCount'>;
+  catalog: Pick<AccountStore, 'getUser'> & Pick<OidcStore, 'oidcCount' | 'oidcResetCount'>;
   clock: Clock;
   logger: AuditLog;
   /** Failed attempts allowed per account per window; an address gets four times as many. */

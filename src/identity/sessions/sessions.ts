@@ -6,12 +6,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { LadingError } from '../../core/errors.ts';
 import type { LoginAttempt, LoginService } from './login.ts';
-import type { BackendCredential, Catalog, Clock } from '../../core/ports.ts';
+import type { BackendCredential, Clock, SessionStore } from '../../core/ports.ts';
 import type { SessionRecord } from '../../core/types.ts';
 import type { CredentialManager } from '../../core/ports.ts';
 
 export interface SessionServiceOptions {
-  catalog: Catalog;
+  catalog: SessionStore;
   clock: Clock;
   credentials: CredentialManager;
   /** Checks passwords for `login`. */
