@@ -50,6 +50,10 @@ async function serve(opts: CliOptions & { check?: boolean }): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
 function program(): Command {
   const cli = new Command('lading')
     .description('Data-staging HTTP API: upload, download, list, create and rename data with persistent identifiers.')
@@ -71,17 +75,32 @@ function program(): Command {
         process.stdout.write(`created ${opts.admin ? 'administrator' : 'user'} ${name}, home ${home}\n`);
       });
     });
-  common(user.command('passwd <name>').description('set a user\'s password, read from standard input'))
-    .action(async (name: string, opts: CliOptions) => {
-      const password = await readSecret(`New password for ${name}: `);
+  common(user.command('passwd <name>').description('set a user\'s password, read from standard input, and end the user\'s sessions'))
+    .option('--no-password', 'remove the password: the user can then only log in through an identity provider')
+    .action(async (name: string, opts: CliOptions & { password: boolean }) => {
+      const password = opts.password ? await readSecret(`New password for ${name}: `) : null;
       await withAdmin(opts, async ({ admin }) => {
-        await admin.setPassword(name, password);
-        process.stdout.write(`password of ${name} changed\n`);
+        const ended = await admin.setPassword(name, password);
+        process.stdout.write(`password of ${name} ${password === null ? 'removed' : 'changed'}; ${plural(ended, 'session')} ended\n`);
       });
     });
+  common(user.command('revoke <name>').description('end every session of a user: tokens, refresh tokens and sign-ins stop working at once'))
+    .action(async (name: string, opts: CliOptions) => withAdmin(opts, async ({ admin }) => {
+      process.stdout.write(`${plural(await admin.revokeSessions(name), 'session')} of ${name} ended\n`);
+    }));
+  common(user.command('disable <name>').description('stop a user from logging in by any means, and end their sessions'))
+    .action(async (name: string, opts: CliOptions) => withAdmin(opts, async ({ admin }) => {
+      await admin.setDisabled(name, true);
+      process.stdout.write(`${name} disabled; their sessions are ended\n`);
+    }));
+  common(user.command('enable <name>').description('let a disabled user log in again'))
+    .action(async (name: string, opts: CliOptions) => withAdmin(opts, async ({ admin }) => {
+      await admin.setDisabled(name, false);
+      process.stdout.write(`${name} enabled\n`);
+    }));
   common(user.command('list').description('list users, administrators and groups'))
     .action(async (opts: CliOptions) => withAdmin(opts, async ({ admin }) => {
-      for (const u of await admin.listUsers()) process.stdout.write(`${u.name}\t${u.kind}\n`);
+      for (const u of await admin.listUsers()) process.stdout.write(`${u.name}\t${u.kind}${u.disabled ? '\tdisabled' : ''}\n`);
     }));
 
   const group = cli.command('group').description('manage groups');

@@ -77,7 +77,10 @@ export interface AccountStore {
   createUser(user: UserRecord): Promise<void>;
   getUser(name: string): Promise<UserRecord | null>;
   listUsers(): Promise<UserRecord[]>;
-  setPasswordHash(name: string, hash: string): Promise<void>;
+  /** Sets (or with null removes) a user's password hash. `NOT_FOUND` when the user is missing. */
+  setPasswordHash(name: string, hash: string | null): Promise<void>;
+  /** Disables or enables an account. `NOT_FOUND` when the user is missing. Idempotent. */
+  setDisabled(name: string, disabled: boolean): Promise<void>;
   /** Adds `user` to `group`; `NOT_FOUND` when either is missing. Idempotent. */
   addToGroup(group: string, user: string): Promise<void>;
   groupsOf(user: string): Promise<string[]>;
@@ -113,6 +116,8 @@ export interface SessionStore {
   /** The most recently created session of `user` that is still live at `now`, or null. */
   latestSessionOf(user: string, now: Date): Promise<SessionRecord | null>;
   deleteSession(tokenHash: string): Promise<void>;
+  /** Ends every session of `user`; returns how many there were. Idempotent. */
+  deleteSessionsOf(user: string): Promise<number>;
   deleteExpiredSessions(now: Date): Promise<number>;
 }
 

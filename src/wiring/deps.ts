@@ -27,6 +27,7 @@ import type { CaEndpoint } from '../http/routes-ca.ts';
 import { SessionService } from '../identity/sessions/sessions.ts';
 import { LoginService } from '../identity/sessions/login.ts';
 import { OidcLogin, oidcSecret } from '../identity/oidc/oidc-login.ts';
+import { revokeAccount } from '../identity/oidc/provider-adapter.ts';
 import { logSafeUrl } from '../http/routes-oidc.ts';
 import { errorPage } from '../http/errors.ts';
 import type { FastifyRequest } from 'fastify';
@@ -106,7 +107,9 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     catalog, resource, clock, zone: config.zone, maxUploadBytes: config.limits.upload_bytes,
     authority: overrides.authority ?? x509.authority,
   });
-  const admin = new AdminService({ backend, catalog, credentials, clock, hashPassword });
+  const admin = new AdminService({
+    backend, catalog, credentials, clock, hashPassword, revokeProviderGrants: (user) => revokeAccount(catalog, clock, user),
+  });
   const login = new LoginService({ catalog, clock, logger, maxFailedLogins: config.oidc.max_failed_logins });
   const oidc = await createOidc(config, { catalog, backend, clock, logger, login }, x509);
   const sessions = new SessionService({

@@ -19,6 +19,20 @@ export const accountsContract: ContractSuite = ({ name, create }) => {
       await c.close();
     });
 
+    it('disables and enables accounts, and removes a password', async () => {
+      await c.createUser({ name: 'alice', kind: 'user', passwordHash: 'h', createdAt: t0 });
+      assert.equal((await c.getUser('alice'))?.disabled, false);
+      await c.setDisabled('alice', true);
+      assert.equal((await c.getUser('alice'))?.disabled, true);
+      assert.equal((await c.listUsers()).find((u) => u.name === 'alice')?.disabled, true);
+      await c.setDisabled('alice', true);
+      await c.setDisabled('alice', false);
+      assert.equal((await c.getUser('alice'))?.disabled, false);
+      await c.setPasswordHash('alice', null);
+      assert.equal((await c.getUser('alice'))?.passwordHash, null);
+      await rejectsWith(c.setDisabled('nobody', true), 'NOT_FOUND');
+    });
+
     it('keeps users, groups and memberships', async () => {
       await c.createUser({ name: 'alice', kind: 'user', passwordHash: 'h', createdAt: t0 });
       await c.createUser({ name: 'team', kind: 'group', passwordHash: null, createdAt: t0 });

@@ -41,6 +41,18 @@ export const sessionsContract: ContractSuite = ({ name, create }) => {
         for (const u of ['alice', 'bob']) await c.createUser({ name: u, kind: 'user', passwordHash: null, createdAt: t0 });
       });
 
+      it('ends every session of one user and no other', async () => {
+        const until = new Date(t0.getTime() + 3600_000);
+        for (const [hash, user] of [['a1', 'alice'], ['a2', 'alice'], ['b1', 'bob']] as const) {
+          await c.putSession({ tokenHash: hash, user, createdAt: t0, expiresAt: until, credential: null });
+        }
+        assert.equal(await c.deleteSessionsOf('alice'), 2);
+        assert.equal(await c.getSession('a1', t0), null);
+        assert.equal(await c.getSession('a2', t0), null);
+        assert.equal((await c.getSession('b1', t0))?.user, 'bob');
+        assert.equal(await c.deleteSessionsOf('alice'), 0, 'idempotent');
+      });
+
       it('swaps a session credential only when it still holds the expected value', async () => {
         await c.putSession({ tokenHash: 'h1', user: 'alice', createdAt: t0, expiresAt: new Date(t0.getTime() + 3600_000), credential: 'old' });
         assert.equal(await c.updateSessionCredential('h1', 'new-a', 'old'), true);

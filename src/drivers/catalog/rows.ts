@@ -35,6 +35,7 @@ export function toUser(row: Row): UserRecord {
     kind: row.kind as PrincipalKind,
     passwordHash: (row.password_hash as string | null) ?? null,
     createdAt: new Date(Number(row.created_at)),
+    disabled: row.disabled === true || Number(row.disabled) === 1,
   };
 }
 

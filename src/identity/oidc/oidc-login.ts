@@ -164,6 +164,7 @@ export class OidcLogin {
       if (!isLadingError(err, 'CONFLICT')) throw err;
       const existing = await this.#o.catalog.getUser(value);
       if (existing?.kind === 'group') throw new LadingError('FORBIDDEN', `'${value}' is a group, not a user; it cannot log in.`);
+      if (existing?.disabled) throw new LadingError('FORBIDDEN', `The account '${value}' is disabled; ask the operators of this service.`);
     }
     return value;
   }

@@ -23,6 +23,28 @@ function decode(record: OidcRecord | null): AdapterPayload | undefined {
   return payload;
 }
 
+/** The provider's models that belong to one account: grants (with their tokens) and browser sessions. */
+const ACCOUNT_KINDS = ['Grant', 'Session'] as const;
+
+/**
+ * Ends everything the embedded provider holds for `accountId`: its browser sessions (so the
+ * next sign-in asks for the password again) and its grants with every token issued under
+ * them (refresh tokens included). Resolves with how many records were removed. Idempotent.
+ */
+export async function revokeAccount(catalog: OidcStore, clock: Clock, accountId: string): Promise<number> {
+  let removed = 0;
+  for (const kind of ACCOUNT_KINDS) {
+    for (const record of await catalog.oidcList(PROVIDER_KIND_PREFIX + kind, clock.now())) {
+      const payload = JSON.parse(record.payload) as { accountId?: string };
+      if (payload.accountId !== accountId) continue;
+      if (kind === 'Grant') await catalog.oidcDeleteByGrantId(record.id);
+      await catalog.oidcDelete(PROVIDER_KIND_PREFIX + kind, record.id);
+      removed++;
+    }
+  }
+  return removed;
+}
+
 class CatalogAdapter implements Adapter {
   readonly #catalog: OidcStore;
   readonly #clock: Clock;

@@ -164,7 +164,7 @@ export class EmbeddedProvider {
       clientBasedCORS: () => false,
       findAccount: async (_ctx, sub) => {
         const user = await o.catalog.getUser(sub);
-        if (!user || user.kind === 'group') return undefined;
+        if (!user || user.kind === 'group' || user.disabled) return undefined;
         return { accountId: user.name, claims: async () => ({ sub: user.name, preferred_username: user.name }) };
       },
       interactions: { url: async (_ctx, interaction) => `${PROVIDER_MOUNT}/interaction/${interaction.uid}` },

@@ -35,6 +35,12 @@ export function createPostgresAccounts(db: PostgresConnection): AccountStore {
       }
     },
 
+    async setDisabled(name, disabled) {
+      if ((await count(pool, `UPDATE ${S}users SET disabled = $1 WHERE name = $2`, [disabled, name])) === 0) {
+        throw new LadingError('NOT_FOUND', `No user '${name}'.`);
+      }
+    },
+
     async addToGroup(group, user) {
       await tx(async (c) => {
         const g = await one(c, `SELECT kind FROM ${S}users WHERE name = $1 FOR KEY SHARE`, [group]);

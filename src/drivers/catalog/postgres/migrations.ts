@@ -137,4 +137,9 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: (S: string) =
       );
     `,
   },
+  {
+    // Accounts an operator has disabled.
+    version: 5,
+    sql: (S) => `ALTER TABLE ${S}users ADD COLUMN disabled BOOLEAN NOT NULL DEFAULT false;`,
+  },
 ];

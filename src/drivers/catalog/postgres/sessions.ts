@@ -37,6 +37,10 @@ export function createPostgresSessions(db: PostgresConnection): SessionStore {
       await pool.query(`DELETE FROM ${S}sessions WHERE token_hash = $1`, [tokenHash]);
     },
 
+    async deleteSessionsOf(user) {
+      return count(pool, `DELETE FROM ${S}sessions WHERE user_name = $1`, [user]);
+    },
+
     async deleteExpiredSessions(now) {
       return count(pool, `DELETE FROM ${S}sessions WHERE expires_at <= $1`, [now.getTime()]);
     },

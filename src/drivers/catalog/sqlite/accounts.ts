@@ -33,6 +33,11 @@ export function createSqliteAccounts(db: SqliteConnection): AccountStore {
       if (res.changes === 0) throw new LadingError('NOT_FOUND', `No user '${name}'.`);
     },
 
+    async setDisabled(name, disabled) {
+      const res = q('UPDATE users SET disabled = ? WHERE name = ?').run(disabled ? 1 : 0, name);
+      if (res.changes === 0) throw new LadingError('NOT_FOUND', `No user '${name}'.`);
+    },
+
     async addToGroup(group, user) {
       tx(() => {
         const g = q('SELECT kind FROM users WHERE name = ?').get(group) as Row | undefined;

@@ -127,4 +127,9 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       );
     `,
   },
+  {
+    // Accounts an operator has disabled.
+    version: 5,
+    sql: 'ALTER TABLE users ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0;',
+  },
 ];

@@ -34,6 +34,10 @@ export function createSqliteSessions(db: SqliteConnection): SessionStore {
       q('DELETE FROM sessions WHERE token_hash = ?').run(tokenHash);
     },
 
+    async deleteSessionsOf(user) {
+      return Number(q('DELETE FROM sessions WHERE user_name = ?').run(user).changes);
+    },
+
     async deleteExpiredSessions(now) {
       return Number(q('DELETE FROM sessions WHERE expires_at <= ?').run(now.getTime()).changes);
     },
