@@ -1,7 +1,7 @@
 /**
  * Sessions behind bearer tokens. Tokens are 256-bit random strings shown to the client once;
  * the catalog stores only their SHA-256, so a leaked catalog yields no usable token. Each
- * session carries the user's backend credential (see `credentials.ts`).
+ * session carries the user's backend credential (see `CredentialManager` in `core/ports.ts`).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { LadingError } from '../../core/errors.ts';
