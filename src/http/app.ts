@@ -16,6 +16,7 @@ import type { SessionService, AuthenticatedSession } from '../identity/sessions/
 import { authenticator } from './authorization.ts';
 import type { Urls } from './envelope.ts';
 import { registerErrorHandlers, sendError, toLadingError } from './errors.ts';
+import { registerResponseCheck } from './response-check.ts';
 import { registerRegisteredRoutes } from './routes-registered.ts';
 import { registerPidRoutes } from './routes-pids.ts';
 import type { PidProvider } from '../core/ports.ts';
@@ -90,6 +91,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   registerErrorHandlers(app);
+  registerResponseCheck(app);
 
   // Bodies of uploads are streamed by the route itself; these parsers only let them through.
   app.addContentTypeParser('application/octet-stream', (_req, _payload, done) => done(null));

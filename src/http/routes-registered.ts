@@ -8,7 +8,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Backend, UploadOptions } from '../core/backend.ts';
 import { LadingError, isLadingError } from '../core/errors.ts';
 import { checksumDigest } from '../core/meter.ts';
-import { type Path, childOf, parseName, parsePath, parseUrlPath } from '../core/path.ts';
+import { type Path, childOf, parseName, parseNewPath, parsePath, parseUrlPath } from '../core/path.ts';
 import type { BackendCredential } from '../core/ports.ts';
 import type { Collection, DataObject, Entity } from '../core/types.ts';
 import type { Authenticate } from './authorization.ts';
@@ -190,7 +190,7 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
     }
     let outcome: { object: DataObject; jobIds: string[] };
     try {
-      outcome = await backend.upload(cred, target, source, { overwrite, expected });
+      outcome = await backend.upload(cred, parseNewPath(target), source, { overwrite, expected });
     } catch (err) {
       throw overwrite ? err : await adviseForce(err, backend, cred, target, 'dataobject', 'Use force=true to overwrite it.');
     }
@@ -217,7 +217,8 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
     const { body } = request;
     const parents = body.force === true || (typeof body.force === 'string' && isSet(body.force));
     const cred = credentialOf(request);
-    const path = parsePath(body.path);
+    // NOTE: with force, missing parents are created too, so every name must obey the rule.
+    const path = parseNewPath(parsePath(body.path), parents ? Infinity : 1);
     let collection: Collection;
     try {
       collection = await backend.createCollection(cred, path, { parents });

@@ -9,6 +9,7 @@ import type {
 } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { type Static, Type, type TSchema } from '@sinclair/typebox';
+import { STORED_NAME_PATTERN } from '../core/path.ts';
 
 /** The application as routes see it: handlers get requests typed by their route's schemas. */
 export type TypedApp = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
@@ -59,8 +60,13 @@ export const EntityRecord = Type.Object({
   path: Type.String(),
 });
 
+// NOTE: the key of a record is the entity's name. Its pattern is the one `core/path.ts` derives
+// from the name rule: `Type.String()` alone would give `^(.*)$`, which does not match a name
+// holding U+2028 or U+2029, and the serializer drops keys that miss their pattern.
+const EntityName = Type.String({ pattern: STORED_NAME_PATTERN });
+
 export const EntityList = Envelope(
-  Type.Array(Type.Record(Type.String(), EntityRecord)),
+  Type.Array(Type.Record(EntityName, EntityRecord)),
   'Entity records (spec 2.2): one for a data object, one per child for a collection.',
 );
 
