@@ -35,11 +35,22 @@ interface RegisteredDeps {
 const PREFIX = '/api/registered';
 const ALLOW = 'GET, HEAD, PUT, POST, PATCH';
 
-/** The entity path a request names, and whether its URL ended in `/` (a listing). */
-function targetOf(request: FastifyRequest): { path: Path; trailingSlash: boolean } {
-  const raw = request.raw.url ?? '';
-  const pathname = raw.split('?', 1)[0]!.slice(PREFIX.length);
-  return { path: parseUrlPath(pathname), trailingSlash: pathname.length > 1 && pathname.endsWith('/') };
+// NOTE: the scheme and authority of an absolute-form request target (`PUT http://host/api/…`),
+// which the router strips before matching, as this does.
+const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i;
+
+/**
+ * The entity path a request target (`/api/registered/…`, absolute-form `http://host/api/registered/…`,
+ * or a PID record's URL path) names, and whether it ended in `/` (a listing): the one place a
+ * registered path is taken from a URL. The route's wildcard parameter is the same text after
+ * the router decoded it, `%2F` into `/`; decoding here, segment by segment, keeps an encoded
+ * `/` from becoming a separator. Rejects with `INVALID_PATH`.
+ */
+function targetOf(target: string): { path: Path; trailingSlash: boolean } {
+  const pathname = target.split('?', 1)[0]!.replace(ABSOLUTE_FORM, '');
+  if (!pathname.startsWith(PREFIX)) throw new LadingError('INVALID_PATH', `The path must start with ${PREFIX}.`);
+  const rest = pathname.slice(PREFIX.length);
+  return { path: parseUrlPath(rest), trailingSlash: rest.length > 1 && rest.endsWith('/') };
 }
 
 function credentialOf(request: FastifyRequest): BackendCredential {
@@ -142,7 +153,7 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
     },
     preHandler,
     handler: async (request, reply) => {
-      const { path, trailingSlash } = targetOf(request);
+      const { path, trailingSlash } = targetOf(request.url);
       if (isSet(request.query.download)) return download(request, reply, path);
       if (trailingSlash) return list(request, path);
       const entity = await backend.stat(credentialOf(request), path);
@@ -161,7 +172,7 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
     },
     preHandler,
   }, async (request) => {
-    const { path, trailingSlash } = targetOf(request);
+    const { path, trailingSlash } = targetOf(request.url);
     const overwrite = isSet(request.query.force);
     const length = Number(request.headers['content-length']);
     if (Number.isFinite(length) && length > deps.maxUploadBytes + 64 * 1024) {
@@ -237,7 +248,7 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
     },
     preHandler,
   }, async (request) => {
-    const { path } = targetOf(request);
+    const { path } = targetOf(request.url);
     const renamed = await backend.rename(credentialOf(request), path, request.body.newname);
     return envelope(renameResult(deps.urls(request), renamed.path));
   });
@@ -254,7 +265,7 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
   return {
     async downloadAt(request, reply, urlPath) {
       await deps.authenticate(request);
-      return download(request, reply, parseUrlPath(urlPath.split('?', 1)[0]!.slice(PREFIX.length)));
+      return download(request, reply, targetOf(urlPath).path);
     },
   };
 }
