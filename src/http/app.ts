@@ -11,6 +11,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Backend } from '../core/backend.ts';
+import type { PublicBase } from '../core/public-base.ts';
 import { LadingError } from '../core/errors.ts';
 import type { SessionService, AuthenticatedSession } from '../identity/sessions/sessions.ts';
 import { authenticator } from './authorization.ts';
@@ -30,8 +31,8 @@ export interface AppDeps {
   backend: Backend;
   sessions: SessionService;
   logger: FastifyBaseLogger;
-  /** Public base URL for links; when null, derived from each request's Host. */
-  publicUrl: string | null;
+  /** Where links start: the configured public URL, else each request's checked Host. */
+  publicBase: PublicBase;
   /** Scheme and host of backend locations, e.g. `lading://storage.example.org`. */
   backendUrl: string;
   maxUploadBytes: number;
@@ -88,6 +89,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorateRequest('auth', null);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
+    // NOTE: links in answers are made from the Host when no public URL is configured, so a
+    // Host that is not host[:port] must not get that far.
+    deps.publicBase.check(request);
   });
 
   registerErrorHandlers(app);
@@ -114,13 +118,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs', uiConfig: { url: '/api/specs' } as never });
 
-  const urls = (request: FastifyRequest): Urls => ({
-    base: deps.publicUrl ?? `${request.protocol}://${request.host}`,
-    backend: deps.backendUrl,
-  });
+  const urls = (request: FastifyRequest): Urls => ({ base: deps.publicBase.forRequest(request), backend: deps.backendUrl });
   const authenticate = authenticator(deps.sessions);
 
-  registerStatusRoutes(app);
+  registerStatusRoutes(app, deps.publicBase);
   registerAuthRoutes(app, { ...deps, authenticate });
   const registered = registerRegisteredRoutes(app, { ...deps, urls, authenticate, pidAwaitMs: deps.pidAwaitMs ?? 10_000 });
   if (deps.pids) registerPidRoutes(app, { pids: deps.pids, download: registered.downloadAt });
