@@ -95,6 +95,8 @@ export const ProxyResult = Envelope(Type.Object({ Completed: Type.String() }), '
 
 export const StatusResult = Envelope(Type.String(), 'Liveness.');
 
+export const ValidatedResult = Envelope(Type.Literal('validated'), 'The token is valid.');
+
 export const GetQuery = Type.Object({
   download: Type.Optional(Flag),
 }, { additionalProperties: true });
