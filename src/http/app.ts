@@ -17,6 +17,7 @@ import type { SessionService, AuthenticatedSession } from '../identity/sessions/
 import { authenticator } from './authorization.ts';
 import type { Urls } from './envelope.ts';
 import { registerErrorHandlers, sendError, toLadingError } from './errors.ts';
+import { openapiOptions } from './openapi.ts';
 import { registerResponseCheck } from './response-check.ts';
 import { registerRegisteredRoutes } from './routes-registered.ts';
 import { registerPidRoutes } from './routes-pids.ts';
@@ -105,17 +106,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(multipart, { throwFileSizeLimit: false });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'lading data-staging API',
-        version: deps.version,
-        description: 'Upload, download, list, create and rename data in a storage backend whose rules assign persistent identifiers. Compatible with the EUDAT B2STAGE HTTP API.',
-      },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-    },
-  });
+  await app.register(swagger, openapiOptions(deps.version));
   await app.register(swaggerUi, { routePrefix: '/api/docs', uiConfig: { url: '/api/specs' } as never });
 
   const urls = (request: FastifyRequest): Urls => ({ base: deps.publicBase.forRequest(request), backend: deps.backendUrl });

@@ -79,7 +79,7 @@ export async function registerOidcRoutes(app: TypedApp, deps: OidcRouteDeps): Pr
       description: 'Redirects the browser to the identity provider. After login and consent, the provider sends the browser to /auth/callback, which answers with the token. Takes no parameters: no redirect target can be injected.',
       tags: ['auth'],
       querystring: Type.Object({}, { additionalProperties: false }),
-      response: { 302: Type.Null({ description: 'Redirect to the identity provider.' }), ...errorResponses },
+      response: { 302: Type.Null({ description: 'Redirect to the identity provider.' }), ...errorResponses() },
     },
   }, async (request, reply) => {
     const parts = oidc.parts();
@@ -106,7 +106,7 @@ export async function registerOidcRoutes(app: TypedApp, deps: OidcRouteDeps): Pr
         error: Type.Optional(Type.String()),
         error_description: Type.Optional(Type.String()),
       }, { additionalProperties: true }),
-      response: { 200: AuthResult, ...errorResponses },
+      response: { 200: AuthResult, ...errorResponses(401, 403) },
     },
   }, async (request, reply) => {
     const parts = oidc.parts();

@@ -5,6 +5,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
 import type { Backend, UploadOptions } from '../core/backend.ts';
 import { LadingError, isLadingError } from '../core/errors.ts';
 import { checksumDigest } from '../core/meter.ts';
@@ -17,7 +18,7 @@ import {
   type Urls, collectionResult, entityRecord, envelope, renameResult, uploadResult,
 } from './envelope.ts';
 import {
-  CollectionResult, CreateBody, EntityList, GetQuery, PutQuery, RenameBody, RenameResult, type TypedApp, UploadResult,
+  Bytes, CollectionResult, CreateBody, EntityList, GetQuery, PutQuery, RegisteredParams, RenameBody, RenameResult, type TypedApp, UploadResult,
   errorResponses, isSet,
 } from './schemas.ts';
 
@@ -51,6 +52,14 @@ function targetOf(target: string): { path: Path; trailingSlash: boolean } {
   if (!pathname.startsWith(PREFIX)) throw new LadingError('INVALID_PATH', `The path must start with ${PREFIX}.`);
   const rest = pathname.slice(PREFIX.length);
   return { path: parseUrlPath(rest), trailingSlash: rest.length > 1 && rest.endsWith('/') };
+}
+
+/** OpenAPI links from an answer to reading and renaming what it names; `path` is a runtime expression giving the entity's path. */
+function entityLinks(path: string) {
+  return {
+    Metadata: { operationId: 'getRegistered', parameters: { '*': path }, description: 'Metadata, listing or download of the entity.' },
+    Rename: { operationId: 'renameRegistered', parameters: { '*': path }, description: 'Rename the entity.' },
+  };
 }
 
 function credentialOf(request: FastifyRequest): BackendCredential {
@@ -133,7 +142,7 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
     method: ['GET', 'HEAD'],
     url: PREFIX,
     exposeHeadRoute: false,
-    schema: { ...secured, summary: 'List the caller\'s home collection', response: { 200: EntityList, ...errorResponses } },
+    schema: { ...secured, operationId: 'listHome', summary: 'List the caller\'s home collection', response: { 200: EntityList, ...errorResponses(401, 403, 404) } },
     preHandler,
     handler: async (request) => {
       const user = await backend.whoami(credentialOf(request));
@@ -147,9 +156,20 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
     exposeHeadRoute: false,
     schema: {
       ...secured,
+      operationId: 'getRegistered',
       summary: 'Metadata of a data object, listing of a collection (path ending in /), or download (download=true)',
+      description: 'download=true answers the bytes (Range, If-Match, If-None-Match, If-Modified-Since and If-Unmodified-Since apply); on a collection it is refused with 400.',
+      params: RegisteredParams,
       querystring: GetQuery,
-      response: { 200: EntityList, ...errorResponses },
+      response: {
+        200: {
+          description: 'Entity records; with download=true, the bytes of the data object.',
+          content: { 'application/json': { schema: EntityList }, 'application/octet-stream': { schema: Bytes } },
+        },
+        206: { description: 'The requested range of the data object (download=true with Range).', content: { 'application/octet-stream': { schema: Bytes } } },
+        304: Type.Null({ description: 'Not modified (download=true with If-None-Match or If-Modified-Since).' }),
+        ...errorResponses(401, 403, 404, 412, 416),
+      },
     },
     preHandler,
     handler: async (request, reply) => {
@@ -165,11 +185,14 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
   app.put(`${PREFIX}/*`, {
     schema: {
       ...secured,
+      operationId: 'uploadRegistered',
       summary: 'Upload a data object: multipart form field `file`, or the raw body with Content-Type: application/octet-stream',
+      params: RegisteredParams,
       querystring: PutQuery,
       consumes: ['application/octet-stream', 'multipart/form-data'],
-      response: { 200: UploadResult, ...errorResponses },
+      response: { 200: UploadResult, ...errorResponses(401, 403, 404, 409, 413, 415) },
     },
+    links: { 200: entityLinks('$request.path.*') },
     preHandler,
   }, async (request) => {
     const { path, trailingSlash } = targetOf(request.url);
@@ -219,10 +242,12 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
   app.post(PREFIX, {
     schema: {
       ...secured,
+      operationId: 'createCollection',
       summary: 'Create a collection',
       body: CreateBody,
-      response: { 200: CollectionResult, ...errorResponses },
+      response: { 200: CollectionResult, ...errorResponses(401, 403, 404, 409, 413, 415) },
     },
+    links: { 200: entityLinks('$response.body#/Response/data/path') },
     preHandler,
   }, async (request) => {
     const { body } = request;
@@ -242,10 +267,13 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
   app.patch(`${PREFIX}/*`, {
     schema: {
       ...secured,
+      operationId: 'renameRegistered',
       summary: 'Rename a data object or a collection',
+      params: RegisteredParams,
       body: RenameBody,
-      response: { 200: RenameResult, ...errorResponses },
+      response: { 200: RenameResult, ...errorResponses(401, 403, 404, 409, 413, 415) },
     },
+    links: { 200: entityLinks('{$response.body#/Response/data/path}/{$response.body#/Response/data/filename}') },
     preHandler,
   }, async (request) => {
     const { path } = targetOf(request.url);
@@ -255,7 +283,7 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
 
   for (const url of [PREFIX, `${PREFIX}/*`]) {
     app.delete(url, {
-      schema: { ...secured, summary: 'Not allowed in the registered domain (405)', response: errorResponses },
+      schema: { ...secured, summary: 'Not allowed in the registered domain (405)', response: errorResponses(401, 405) },
       preHandler,
     }, async () => {
       throw new LadingError('METHOD_NOT_ALLOWED', 'Deleting is not allowed in the registered domain.', { details: { allow: ALLOW } });
