@@ -11,11 +11,14 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Backend } from '../core/backend.ts';
+import type { PublicBase } from '../core/public-base.ts';
 import { LadingError } from '../core/errors.ts';
 import type { SessionService, AuthenticatedSession } from '../identity/sessions/sessions.ts';
 import { authenticator } from './authorization.ts';
 import type { Urls } from './envelope.ts';
 import { registerErrorHandlers, sendError, toLadingError } from './errors.ts';
+import { openapiOptions } from './openapi.ts';
+import { registerResponseCheck } from './response-check.ts';
 import { registerRegisteredRoutes } from './routes-registered.ts';
 import { registerPidRoutes } from './routes-pids.ts';
 import type { PidProvider } from '../core/ports.ts';
@@ -29,8 +32,8 @@ export interface AppDeps {
   backend: Backend;
   sessions: SessionService;
   logger: FastifyBaseLogger;
-  /** Public base URL for links; when null, derived from each request's Host. */
-  publicUrl: string | null;
+  /** Where links start: the configured public URL, else each request's checked Host. */
+  publicBase: PublicBase;
   /** Scheme and host of backend locations, e.g. `lading://storage.example.org`. */
   backendUrl: string;
   maxUploadBytes: number;
@@ -87,9 +90,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorateRequest('auth', null);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
+    // NOTE: links in answers are made from the Host when no public URL is configured, so a
+    // Host that is not host[:port] must not get that far.
+    deps.publicBase.check(request);
   });
 
   registerErrorHandlers(app);
+  registerResponseCheck(app);
 
   // Bodies of uploads are streamed by the route itself; these parsers only let them through.
   app.addContentTypeParser('application/octet-stream', (_req, _payload, done) => done(null));
@@ -99,26 +106,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(multipart, { throwFileSizeLimit: false });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'lading data-staging API',
-        version: deps.version,
-        description: 'Upload, download, list, create and rename data in a storage backend whose rules assign persistent identifiers. Compatible with the EUDAT B2STAGE HTTP API.',
-      },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-    },
-  });
+  await app.register(swagger, openapiOptions(deps.version));
   await app.register(swaggerUi, { routePrefix: '/api/docs', uiConfig: { url: '/api/specs' } as never });
 
-  const urls = (request: FastifyRequest): Urls => ({
-    base: deps.publicUrl ?? `${request.protocol}://${request.host}`,
-    backend: deps.backendUrl,
-  });
+  const urls = (request: FastifyRequest): Urls => ({ base: deps.publicBase.forRequest(request), backend: deps.backendUrl });
   const authenticate = authenticator(deps.sessions);
 
-  registerStatusRoutes(app);
+  registerStatusRoutes(app, deps.publicBase);
   registerAuthRoutes(app, { ...deps, authenticate });
   const registered = registerRegisteredRoutes(app, { ...deps, urls, authenticate, pidAwaitMs: deps.pidAwaitMs ?? 10_000 });
   if (deps.pids) registerPidRoutes(app, { pids: deps.pids, download: registered.downloadAt });

@@ -1,23 +1,38 @@
 /**
  * `lading serve --check`: validates a configuration and the reachability of what it names,
  * without serving. Opens the catalog (which also brings its schema up to date) and reads the
- * root, then stores, sizes, reads back and deletes a small probe object on the resource.
- * Reports what it checked; secrets never appear in the report or in its errors.
+ * root, then stores, sizes, reads back and deletes a small probe object on the resource, and
+ * says where links in PID records will point. Reports what it checked; secrets never appear
+ * in the report or in its errors.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
-import { type Config, ConfigError } from './config.ts';
+import { type Config, ConfigError, parseListen } from './config.ts';
 import { LadingError } from '../core/errors.ts';
 import { parsePath } from '../core/path.ts';
+import { PublicBase } from '../core/public-base.ts';
 import type { Catalog, Resource } from '../core/ports.ts';
 import { openCatalog, openResource } from './drivers.ts';
 
 function failure(what: string, err: unknown): LadingError {
   const message = err instanceof Error ? err.message : String(err);
   return new LadingError('UNAVAILABLE', `check failed: ${what}: ${message}`, { cause: err });
+}
+
+/**
+ * Where PID records' links point: the configured public URL, else the address lading listens
+ * on (never a request's Host header), which clients elsewhere may not reach.
+ */
+function pidLinks(config: Config): string {
+  if (config.pid.rules === null) return 'ok  PID records: no rules (pid.rules), so no PID is registered';
+  if (config.public_url !== null) return `ok  PID records: links start with public_url ${config.public_url}`;
+  const base = new PublicBase(null);
+  const { host, port } = parseListen(config.listen);
+  base.listening({ address: host, family: host.includes(':') ? 'IPv6' : 'IPv4', port });
+  return `warn PID records: public_url is not set, so links in PID records name the listen address ${base.outside()}, which clients elsewhere may not reach; set public_url`;
 }
 
 /**
@@ -56,6 +71,7 @@ export async function checkDeployment(config: Config): Promise<string> {
       throw err instanceof ConfigError ? err : failure(resourceName, err);
     }
     lines.push(`ok  ${resourceName}: stored, read back and deleted a probe object`);
+    lines.push(pidLinks(config));
     return lines.map((l) => l + '\n').join('') + 'configuration ok\n';
   } finally {
     await resource?.close().catch(() => {});

@@ -19,6 +19,7 @@ import { JobWorker } from '../core/jobs.ts';
 import { pidJobHandler } from '../core/pid-jobs.ts';
 import { RULE_JOB, type RuleSet } from '../core/rules.ts';
 import { loadRules, openPidProvider } from './pids.ts';
+import { PublicBase } from '../core/public-base.ts';
 import { linkOf } from '../http/envelope.ts';
 import { openCatalog, openResource } from './drivers.ts';
 import type { CredentialManager } from '../core/ports.ts';
@@ -57,8 +58,8 @@ export interface Deps {
   pids: PidProvider;
   /** Runs the durable jobs rules enqueue; started by `startServer`. */
   jobs: JobWorker;
-  /** Base URL of links in PID records; `startServer` sets it once it knows its address. */
-  links: { base: string };
+  /** The one source of the public base URL; `startServer` tells it where the server listens. */
+  publicBase: PublicBase;
   close(): Promise<void>;
 }
 
@@ -95,11 +96,11 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   });
   const rules = await loadRules(config);
   const pids = overrides.pids ?? await openPidProvider(config, catalog, clock);
-  const links = { base: config.public_url ?? `http://${config.listen}` };
+  const publicBase = new PublicBase(config.public_url);
   const jobs = new JobWorker({
     catalog, clock, workerId: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
     leaseMs: config.jobs.lease * 1000,
-    handlers: { [RULE_JOB]: pidJobHandler({ catalog, clock, provider: pids, linkOf: (path) => linkOf({ base: links.base, backend: '' }, path) }) },
+    handlers: { [RULE_JOB]: pidJobHandler({ catalog, clock, provider: pids, linkOf: (path) => linkOf({ base: publicBase.outside(), backend: '' }, path) }) },
     log: logger,
   });
   const backend = new Backend({
@@ -111,14 +112,14 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     backend, catalog, credentials, clock, hashPassword, revokeProviderGrants: (user) => revokeAccount(catalog, clock, user),
   });
   const login = new LoginService({ catalog, clock, logger, maxFailedLogins: config.oidc.max_failed_logins });
-  const oidc = await createOidc(config, { catalog, backend, clock, logger, login }, x509);
+  const oidc = await createOidc(config, { catalog, backend, clock, logger, login, publicBase }, x509);
   const sessions = new SessionService({
     catalog, clock, credentials, login, tokenTtlSeconds: config.auth.token_ttl,
     reauthorize: oidc.reauthorize, externalBearer: oidc.externalBearer,
   });
   return {
     config, dataDir, logger, clock, catalog, resource, backend, admin, sessions, credentials, x509, caEndpoint: x509.caEndpoint, oidc,
-    rules, pids, jobs, links,
+    rules, pids, jobs, publicBase,
     async close() {
       await jobs.stop();
       await resource.close();
@@ -131,7 +132,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
  * OpenID Connect login from `oidc.*`. Rejects with `ConfigError` when an external issuer is set
  * without a client secret or `oidc.client_secret_file` cannot be read.
  */
-async function createOidc(config: Config, d: { catalog: Catalog; backend: Backend; clock: Clock; logger: Logger; login: LoginService }, keys: Pick<CredentialStack, 'masterKey' | 'sealer'>): Promise<OidcLogin> {
+async function createOidc(config: Config, d: { catalog: Catalog; backend: Backend; clock: Clock; logger: Logger; login: LoginService; publicBase: PublicBase }, keys: Pick<CredentialStack, 'masterKey' | 'sealer'>): Promise<OidcLogin> {
   const o = config.oidc;
   const clientSecret = await secretSetting({ fileKey: 'oidc.client_secret_file', file: o.client_secret_file, value: o.client_secret });
   if (o.issuer && !clientSecret) {

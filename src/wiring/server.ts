@@ -38,7 +38,7 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
     const { swept } = await deps.backend.init(staleBefore(config, new Date()));
     if (swept > 0) deps.logger.info({ swept }, 'removed leftovers of interrupted uploads');
     const app = await buildApp({
-      backend: deps.backend, sessions: deps.sessions, logger: deps.logger, publicUrl: config.public_url,
+      backend: deps.backend, sessions: deps.sessions, logger: deps.logger, publicBase: deps.publicBase,
       backendUrl: config.backend_url, maxUploadBytes: config.limits.upload_bytes, trustProxy: config.trust_proxy,
       version: VERSION, ca: deps.caEndpoint, oidc: deps.oidc,
       jobs: deps.rules.rules.length > 0 ? deps.jobs : undefined, pids: deps.pids, pidAwaitMs: config.pid.await_timeout * 1000,
@@ -48,7 +48,10 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
     const shown = typeof address === 'object' && address
       ? `${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`
       : config.listen;
-    if (!config.public_url) deps.links.base = `http://${shown}`;
+    if (typeof address === 'object' && address) deps.publicBase.listening(address);
+    if (config.public_url === null) {
+      deps.logger.warn({ listen: shown }, `public_url is not set: links in answers follow each request's Host header, and links made outside a request (PID records, the login issuer) name ${deps.publicBase.outside()}. Set public_url.`);
+    }
     // NOTE: jobs a dead process held are released here for a single-owner catalog; with a
     // shared one their leases run out and any node takes them over.
     await deps.catalog.releaseJobs(staleBefore(config, new Date()));
