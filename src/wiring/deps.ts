@@ -70,6 +70,8 @@ export interface DepsOverrides {
   authority?: Authority;
   /** A PID provider to use instead of the configured one (tests). */
   pids?: PidProvider;
+  /** Turn a JSON answer its response schema would change into a 500 (tests: see `http/response-check.ts`). */
+  checkResponses?: boolean;
 }
 
 export async function createDeps(config: Config, overrides: DepsOverrides = {}): Promise<Deps> {
