@@ -12,9 +12,13 @@ import { LadingError } from '../core/errors.ts';
 import { readSecret } from './secret.ts';
 import { caExported, proxyShow } from './credential-commands.ts';
 
+const warn = (message: string): void => {
+  process.stderr.write(`lading: warning: ${message}\n`);
+};
+
 /** Runs an admin action against the data directory and closes it again. */
 async function withAdmin(opts: CliOptions, action: (admin: AdminConsole) => Promise<void>): Promise<void> {
-  const opened = await openAdmin(await resolveConfig(opts));
+  const opened = await openAdmin(await resolveConfig(opts, warn));
   try {
     await action(opened);
   } finally {
@@ -29,7 +33,7 @@ function common(cmd: Command): Command {
 }
 
 async function serve(opts: CliOptions & { check?: boolean }): Promise<void> {
-  const config = await resolveConfig(opts);
+  const config = await resolveConfig(opts, warn);
   if (opts.check) {
     process.stdout.write(await checkDeployment(config));
     return;

@@ -5,7 +5,7 @@
  * configuration key itself.
  */
 import { readFile } from 'node:fs/promises';
-import { type Config, ConfigError, loadConfig } from './config.ts';
+import { type Config, ConfigError, loadConfig, unknownVariables } from './config.ts';
 
 export { ConfigError };
 export type { Config };
@@ -22,9 +22,13 @@ export interface CliOptions {
 
 /**
  * The configuration from the `--config` file, then `LADING_…` variables of `env`, then the
- * flags. Rejects with `ConfigError` when the file cannot be read or anything in it is wrong.
+ * flags. Rejects with `ConfigError` when the file cannot be read or anything in it is wrong;
+ * calls `warn` for each `LADING_…` variable that is no key's (it is ignored).
  */
-export async function resolveConfig(cli: CliOptions, env: Record<string, string | undefined> = process.env): Promise<Config> {
+export async function resolveConfig(
+  cli: CliOptions, warn: (message: string) => void, env: Record<string, string | undefined> = process.env,
+): Promise<Config> {
+  for (const message of unknownVariables(env)) warn(message);
   let fileText: string | undefined;
   if (cli.config) {
     try {
