@@ -1,11 +1,14 @@
 /**
- * The `lading` command: `serve` and the admin commands. Only parses arguments, calls what the
- * composition root (`wiring/index.ts`) exports — the admin commands go through the admin
- * service, which checks them as the API does — and prints. Reads no configuration key itself.
- * Secrets come from standard input, never from arguments.
+ * The `lading` command: `serve`, `init` and the admin commands. Only parses arguments, calls
+ * what the composition root (`wiring/index.ts`) exports — the admin commands go through the
+ * admin service, which checks them as the API does — and prints. Reads no configuration key
+ * itself. Secrets come from standard input, never from arguments. Every failure is one line on
+ * standard error, never a stack: exit code 2 for a configuration mistake, 1 otherwise.
  */
 import { Command, Option } from 'commander';
-import { ConfigError, checkDeployment, openAdmin, resolveConfig, serverBanner, startServer, VERSION, type AdminConsole, type CliOptions } from '../wiring/index.ts';
+import {
+  OperatorError, checkDeployment, openAdmin, resolveConfig, serverBanner, startServer, VERSION, type AdminConsole, type CliOptions,
+} from '../wiring/index.ts';
 import { ACCESS_LEVELS } from '../core/types.ts';
 import { JOB_STATES } from '../core/admin.ts';
 import { LadingError } from '../core/errors.ts';
@@ -16,7 +19,7 @@ const warn = (message: string): void => {
   process.stderr.write(`lading: warning: ${message}\n`);
 };
 
-/** Runs an admin action against the data directory and closes it again. */
+/** Runs an admin action against the data directory, which must exist, and closes it again. */
 async function withAdmin(opts: CliOptions, action: (admin: AdminConsole) => Promise<void>): Promise<void> {
   const opened = await openAdmin(await resolveConfig(opts, warn));
   try {
@@ -64,25 +67,28 @@ function program(): Command {
     .option('--check', 'check the configuration and that the catalog and resource are reachable, then exit')
     .action(serve);
 
+  common(cli.command('init').description('create the data directory (catalog, CA, keys) without serving; the other commands need one'))
+    .action(async (opts: CliOptions) => {
+      const opened = await openAdmin(await resolveConfig(opts, warn), { create: true });
+      await opened.close();
+      process.stdout.write(`data directory ${opened.dataDir} is ready\n`);
+    });
+
   const user = cli.command('user').description('manage local users');
   common(user.command('add <name>').description('create a user and its home collection; the password is read from standard input'))
     .addOption(new Option('--admin', 'create an administrator (may access everything)'))
     .option('--no-password', 'create a user who can only log in through an identity provider')
-    .action(async (name: string, opts: CliOptions & { admin?: boolean; password: boolean }) => {
+    .action(async (name: string, opts: CliOptions & { admin?: boolean; password: boolean }) => withAdmin(opts, async ({ admin }) => {
       const password = opts.password ? await readSecret(`Password for ${name}: `) : null;
-      await withAdmin(opts, async ({ admin }) => {
-        const home = await admin.addUser(name, { admin: opts.admin === true, password });
-        process.stdout.write(`created ${opts.admin ? 'administrator' : 'user'} ${name}, home ${home}\n`);
-      });
-    });
+      const home = await admin.addUser(name, { admin: opts.admin === true, password });
+      process.stdout.write(`created ${opts.admin ? 'administrator' : 'user'} ${name}, home ${home}\n`);
+    }));
   common(user.command('passwd <name>').description('set a user\'s password, read from standard input'))
-    .action(async (name: string, opts: CliOptions) => {
+    .action(async (name: string, opts: CliOptions) => withAdmin(opts, async ({ admin }) => {
       const password = await readSecret(`New password for ${name}: `);
-      await withAdmin(opts, async ({ admin }) => {
-        await admin.setPassword(name, password);
-        process.stdout.write(`password of ${name} changed\n`);
-      });
-    });
+      await admin.setPassword(name, password);
+      process.stdout.write(`password of ${name} changed\n`);
+    }));
   common(user.command('list').description('list users, administrators and groups'))
     .action(async (opts: CliOptions) => withAdmin(opts, async ({ admin }) => {
       for (const u of await admin.listUsers()) process.stdout.write(`${u.name}\t${u.kind}\n`);
@@ -142,9 +148,9 @@ function program(): Command {
 try {
   await program().parseAsync(process.argv);
 } catch (err) {
-  if (err instanceof ConfigError || err instanceof LadingError) {
-    process.stderr.write(`lading: ${err.message}\n`);
-    process.exit(2);
-  }
-  throw err;
+  // NOTE: what an operator can act on says so itself; anything else is a fault of lading,
+  // still shown as one line (its message, which never holds a secret), with its kind.
+  const known = err instanceof OperatorError || err instanceof LadingError;
+  process.stderr.write(`lading: ${known ? '' : `unexpected ${err instanceof Error ? err.name : 'failure'}: `}${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(err instanceof OperatorError ? err.exitCode : 1);
 }

@@ -2,9 +2,9 @@
  * Creates the process's dependencies from a configuration: the catalog and resource drivers,
  * the backend, the admin service, sessions, login and the logger, each given plain options
  * computed here from the configuration's keys. Shared by `lading serve` and the admin commands
- * so both see the same data directory the same way.
+ * so both see the same data directory the same way. Creates no data directory: its callers
+ * decide whether one may be created (`data-dir.ts`).
  */
-import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { type Config, ConfigError } from './config.ts';
@@ -69,9 +69,13 @@ export interface DepsOverrides {
   pids?: PidProvider;
 }
 
+/**
+ * Opens everything `config` names, on the data directory `config.data`, which must exist
+ * (`openDataDir`). Rejects with `ConfigError` for an unusable setting, after closing what it
+ * had opened.
+ */
 export async function createDeps(config: Config, overrides: DepsOverrides = {}): Promise<Deps> {
   const dataDir = resolve(config.data);
-  await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const logger = overrides.logger ?? pino({
     level: config.log.level,
     redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'password', 'token'], censor: '[redacted]' },

@@ -6,6 +6,7 @@
  */
 import { join } from 'node:path';
 import type { Config } from './config.ts';
+import { OperatorError } from './operator-error.ts';
 import { secretSetting } from './secret-file.ts';
 import type { Catalog, Resource } from '../core/ports.ts';
 import { createSqliteCatalog } from '../drivers/catalog/sqlite.ts';
@@ -13,8 +14,8 @@ import { createFsResource } from '../drivers/resource/fs.ts';
 
 /**
  * Opens the configured catalog (`<dataDir>/catalog.sqlite`, or PostgreSQL). Rejects with
- * `ConfigError` when `catalog.url_file` cannot be read and with `UNAVAILABLE` when PostgreSQL
- * cannot be reached.
+ * `ConfigError` when `catalog.url_file` cannot be read, with `UNAVAILABLE` when PostgreSQL
+ * cannot be reached, and with `OperatorError` naming the file when SQLite cannot open it.
  */
 export async function openCatalog(config: Config, dataDir: string): Promise<Catalog> {
   const c = config.catalog;
@@ -24,7 +25,13 @@ export async function openCatalog(config: Config, dataDir: string): Promise<Cata
     const { createPostgresCatalog } = await import('../drivers/catalog/postgres.ts');
     return createPostgresCatalog({ connectionString: connectionString ?? '', schema: c.schema });
   }
-  return createSqliteCatalog({ file: join(dataDir, 'catalog.sqlite') });
+  const file = join(dataDir, 'catalog.sqlite');
+  try {
+    return createSqliteCatalog({ file });
+  } catch (err) {
+    // NOTE: SQLite's own message ("unable to open database file") names no file.
+    throw new OperatorError(`catalog: cannot open '${file}' (${(err as Error).message}).`, { cause: err });
+  }
 }
 
 /**

@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { type Config, ConfigError, loadConfig, unknownVariables } from './config.ts';
 
 export { ConfigError };
+export { OperatorError } from './operator-error.ts';
 export type { Config };
 export { startServer, serverBanner, VERSION, type RunningServer } from './server.ts';
 export { checkDeployment } from './check.ts';

@@ -1,11 +1,14 @@
 /**
- * Starts one lading node from a configuration: dependencies, start-up recovery, the HTTP app,
+ * Starts one lading node from a configuration: the data directory (created, and with the
+ * SQLite catalog locked to this process), dependencies, start-up recovery, the HTTP app,
  * listening. Used by `lading serve` and by end-to-end tests, so tests run exactly what users
  * run. Installs no signal handler and prints nothing.
  */
 import { createRequire } from 'node:module';
 import type { FastifyInstance } from 'fastify';
-import { type Config, parseListen } from './config.ts';
+import { type Config, ConfigError, parseListen } from './config.ts';
+import { OperatorError } from './operator-error.ts';
+import { type DataDirLock, lockDataDir, openDataDir } from './data-dir.ts';
 import { createDeps, type Deps, type DepsOverrides } from './deps.ts';
 import { buildApp } from '../http/app.ts';
 import { staleBefore } from './drivers.ts';
@@ -19,22 +22,36 @@ export interface RunningServer {
   deps: Deps;
   /** e.g. `http://127.0.0.1:8080`. */
   url: string;
-  /** Stops accepting, lets requests in flight finish (cut off after `graceMs`), closes the drivers. */
+  /** Stops accepting, lets requests in flight finish (cut off after `graceMs`), closes the drivers and releases the data directory. */
   close(graceMs?: number): Promise<void>;
 }
 
 /**
- * Starts a node: creates the dependencies, recovers what an earlier process left unfinished,
- * builds the app, listens on `listen` and starts the job worker and the sweeper. Rejects with
- * `ConfigError` for an unusable configuration, after closing whatever it had opened.
+ * Starts a node: creates the data directory when missing and, with the SQLite catalog, locks
+ * it — before any recovery, so a second server on the same directory can never sweep the
+ * uploads of the first — then creates the dependencies, recovers what an earlier process left
+ * unfinished, builds the app, listens on `listen` and starts the job worker and the sweeper.
+ * Rejects after closing whatever it had opened: with `ConfigError` for an unusable
+ * configuration, and with `OperatorError` when another server holds the data directory or the
+ * address is in use.
  */
 export async function startServer(config: Config, overrides: DepsOverrides = {}): Promise<RunningServer> {
   const { host, port } = parseListen(config.listen);
-  const deps = await createDeps(config, overrides);
+  const dataDir = await openDataDir(config.data, { create: true });
+  // NOTE: with PostgreSQL, nodes may share one data directory (its CA and keys) on purpose;
+  // what they share is then guarded by the catalog, not by a lock on the directory.
+  const lock = config.catalog.driver === 'sqlite' ? await lockDataDir(dataDir) : null;
+  let deps: Deps;
   try {
-    // NOTE: with the embedded catalog one process owns the data directory, so everything an
-    // earlier process left unfinished is stale; with a shared one, other nodes may be
-    // uploading right now, so only leftovers older than `recovery.grace` are.
+    deps = await createDeps(config, overrides);
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
+  try {
+    // NOTE: with the embedded catalog this process owns the data directory (it holds the
+    // lock), so everything an earlier process left unfinished is stale; with a shared one,
+    // other nodes may be uploading right now, so only leftovers older than `recovery.grace` are.
     const { swept } = await deps.backend.init(staleBefore(config, new Date()));
     if (swept > 0) deps.logger.info({ swept }, 'removed leftovers of interrupted uploads');
     const app = await buildApp({
@@ -43,7 +60,10 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
       version: VERSION, ca: deps.caEndpoint, oidc: deps.oidc,
       jobs: deps.rules.rules.length > 0 ? deps.jobs : undefined, pids: deps.pids, pidAwaitMs: config.pid.await_timeout * 1000,
     });
-    await app.listen({ host, port });
+    await app.listen({ host, port }).catch(async (err: unknown) => {
+      await app.close();
+      throw listenError(err, config.listen, host);
+    });
     const address = app.server.address();
     const shown = typeof address === 'object' && address
       ? `${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`
@@ -60,6 +80,7 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
         .catch((err: unknown) => deps.logger.warn({ err }, 'sweeping replaced blobs failed'));
     }, SWEEP_EVERY_MS);
     sweeper.unref();
+    const running = deps;
     return {
       app, deps, url: `http://${shown}`,
       async close(graceMs = 30_000) {
@@ -68,12 +89,27 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
         force.unref();
         await app.close();
         clearTimeout(force);
-        await deps.close();
+        await running.close();
+        lock?.release();
       },
     };
   } catch (err) {
     await deps.close();
+    lock?.release();
     throw err;
+  }
+}
+
+/** The listening failure an operator can act on, in one sentence; other errors unchanged. */
+function listenError(err: unknown, listen: string, host: string): unknown {
+  const code = (err as NodeJS.ErrnoException).code;
+  const where = `set another address with --listen or LADING_LISTEN`;
+  switch (code) {
+    case 'EADDRINUSE': return new OperatorError(`listen: ${listen} is already in use by another process; stop it, or ${where}.`, { cause: err });
+    case 'EACCES': return new OperatorError(`listen: no permission to listen on ${listen} (ports below 1024 need privileges); ${where}.`, { cause: err });
+    case 'EADDRNOTAVAIL': return new ConfigError(`listen: ${host} is not an address of this machine; ${where}.`, { cause: err });
+    case 'ENOTFOUND': case 'EAI_AGAIN': return new ConfigError(`listen: cannot resolve the host name '${host}' (${code}).`, { cause: err });
+    default: return err;
   }
 }
 
