@@ -7,7 +7,7 @@
  */
 import { Command, Option } from 'commander';
 import {
-  OperatorError, checkDeployment, openAdmin, resolveConfig, serverBanner, startServer, VERSION, type AdminConsole, type CliOptions,
+  OperatorError, announceServer, checkDeployment, openAdmin, resolveConfig, startServer, VERSION, type AdminConsole, type CliOptions,
 } from '../wiring/index.ts';
 import { ACCESS_LEVELS } from '../core/types.ts';
 import { JOB_STATES } from '../core/admin.ts';
@@ -42,7 +42,7 @@ async function serve(opts: CliOptions & { check?: boolean }): Promise<void> {
     return;
   }
   const server = await startServer(config);
-  process.stdout.write(serverBanner(server));
+  announceServer(server);
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;

@@ -30,7 +30,7 @@ export interface AdminConsole {
  */
 export async function openAdmin(config: Config, options: { create?: boolean } = {}): Promise<AdminConsole> {
   await openDataDir(config.data, { create: options.create === true });
-  const deps = await createDeps({ ...config, log: { level: 'warn' } });
+  const deps = await createDeps({ ...config, log: { ...config.log, level: 'warn' } });
   try {
     // NOTE: the epoch as the cut-off: only the top collections are created, no leftover of a
     // running server's uploads is taken for stale.

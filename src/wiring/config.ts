@@ -35,6 +35,7 @@ export const CONFIG_SCHEMA = Type.Object({
   trust_proxy: flag(false, 'Trust X-Forwarded-For/-Proto/-Host from a reverse proxy.'),
   log: Type.Object({
     level: choice(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info', 'pino log level: fatal, error, warn, info, debug, trace or silent.'),
+    format: choice(['auto', 'json', 'pretty'], 'auto', 'Log lines as JSON (one object a line, for log collectors) or pretty (readable lines, local times); auto: pretty when standard output is a terminal, else JSON.'),
   }),
   limits: Type.Object({
     upload_bytes: amount(1024 ** 4, 'Largest accepted upload, in bytes (larger ones get 413).'),

@@ -6,7 +6,7 @@
  * decide whether one may be created (`data-dir.ts`).
  */
 import { resolve } from 'node:path';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { type Config, ConfigError } from './config.ts';
 import { Backend } from '../core/backend.ts';
 import { AdminService } from '../core/admin.ts';
@@ -27,8 +27,7 @@ import type { CaEndpoint } from '../http/routes-ca.ts';
 import { SessionService } from '../identity/sessions/sessions.ts';
 import { LoginService } from '../identity/sessions/login.ts';
 import { OidcLogin, oidcSecret } from '../identity/oidc/oidc-login.ts';
-import { logSafeUrl } from '../http/routes-oidc.ts';
-import type { FastifyRequest } from 'fastify';
+import { createLogger } from './logger.ts';
 
 export interface Deps {
   config: Config;
@@ -76,14 +75,7 @@ export interface DepsOverrides {
  */
 export async function createDeps(config: Config, overrides: DepsOverrides = {}): Promise<Deps> {
   const dataDir = resolve(config.data);
-  const logger = overrides.logger ?? pino({
-    level: config.log.level,
-    redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'password', 'token'], censor: '[redacted]' },
-    // NOTE: Fastify's request fields, with authorization codes and tokens cut out of query strings.
-    serializers: {
-      req: (req: FastifyRequest) => ({ method: req.method, url: logSafeUrl(req.url), host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort }),
-    },
-  });
+  const logger = overrides.logger ?? await createLogger(config.log);
   const clock = overrides.clock ?? systemClock;
   const catalog = await openCatalog(config, dataDir);
   const x509 = await createCredentialStack({ config, dataDir, catalog, clock }).catch(async (err: unknown) => {

@@ -10,7 +10,7 @@ import { type Config, ConfigError, loadConfig, unknownVariables } from './config
 export { ConfigError };
 export { OperatorError } from './operator-error.ts';
 export type { Config };
-export { startServer, serverBanner, VERSION, type RunningServer } from './server.ts';
+export { startServer, announceServer, VERSION, type RunningServer } from './server.ts';
 export { checkDeployment } from './check.ts';
 export { openAdmin, type AdminConsole } from './admin.ts';
 

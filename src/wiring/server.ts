@@ -60,7 +60,9 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
       version: VERSION, ca: deps.caEndpoint, oidc: deps.oidc,
       jobs: deps.rules.rules.length > 0 ? deps.jobs : undefined, pids: deps.pids, pidAwaitMs: config.pid.await_timeout * 1000,
     });
-    await app.listen({ host, port }).catch(async (err: unknown) => {
+    // NOTE: Fastify logs each address it can be reached at (every interface's, for 0.0.0.0);
+    // `announceServer` says the rest.
+    await app.listen({ host, port, listenTextResolver: (address) => `reachable at ${address}` }).catch(async (err: unknown) => {
       await app.close();
       throw listenError(err, config.listen, host);
     });
@@ -113,7 +115,13 @@ function listenError(err: unknown, listen: string, host: string): unknown {
   }
 }
 
-/** What `lading serve` prints once it listens: version, URL, data directory and zone. */
-export function serverBanner(server: RunningServer): string {
-  return `lading ${VERSION} listening on ${server.url}\n  data directory: ${server.deps.dataDir}\n  zone: /${server.deps.config.zone}\n`;
+/**
+ * Logs where the server listens, with its version, data directory and zone: the answer of
+ * `lading serve`, so it is logged whatever `log.level` says, in the log's format (a JSON log
+ * stays one object a line).
+ */
+export function announceServer(server: RunningServer): void {
+  const { logger, dataDir, config } = server.deps;
+  // NOTE: the URL is followed by a space in the message, so it can be cut out of either format.
+  logger.child({}, { level: 'info' }).info(`lading ${VERSION} listening on ${server.url} (data directory ${dataDir}, zone /${config.zone})`);
 }

@@ -3,7 +3,7 @@
  * without the caller's `LADING_…` variables (plus the ones a test gives), with standard input,
  * and resolving with the exit code and both outputs instead of throwing.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { LADING_BIN } from '../helpers/process.ts';
 
@@ -77,4 +77,13 @@ export function slowUpload(url: string, token: string, chunk: Buffer, total: num
     });
   });
   return { resume, done, started };
+}
+
+/** Starts `bin/lading serve` with `args`, collecting its output, without waiting for it. */
+export function startServe(args: string[], env: Record<string, string> = {}): { proc: ChildProcess; output: () => string } {
+  const proc = spawn(LADING_BIN, ['serve', ...args], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stdout!.on('data', (c) => { out += String(c); });
+  proc.stderr!.on('data', (c) => { out += String(c); });
+  return { proc, output: () => out };
 }
