@@ -43,18 +43,31 @@ async function serve(opts: CliOptions & { check?: boolean }): Promise<void> {
   }
   const server = await startServer(config);
   announceServer(server);
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    server.deps.logger.info({ signal }, 'shutting down: letting requests in flight finish');
-    // NOTE: uploads still running after the grace period are cut off; they roll back, since
-    // nothing is visible before its catalog commit.
-    await server.close(30_000);
-    process.exit(0);
+  const { logger } = server.deps;
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    signals++;
+    if (signals === 1) {
+      logger.info(`${signal}: shutting down, letting requests in flight finish (a second signal stops at once)`);
+      // NOTE: uploads cut off at the deadline roll back, since nothing is visible before its
+      // catalog commit; exiting 0 says the stop was the orderly one.
+      server.close().then(() => {
+        logger.info('stopped');
+        process.exit(signals > 1 ? 1 : 0);
+      }, (err: unknown) => {
+        logger.error({ err }, 'shutting down failed');
+        process.exit(1);
+      });
+      return;
+    }
+    logger.warn(`${signal} again: stopping at once`);
+    server.cutOff('stopping at once');
+    // NOTE: the close in progress finishes once its connections are gone; should a driver
+    // hang on closing, the process stops anyway.
+    setTimeout(() => process.exit(1), 2000).unref();
   };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
 }
 
 function program(): Command {

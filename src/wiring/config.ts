@@ -105,6 +105,9 @@ export const CONFIG_SCHEMA = Type.Object({
   jobs: Type.Object({
     lease: amount(60, 'Seconds a node holds a claimed job (PID registration) before other nodes may take it over; a job of a node that died runs again after this.'),
   }),
+  shutdown: Type.Object({
+    grace: amount(30, 'Seconds `lading serve` lets requests in flight finish after SIGTERM or SIGINT before it cuts them off (a cut-off upload never becomes visible); a second signal cuts them off at once.'),
+  }),
 }, { additionalProperties: false });
 
 /** The resolved configuration, computed from the schema. */

@@ -1,16 +1,18 @@
 /**
  * Starts one lading node from a configuration: the data directory (created, and with the
  * SQLite catalog locked to this process), dependencies, start-up recovery, the HTTP app,
- * listening. Used by `lading serve` and by end-to-end tests, so tests run exactly what users
- * run. Installs no signal handler and prints nothing.
+ * listening, and graceful shutdown. Used by `lading serve` and by end-to-end tests, so tests
+ * run exactly what users run. Installs no signal handler and prints nothing; it logs.
  */
 import { createRequire } from 'node:module';
+import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { type Config, ConfigError, parseListen } from './config.ts';
 import { OperatorError } from './operator-error.ts';
 import { type DataDirLock, lockDataDir, openDataDir } from './data-dir.ts';
 import { createDeps, type Deps, type DepsOverrides } from './deps.ts';
 import { buildApp } from '../http/app.ts';
+import { logSafeUrl } from '../http/routes-oidc.ts';
 import { staleBefore } from './drivers.ts';
 
 export const VERSION = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
@@ -22,8 +24,18 @@ export interface RunningServer {
   deps: Deps;
   /** e.g. `http://127.0.0.1:8080`. */
   url: string;
-  /** Stops accepting, lets requests in flight finish (cut off after `graceMs`), closes the drivers and releases the data directory. */
+  /**
+   * Stops accepting, lets requests in flight finish for `graceMs` (default `shutdown.grace`),
+   * then cuts off the rest, closes the drivers and releases the data directory. Logs the
+   * requests still running when it starts and those it cuts off. Idempotent.
+   */
   close(graceMs?: number): Promise<void>;
+  /**
+   * Cuts off every request in flight now, logging each, with `reason` (a close in progress then
+   * finishes without waiting for them). A cut-off upload is not committed: its temporary is
+   * removed, or swept at the next start.
+   */
+  cutOff(reason: string): void;
 }
 
 /**
@@ -60,6 +72,7 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
       version: VERSION, ca: deps.caEndpoint, oidc: deps.oidc,
       jobs: deps.rules.rules.length > 0 ? deps.jobs : undefined, pids: deps.pids, pidAwaitMs: config.pid.await_timeout * 1000,
     });
+    const inFlight = trackRequests(app);
     // NOTE: Fastify logs each address it can be reached at (every interface's, for 0.0.0.0);
     // `announceServer` says the rest.
     await app.listen({ host, port, listenTextResolver: (address) => `reachable at ${address}` }).catch(async (err: unknown) => {
@@ -83,16 +96,27 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
     }, SWEEP_EVERY_MS);
     sweeper.unref();
     const running = deps;
+    let closing: Promise<void> | null = null;
+    const cutOff = (reason: string): void => {
+      const requests = inFlight.describe();
+      if (requests.length > 0) running.logger.warn({ requests }, `${reason}: cutting off ${plural(requests.length, 'request')} in flight`);
+      app.server.closeAllConnections();
+    };
     return {
-      app, deps, url: `http://${shown}`,
-      async close(graceMs = 30_000) {
-        clearInterval(sweeper);
-        const force = setTimeout(() => app.server.closeAllConnections(), graceMs);
-        force.unref();
-        await app.close();
-        clearTimeout(force);
-        await running.close();
-        lock?.release();
+      app, deps, url: `http://${shown}`, cutOff,
+      close(graceMs = config.shutdown.grace * 1000) {
+        closing ??= (async () => {
+          clearInterval(sweeper);
+          const requests = inFlight.describe();
+          if (requests.length > 0) running.logger.info({ requests }, `waiting up to ${graceMs / 1000} s for ${plural(requests.length, 'request')} in flight`);
+          const deadline = setTimeout(() => cutOff(`shutdown.grace (${graceMs / 1000} s) has passed`), graceMs);
+          deadline.unref();
+          await app.close();
+          clearTimeout(deadline);
+          await running.close();
+          lock?.release();
+        })();
+        return closing;
       },
     };
   } catch (err) {
@@ -100,6 +124,29 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
     lock?.release();
     throw err;
   }
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/**
+ * Follows the requests the server is answering, at the HTTP level (so uploads whose body is
+ * still arriving count), to say at shutdown what runs: method, URL (without secrets in the
+ * query), bytes received so far and age.
+ */
+function trackRequests(app: FastifyInstance): { describe(): string[] } {
+  const running = new Map<IncomingMessage, { since: number; bytesBefore: number }>();
+  app.server.on('request', (req: IncomingMessage, res) => {
+    running.set(req, { since: Date.now(), bytesBefore: req.socket.bytesRead });
+    res.once('close', () => running.delete(req));
+  });
+  return {
+    describe: () => [...running].map(([req, { since, bytesBefore }]) => {
+      const mb = (req.socket.bytesRead - bytesBefore) / 1e6;
+      return `${req.method} ${logSafeUrl(req.url ?? '')} (${mb.toFixed(1)} MB received in ${((Date.now() - since) / 1000).toFixed(1)} s)`;
+    }),
+  };
 }
 
 /** The listening failure an operator can act on, in one sentence; other errors unchanged. */

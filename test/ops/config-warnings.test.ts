@@ -23,7 +23,7 @@ describe('configuration warnings', () => {
 
   it('leaves known keys, the test suite\'s and CI\'s variables and other variables alone', () => {
     assert.deepEqual(unknownVariables({
-      LADING_ZONE: 'z', LADING_LOG_LEVEL: 'warn', LADING_TEST_PG_URL: 'x', LADING_CI_CLEANUP: 'x', PATH: '/bin',
+      LADING_ZONE: 'z', LADING_SHUTDOWN_GRACE: '5', LADING_LOG_FORMAT: 'json', LADING_TEST_PG_URL: 'x', LADING_CI_CLEANUP: 'x', PATH: '/bin',
     }), []);
   });
 
@@ -35,5 +35,13 @@ describe('configuration warnings', () => {
   it('names the log levels pino knows, as a configuration mistake', () => {
     assert.throws(() => loadConfig({ env: { LADING_LOG_LEVEL: 'verbose' } }),
       (err: Error) => err instanceof ConfigError && /LADING_LOG_LEVEL: log\.level: expected fatal, error, warn, info, debug, trace or silent, got 'verbose'/.test(err.message));
+  });
+
+  it('takes shutdown.grace and log.format, and refuses an unknown format', () => {
+    const c = loadConfig({ env: { LADING_SHUTDOWN_GRACE: '5', LADING_LOG_FORMAT: 'pretty' } });
+    assert.equal(c.shutdown.grace, 5);
+    assert.equal(c.log.format, 'pretty');
+    assert.equal(loadConfig({ env: {} }).log.format, 'auto');
+    assert.throws(() => loadConfig({ env: { LADING_LOG_FORMAT: 'yaml' } }), /LADING_LOG_FORMAT: log\.format: expected auto, json or pretty, got 'yaml'/);
   });
 });
