@@ -95,11 +95,10 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
         .catch((err: unknown) => deps.logger.warn({ err }, 'sweeping replaced blobs failed'));
     }, SWEEP_EVERY_MS);
     sweeper.unref();
-    const running = deps;
     let closing: Promise<void> | null = null;
     const cutOff = (reason: string): void => {
       const requests = inFlight.describe();
-      if (requests.length > 0) running.logger.warn({ requests }, `${reason}: cutting off ${plural(requests.length, 'request')} in flight`);
+      if (requests.length > 0) deps.logger.warn({ requests }, `${reason}: cutting off ${plural(requests.length, 'request')} in flight`);
       app.server.closeAllConnections();
     };
     return {
@@ -108,12 +107,12 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
         closing ??= (async () => {
           clearInterval(sweeper);
           const requests = inFlight.describe();
-          if (requests.length > 0) running.logger.info({ requests }, `waiting up to ${graceMs / 1000} s for ${plural(requests.length, 'request')} in flight`);
+          if (requests.length > 0) deps.logger.info({ requests }, `waiting up to ${graceMs / 1000} s for ${plural(requests.length, 'request')} in flight`);
           const deadline = setTimeout(() => cutOff(`shutdown.grace (${graceMs / 1000} s) has passed`), graceMs);
           deadline.unref();
           await app.close();
           clearTimeout(deadline);
-          await running.close();
+          await deps.close();
           lock?.release();
         })();
         return closing;

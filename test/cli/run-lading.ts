@@ -1,7 +1,8 @@
 /**
  * Runs `bin/lading` as an operator runs it, for the command-line tests: in an environment
  * without the caller's `LADING_…` variables (plus the ones a test gives), with standard input,
- * and resolving with the exit code and both outputs instead of throwing.
+ * resolving with the exit code and both outputs instead of throwing; and what those tests do
+ * to a running server (an upload that sends its body slowly, a `serve` whose output is kept).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
