@@ -131,9 +131,11 @@ export class AdminService {
 
   /**
    * The validity of the proxy the backend sees for `user`'s most recent session live at `now`
-   * (default the clock's). `NOT_FOUND` when the user has no live session with a credential.
+   * (default the clock's). `NOT_FOUND` when there is no such user or the user has no live
+   * session with a credential; `BAD_REQUEST` for a group.
    */
   async proxyOf(user: string, now: Date = this.#o.clock.now()): Promise<CredentialStatus> {
+    await this.#person(user);
     const session = await this.#o.catalog.latestSessionOf(user, now);
     if (!session?.credential) throw new LadingError('NOT_FOUND', `'${user}' has no live session, hence no proxy.`);
     return this.#o.credentials.inspect(session.credential);

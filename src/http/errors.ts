@@ -117,7 +117,7 @@ export function registerErrorHandlers(app: FastifyInstance): void {
     const mapped = toLadingError(err);
     const { status } = STATUS_BY_CODE[mapped.code];
     if (status >= 500 && mapped.code !== 'PROXY_EXPIRED') request.log.error({ err }, 'request failed');
-    else request.log.info({ code: mapped.code, msg: mapped.message }, 'request refused');
+    else request.log.info({ code: mapped.code, reason: mapped.message }, 'request refused');
     if (reply.sent || reply.raw.headersSent) {
       reply.raw.destroy();
       return;

@@ -2,11 +2,11 @@
  * Creates the process's dependencies from a configuration: the catalog and resource drivers,
  * the backend, the admin service, sessions, login and the logger, each given plain options
  * computed here from the configuration's keys. Shared by `lading serve` and the admin commands
- * so both see the same data directory the same way.
+ * so both see the same data directory the same way. Creates no data directory: its callers
+ * decide whether one may be created (`data-dir.ts`).
  */
-import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { type Config, ConfigError } from './config.ts';
 import { Backend } from '../core/backend.ts';
 import { AdminService } from '../core/admin.ts';
@@ -29,9 +29,8 @@ import { SessionService } from '../identity/sessions/sessions.ts';
 import { LoginService } from '../identity/sessions/login.ts';
 import { OidcLogin, oidcSecret } from '../identity/oidc/oidc-login.ts';
 import { revokeAccount } from '../identity/oidc/provider-adapter.ts';
-import { logSafeUrl } from '../http/routes-oidc.ts';
 import { errorPage } from '../http/errors.ts';
-import type { FastifyRequest } from 'fastify';
+import { createLogger } from './logger.ts';
 
 export interface Deps {
   config: Config;
@@ -74,17 +73,14 @@ export interface DepsOverrides {
   checkResponses?: boolean;
 }
 
+/**
+ * Opens everything `config` names, on the data directory `config.data`, which must exist
+ * (`openDataDir`). Rejects with `ConfigError` for an unusable setting, after closing what it
+ * had opened.
+ */
 export async function createDeps(config: Config, overrides: DepsOverrides = {}): Promise<Deps> {
   const dataDir = resolve(config.data);
-  await mkdir(dataDir, { recursive: true, mode: 0o700 });
-  const logger = overrides.logger ?? pino({
-    level: config.log.level,
-    redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'password', 'token'], censor: '[redacted]' },
-    // NOTE: Fastify's request fields, with authorization codes and tokens cut out of query strings.
-    serializers: {
-      req: (req: FastifyRequest) => ({ method: req.method, url: logSafeUrl(req.url), host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort }),
-    },
-  });
+  const logger = overrides.logger ?? await createLogger(config.log);
   const clock = overrides.clock ?? systemClock;
   const catalog = await openCatalog(config, dataDir);
   const x509 = await createCredentialStack({ config, dataDir, catalog, clock }).catch(async (err: unknown) => {

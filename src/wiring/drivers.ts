@@ -6,6 +6,7 @@
  */
 import { join } from 'node:path';
 import { type Config, ConfigError } from './config.ts';
+import { OperatorError } from './operator-error.ts';
 import { secretSetting } from './secret-file.ts';
 import type { Catalog, Resource } from '../core/ports.ts';
 import { type CatalogOption, CatalogOptionError } from '../drivers/catalog/options.ts';
@@ -20,7 +21,8 @@ const CATALOG_KEYS: Record<CatalogOption, string> = {
 /**
  * Opens the configured catalog (`<dataDir>/catalog.sqlite`, or PostgreSQL). Rejects with
  * `ConfigError` naming the key when `catalog.url_file` cannot be read or the driver refuses an
- * option, and with `UNAVAILABLE` when PostgreSQL cannot be reached.
+ * option, with `UNAVAILABLE` when PostgreSQL cannot be reached, and with `OperatorError`
+ * naming the file when SQLite cannot open it.
  */
 export async function openCatalog(config: Config, dataDir: string): Promise<Catalog> {
   try {
@@ -39,7 +41,14 @@ async function openConfiguredCatalog(config: Config, dataDir: string): Promise<C
     const { createPostgresCatalog } = await import('../drivers/catalog/postgres.ts');
     return createPostgresCatalog({ connectionString: connectionString ?? '', schema: c.schema });
   }
-  return createSqliteCatalog({ file: join(dataDir, 'catalog.sqlite') });
+  const file = join(dataDir, 'catalog.sqlite');
+  try {
+    return createSqliteCatalog({ file });
+  } catch (err) {
+    if (err instanceof CatalogOptionError) throw err;
+    // NOTE: SQLite's own message ("unable to open database file") names no file.
+    throw new OperatorError(`catalog: cannot open '${file}' (${(err as Error).message}).`, { cause: err });
+  }
 }
 
 /**
