@@ -30,7 +30,7 @@ export const CONFIG_SCHEMA = Type.Object({
   listen: text('127.0.0.1:8080', 'Address and port to listen on (host:port).'),
   data: text('./lading-data', 'Directory holding the catalog, the stored bytes and the keys.'),
   zone: text('lading', 'Zone name: the first segment of every path (/<zone>/home/<user>).'),
-  public_url: optionalText('Base URL used in `link` fields, e.g. https://staging.example.org; by default taken from each request\'s Host header.'),
+  public_url: optionalText('Base URL of links, e.g. https://staging.example.org: `link` fields, PID records and the embedded login issuer. Unset, answers\' links follow each request\'s (checked) Host header, and PID records and the issuer name the address lading listens on.'),
   backend_url: text(`lading://${hostname()}`, 'Scheme and host used in `location` fields.'),
   trust_proxy: flag(false, 'Trust X-Forwarded-For/-Proto/-Host from a reverse proxy.'),
   log: Type.Object({
@@ -66,7 +66,7 @@ export const CONFIG_SCHEMA = Type.Object({
     user_claim: text('preferred_username', 'Claim naming the lading user; `sub` is used when the claim is absent. A value that is not a valid user name is refused, not rewritten.'),
     audience: optionalText('Audience (`aud`) an access token must carry to be accepted directly as a bearer token; default the client id.'),
     introspection: flag(false, 'Check access tokens presented as bearer tokens by token introspection at the provider instead of verifying them as JWTs against its JWKS.'),
-    max_failed_logins: amount(5, 'Failed sign-ins allowed per account per 15 minutes at the embedded provider; an address gets four times as many. Further attempts get 429.'),
+    max_failed_logins: amount(5, 'Failed password logins allowed per account per 15 minutes, counted together for POST /auth/login, /auth/b2safeproxy and the embedded provider's sign-in page; an address gets four times as many. Further attempts get 429.'),
     key_rotation: amount(30 * 86400, 'Period, in seconds, after which the embedded provider signs with a new key; the previous key stays published for one more period.'),
   }),
   catalog: Type.Object({
