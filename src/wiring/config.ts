@@ -66,7 +66,7 @@ export const CONFIG_SCHEMA = Type.Object({
     user_claim: text('preferred_username', 'Claim naming the lading user; `sub` is used when the claim is absent. A value that is not a valid user name is refused, not rewritten.'),
     audience: optionalText('Audience (`aud`) an access token must carry to be accepted directly as a bearer token; default the client id.'),
     introspection: flag(false, 'Check access tokens presented as bearer tokens by token introspection at the provider instead of verifying them as JWTs against its JWKS.'),
-    max_failed_logins: amount(5, 'Failed password logins allowed per account per 15 minutes, counted together for POST /auth/login, /auth/b2safeproxy and the embedded provider's sign-in page; an address gets four times as many. Further attempts get 429.'),
+    max_failed_logins: amount(5, 'Failed password logins allowed per account per 15 minutes, counted together for POST /auth/login, /auth/b2safeproxy and the embedded provider\'s sign-in page; an address gets four times as many. Further attempts get 429.'),
     key_rotation: amount(30 * 86400, 'Period, in seconds, after which the embedded provider signs with a new key; the previous key stays published for one more period.'),
   }),
   catalog: Type.Object({
