@@ -161,15 +161,36 @@ export interface HandleStore {
 
 /**
  * Blobs written to the resource but referenced by no object, so the sweeper can delete what a
- * crash left behind. `NamespaceStore.commitObject` stops and starts tracking in its own
- * transaction. Contract: `test/contracts/catalog-blobs-contract.ts`.
+ * crash left behind, and the heartbeats of the nodes writing them, so that a node sweeps only
+ * what a dead node left. `NamespaceStore.commitObject` stops and starts tracking in its own
+ * transaction (a replaced blob is tracked with no owner). Contract:
+ * `test/contracts/catalog-blobs-contract.ts`.
  */
 export interface BlobTracker {
-  /** Starts tracking a blob that is being written and is not (yet) referenced by any object. */
-  trackBlob(blob: string, now: Date): Promise<void>;
+  /**
+   * Starts tracking a blob that is being written and is not (yet) referenced by any object;
+   * `owner` names the node writing it (see `heartbeat`), null for none. No-op when tracked.
+   */
+  trackBlob(blob: string, now: Date, owner?: string | null): Promise<void>;
   untrackBlob(blob: string): Promise<void>;
-  /** Tracked blobs registered before `before`: leftovers of crashed uploads or overwrites. */
-  trackedBlobs(before: Date): Promise<string[]>;
+  /**
+   * Tracked blobs registered before `before` (leftovers of crashed uploads or overwrites, or
+   * writes still under way), oldest first, each with its owner and when that owner last beat
+   * (null when it has no owner or no heartbeat row). Which are abandoned is the caller's call.
+   */
+  trackedBlobs(before: Date): Promise<TrackedBlob[]>;
+  /** Records that the node `node` is alive at `now`. */
+  heartbeat(node: string, now: Date): Promise<void>;
+  /** Removes a node's heartbeat (it stopped in order). Idempotent. */
+  forgetNode(node: string): Promise<void>;
+}
+
+/** A tracked blob, as `BlobTracker.trackedBlobs` reports it. */
+export interface TrackedBlob {
+  blob: string;
+  trackedAt: Date;
+  owner: string | null;
+  ownerSeenAt: Date | null;
 }
 
 /**

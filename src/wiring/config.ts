@@ -90,7 +90,8 @@ export const CONFIG_SCHEMA = Type.Object({
     }),
   }),
   recovery: Type.Object({
-    grace: amount(86400, 'With the PostgreSQL catalog, the age in seconds after which an unfinished upload is taken as abandoned and removed at start-up (other nodes may still be writing younger ones). With SQLite every leftover is removed. Also how long replaced contents are kept for downloads still reading them where the store cannot delete them at once (S3).'),
+    grace: amount(86400, 'How long, in seconds, replaced contents are kept for downloads still reading them where the store cannot delete them at once (S3), and, with the PostgreSQL catalog, the age after which leftovers no node owns are removed. An unfinished upload of a node is removed only once that node has stopped beating (recovery.heartbeat); with SQLite every leftover is removed at start.'),
+    heartbeat: amount(10, 'With the PostgreSQL catalog, seconds between a node\'s heartbeats; a node silent for six of them counts as dead, and only then are its unfinished uploads removed by other nodes.'),
   }),
   pid: Type.Object({
     rules: optionalText('Rules file binding backend events to PID actions (see "PIDs" in the README); empty: no rules, every PID stays null.'),
@@ -311,6 +312,7 @@ function checkRules(config: Config): void {
   parseListen(config.listen);
   // NOTE: a lease shorter than a job's run would hand running jobs to other workers at once.
   if (config.jobs.lease < 1) throw new ConfigError(`jobs.lease: must be at least 1 second, got ${config.jobs.lease}.`);
+  if (config.recovery.heartbeat < 1) throw new ConfigError(`recovery.heartbeat: must be at least 1 second, got ${config.recovery.heartbeat}.`);
   if (config.catalog.driver === 'postgres' && !config.catalog.url && !config.catalog.url_file) {
     throw new ConfigError('catalog.driver is postgres: set catalog.url_file or LADING_CATALOG_URL to the PostgreSQL connection string.');
   }

@@ -34,6 +34,8 @@ import { createLogger } from './logger.ts';
 
 export interface Deps {
   config: Config;
+  /** This process's name among the nodes sharing a catalog (owner of its blobs, holder of its jobs). */
+  node: string;
   dataDir: string;
   logger: Logger;
   clock: Clock;
@@ -95,13 +97,16 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   const rules = await loadRules(config);
   const pids = overrides.pids ?? await openPidProvider(config, catalog, clock);
   const publicBase = new PublicBase(config.public_url);
+  // NOTE: a new name per process, so a restarted node never adopts its predecessor's writes.
+  const node = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const jobs = new JobWorker({
-    catalog, clock, workerId: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+    catalog, clock, workerId: node,
     leaseMs: config.jobs.lease * 1000,
     handlers: { [RULE_JOB]: pidJobHandler({ catalog, clock, provider: pids, linkOf: (path) => linkOf({ base: publicBase.outside(), backend: '' }, path) }) },
     log: logger,
   });
   const backend = new Backend({
+    node,
     rules, onJobs: () => jobs.wake(),
     catalog, resource, clock, zone: config.zone, maxUploadBytes: config.limits.upload_bytes,
     authority: overrides.authority ?? x509.authority,
@@ -117,7 +122,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   });
   return {
     config, dataDir, logger, clock, catalog, resource, backend, admin, sessions, credentials, x509, caEndpoint: x509.caEndpoint, oidc,
-    rules, pids, jobs, publicBase,
+    rules, pids, jobs, publicBase, node,
     async close() {
       await jobs.stop();
       await resource.close();

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { type Config, ConfigError } from './config.ts';
 import { OperatorError } from './operator-error.ts';
 import { secretSetting } from './secret-file.ts';
+import type { RecoveryCutoff } from '../core/backend.ts';
 import type { Catalog, Resource } from '../core/ports.ts';
 import { type CatalogOption, CatalogOptionError } from '../drivers/catalog/options.ts';
 import { createSqliteCatalog } from '../drivers/catalog/sqlite.ts';
@@ -69,6 +70,23 @@ export async function openResource(config: Config, dataDir: string): Promise<Res
     });
   }
   return createFsResource({ root: r.path ?? join(dataDir, 'resource'), fsync: r.fsync });
+}
+
+/** A node silent for this many heartbeats counts as dead. */
+export const HEARTBEATS_TO_DEATH = 6;
+
+/**
+ * What recovery may remove at `now`. With the embedded catalog this process owns everything
+ * (it holds the data directory's lock), so every leftover; with a shared catalog, a node's
+ * unfinished uploads only once it has been silent for `HEARTBEATS_TO_DEATH` heartbeats — a live
+ * node's, never, however old — and leftovers no node owns once older than `recovery.grace`.
+ */
+export function recoveryCutoff(config: Config, now: Date): RecoveryCutoff {
+  if (config.catalog.driver !== 'postgres') return { staleBefore: now };
+  return {
+    staleBefore: new Date(now.getTime() - config.recovery.grace * 1000),
+    deadBefore: new Date(now.getTime() - HEARTBEATS_TO_DEATH * config.recovery.heartbeat * 1000),
+  };
 }
 
 /**

@@ -13,7 +13,7 @@ import { type DataDirLock, lockDataDir, openDataDir } from './data-dir.ts';
 import { createDeps, type Deps, type DepsOverrides } from './deps.ts';
 import { buildApp } from '../http/app.ts';
 import { logSafeUrl } from '../http/routes-oidc.ts';
-import { staleBefore } from './drivers.ts';
+import { recoveryCutoff, staleBefore } from './drivers.ts';
 
 export const VERSION = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 
@@ -63,8 +63,11 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
   try {
     // NOTE: with the embedded catalog this process owns the data directory (it holds the
     // lock), so everything an earlier process left unfinished is stale; with a shared one,
-    // other nodes may be uploading right now, so only leftovers older than `recovery.grace` are.
-    const { swept } = await deps.backend.init(staleBefore(config, new Date()));
+    // other nodes may be uploading right now, so only what dead nodes left is (see
+    // `recoveryCutoff`). The first heartbeat goes before, so no node takes this one for dead.
+    const shared = config.catalog.driver === 'postgres';
+    if (shared) await deps.catalog.heartbeat(deps.node, new Date());
+    const { swept } = await deps.backend.init(recoveryCutoff(config, new Date()));
     if (swept > 0) deps.logger.info({ swept }, 'removed leftovers of interrupted uploads');
     const app = await buildApp({
       backend: deps.backend, sessions: deps.sessions, logger: deps.logger, publicBase: deps.publicBase,
@@ -95,10 +98,17 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
     // Replaced contents a resource could not delete at once (see `deleteSparesOpenReads`),
     // and leftovers of uploads on nodes that died, go once `recovery.grace` has passed.
     const sweeper = setInterval(() => {
-      deps.backend.sweep(new Date(Date.now() - config.recovery.grace * 1000))
+      deps.backend.sweep(recoveryCutoff(config, new Date()))
         .catch((err: unknown) => deps.logger.warn({ err }, 'sweeping replaced blobs failed'));
     }, SWEEP_EVERY_MS);
     sweeper.unref();
+    const heartbeat = shared
+      ? setInterval(() => {
+        deps.catalog.heartbeat(deps.node, new Date())
+          .catch((err: unknown) => deps.logger.warn({ err }, 'heartbeat failed: other nodes may take this one for dead'));
+      }, config.recovery.heartbeat * 1000)
+      : null;
+    heartbeat?.unref();
     let closing: Promise<void> | null = null;
     const cutOff = (reason: string): void => {
       const requests = inFlight.describe();
@@ -116,6 +126,10 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
           deadline.unref();
           await app.close();
           clearTimeout(deadline);
+          if (heartbeat) {
+            clearInterval(heartbeat);
+            await deps.catalog.forgetNode(deps.node).catch(() => {});
+          }
           await deps.close();
           lock?.release();
         })();

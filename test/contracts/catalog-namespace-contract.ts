@@ -54,7 +54,7 @@ export const namespaceContract: ContractSuite = ({ name, create }) => {
       assert.equal(first.object.size, 3);
       assert.equal(first.object.checksum, 'sha2:blob00000001');
       assert.equal(first.object.pid, null);
-      assert.deepEqual(await c.trackedBlobs(t1), [], 'a committed blob is no longer tracked');
+      assert.deepEqual((await c.trackedBlobs(t1)).map((b) => b.blob), [], 'a committed blob is no longer tracked');
       await rejectsWith(obj('/z/f', 'blob00000002'), 'CONFLICT');
       await c.setAccess(p('/z/f'), 'bob', 'read');
       await c.addMeta(p('/z/f'), { attribute: 'k', value: 'v', unit: '' });
@@ -67,7 +67,7 @@ export const namespaceContract: ContractSuite = ({ name, create }) => {
       assert.equal(second.object.modifiedAt.getTime(), t1.getTime());
       assert.deepEqual(await c.listMeta(p('/z/f')), [{ attribute: 'k', value: 'v', unit: '' }]);
       assert.equal(await c.accessLevel(p('/z/f'), ['bob']), 'read');
-      assert.deepEqual(await c.trackedBlobs(new Date(t1.getTime() + 1)), ['blob00000001'], 'the replaced blob is tracked for deletion');
+      assert.deepEqual((await c.trackedBlobs(new Date(t1.getTime() + 1))).map((b) => b.blob), ['blob00000001'], 'the replaced blob is tracked for deletion');
     });
 
     it('refuses an object where a collection is, and under a missing or data-object parent', async () => {

@@ -138,7 +138,7 @@ if (problem !== null) {
         const replaced = results.map((r) => r.replacedBlob).sort();
         assert.deepEqual(replaced, ['blob-initial', ...blobs].filter((x) => x !== winner).sort(),
           'each commit replaced exactly one distinct predecessor');
-        assert.deepEqual((await b.trackedBlobs(new Date(t0.getTime() + 1))).sort(), replaced,
+        assert.deepEqual((await b.trackedBlobs(new Date(t0.getTime() + 1))).map((x) => x.blob).sort(), replaced,
           'every replaced blob, and none still referenced, is tracked for deletion');
       } finally {
         await a.close();

@@ -3,11 +3,12 @@
  * commit runs inside its own transaction.
  */
 import type { BlobTracker } from '../../../core/ports.ts';
+import { toTrackedBlob } from '../rows.ts';
 import { type PgQueryable, type PostgresConnection, all } from './connection.ts';
 
 /** Starts tracking `blob` since `now` (no-op when tracked), on `c` (the pool or a transaction). */
-export async function trackBlobRow(db: PostgresConnection, c: PgQueryable, blob: string, now: Date): Promise<void> {
-  await c.query(`INSERT INTO ${db.S}blobs (blob, since) VALUES ($1, $2) ON CONFLICT (blob) DO NOTHING`, [blob, now.getTime()]);
+export async function trackBlobRow(db: PostgresConnection, c: PgQueryable, blob: string, now: Date, owner: string | null = null): Promise<void> {
+  await c.query(`INSERT INTO ${db.S}blobs (blob, since, owner) VALUES ($1, $2, $3) ON CONFLICT (blob) DO NOTHING`, [blob, now.getTime(), owner]);
 }
 
 /** Stops tracking `blob` (no-op when untracked), on `c` (the pool or a transaction). */
@@ -19,8 +20,8 @@ export async function untrackBlobRow(db: PostgresConnection, c: PgQueryable, blo
 export function createPostgresBlobs(db: PostgresConnection): BlobTracker {
   const { pool, S } = db;
   return {
-    async trackBlob(blob, now) {
-      await trackBlobRow(db, pool, blob, now);
+    async trackBlob(blob, now, owner = null) {
+      await trackBlobRow(db, pool, blob, now, owner);
     },
 
     async untrackBlob(blob) {
@@ -28,7 +29,17 @@ export function createPostgresBlobs(db: PostgresConnection): BlobTracker {
     },
 
     async trackedBlobs(before) {
-      return (await all(pool, `SELECT blob FROM ${S}blobs WHERE since < $1 ORDER BY since, blob`, [before.getTime()])).map((r) => r.blob as string);
+      const rows = await all(pool, `SELECT b.blob, b.since, b.owner, n.seen_at FROM ${S}blobs b LEFT JOIN ${S}nodes n ON n.id = b.owner
+        WHERE b.since < $1 ORDER BY b.since, b.blob`, [before.getTime()]);
+      return rows.map(toTrackedBlob);
+    },
+
+    async heartbeat(node, now) {
+      await pool.query(`INSERT INTO ${S}nodes (id, seen_at) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET seen_at = excluded.seen_at`, [node, now.getTime()]);
+    },
+
+    async forgetNode(node) {
+      await pool.query(`DELETE FROM ${S}nodes WHERE id = $1`, [node]);
     },
   };
 }

@@ -142,4 +142,13 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: (S: string) =
     version: 5,
     sql: (S) => `ALTER TABLE ${S}users ADD COLUMN disabled BOOLEAN NOT NULL DEFAULT false;`,
   },
+  {
+    // Who writes a tracked blob, and when each node last beat, so recovery removes only what a
+    // dead node left.
+    version: 6,
+    sql: (S) => `
+      ALTER TABLE ${S}blobs ADD COLUMN owner TEXT;
+      CREATE TABLE ${S}nodes (id TEXT PRIMARY KEY, seen_at BIGINT NOT NULL);
+    `,
+  },
 ];

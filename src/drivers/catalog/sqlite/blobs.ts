@@ -3,11 +3,12 @@
  * runs inside its own transaction.
  */
 import type { BlobTracker } from '../../../core/ports.ts';
+import { toTrackedBlob } from '../rows.ts';
 import type { Row, SqliteConnection } from './connection.ts';
 
 /** Starts tracking `blob` since `now` (no-op when tracked), inside the caller's transaction if any. */
-export function trackBlobRow(db: SqliteConnection, blob: string, now: Date): void {
-  db.q('INSERT OR IGNORE INTO blobs (blob, since) VALUES (?, ?)').run(blob, now.getTime());
+export function trackBlobRow(db: SqliteConnection, blob: string, now: Date, owner: string | null = null): void {
+  db.q('INSERT OR IGNORE INTO blobs (blob, since, owner) VALUES (?, ?, ?)').run(blob, now.getTime(), owner);
 }
 
 /** Stops tracking `blob` (no-op when untracked), inside the caller's transaction if any. */
@@ -18,8 +19,8 @@ export function untrackBlobRow(db: SqliteConnection, blob: string): void {
 /** The blob-tracking role over `db`; each method is one statement. */
 export function createSqliteBlobs(db: SqliteConnection): BlobTracker {
   return {
-    async trackBlob(blob, now) {
-      trackBlobRow(db, blob, now);
+    async trackBlob(blob, now, owner = null) {
+      trackBlobRow(db, blob, now, owner);
     },
 
     async untrackBlob(blob) {
@@ -27,7 +28,17 @@ export function createSqliteBlobs(db: SqliteConnection): BlobTracker {
     },
 
     async trackedBlobs(before) {
-      return (db.q('SELECT blob FROM blobs WHERE since < ? ORDER BY since').all(before.getTime()) as Row[]).map((r) => r.blob as string);
+      const rows = db.q(`SELECT b.blob, b.since, b.owner, n.seen_at FROM blobs b LEFT JOIN nodes n ON n.id = b.owner
+        WHERE b.since < ? ORDER BY b.since, b.blob`).all(before.getTime()) as Row[];
+      return rows.map(toTrackedBlob);
+    },
+
+    async heartbeat(node, now) {
+      db.q('INSERT INTO nodes (id, seen_at) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET seen_at = excluded.seen_at').run(node, now.getTime());
+    },
+
+    async forgetNode(node) {
+      db.q('DELETE FROM nodes WHERE id = ?').run(node);
     },
   };
 }
