@@ -20,9 +20,6 @@ export interface FormFile {
 
 const BOUNDARY = /;\s*boundary\s*=\s*(?:"([^"]+)"|([^\s;"]+))/i;
 
-/** A promise that never settles: a race partner until the upload fails. */
-const PENDING = new Promise<never>(() => {});
-
 export class UploadForm {
   /** `force` as far as the form has been read (the query's value to start with); final once `read` settles. */
   force: boolean;
@@ -62,8 +59,13 @@ export class UploadForm {
     const force = new Promise<boolean>((resolve) => { decide = resolve; });
     let uploading: Promise<T> | null = null;
     // NOTE: an upload that fails before reading the file (no permission, the object exists)
-    // stops consuming it, and the parser would wait forever for it to be read.
-    let failed: Promise<never> = PENDING;
+    // stops consuming it, and the parser would wait forever for it to be read: each wait for
+    // the next part races the upload's failure. The promise is this form's own: one shared
+    // by all forms that never settles would keep every race's reaction, and with it every
+    // request, alive forever.
+    let fail!: (err: unknown) => void;
+    const failed = new Promise<never>((_resolve, reject) => { fail = reject; });
+    failed.catch(() => {});
     try {
       for (;;) {
         const next = await Promise.race([iterator.next(), failed]);
@@ -82,8 +84,7 @@ export class UploadForm {
         part.file.on('error', (err) => source.destroy(err));
         part.file.pipe(source, { end: false });
         uploading = upload({ filename: part.filename, source, force });
-        failed = uploading.then(() => PENDING);
-        failed.catch(() => {});
+        uploading.catch(fail);
       }
       if (!uploading) throw new LadingError('BAD_REQUEST', 'The form has no file; send it in the form field \'file\'.');
       decide(this.force);
