@@ -89,6 +89,7 @@ EOF
 start_lading() {
   LADING_PORT=$(free_port)
   local data="$WORK/lading-data"
+  "$ROOT/bin/lading" init --data "$data" >/dev/null
   printf 'pw\n' | "$ROOT/bin/lading" user add bench --data "$data" >/dev/null
   "$ROOT/bin/lading" serve --data "$data" --listen "127.0.0.1:$LADING_PORT" > "$WORK/lading.log" 2>&1 &
   LADING_PID=$!

@@ -1,20 +1,27 @@
 /**
- * The `lading` command: `serve` and the admin commands. Only parses arguments, calls what the
- * composition root (`wiring/index.ts`) exports — the admin commands go through the admin
- * service, which checks them as the API does — and prints. Reads no configuration key itself.
- * Secrets come from standard input, never from arguments.
+ * The `lading` command: `serve`, `init` and the admin commands. Only parses arguments, calls
+ * what the composition root (`wiring/index.ts`) exports — the admin commands go through the
+ * admin service, which checks them as the API does — and prints. Reads no configuration key
+ * itself. Secrets come from standard input, never from arguments. Every failure is one line on
+ * standard error, never a stack: exit code 2 for a configuration mistake, 1 otherwise.
  */
 import { Command, Option } from 'commander';
-import { ConfigError, checkDeployment, openAdmin, resolveConfig, serverBanner, startServer, VERSION, type AdminConsole, type CliOptions } from '../wiring/index.ts';
+import {
+  OperatorError, announceServer, checkDeployment, openAdmin, resolveConfig, startServer, VERSION, type AdminConsole, type CliOptions,
+} from '../wiring/index.ts';
 import { ACCESS_LEVELS } from '../core/types.ts';
 import { JOB_STATES } from '../core/admin.ts';
 import { LadingError } from '../core/errors.ts';
 import { readSecret } from './secret.ts';
 import { caExported, proxyShow } from './credential-commands.ts';
 
-/** Runs an admin action against the data directory and closes it again. */
+const warn = (message: string): void => {
+  process.stderr.write(`lading: warning: ${message}\n`);
+};
+
+/** Runs an admin action against the data directory, which must exist, and closes it again. */
 async function withAdmin(opts: CliOptions, action: (admin: AdminConsole) => Promise<void>): Promise<void> {
-  const opened = await openAdmin(await resolveConfig(opts));
+  const opened = await openAdmin(await resolveConfig(opts, warn));
   try {
     await action(opened);
   } finally {
@@ -29,25 +36,42 @@ function common(cmd: Command): Command {
 }
 
 async function serve(opts: CliOptions & { check?: boolean }): Promise<void> {
-  const config = await resolveConfig(opts);
+  const config = await resolveConfig(opts, warn);
   if (opts.check) {
     process.stdout.write(await checkDeployment(config));
     return;
   }
   const server = await startServer(config);
-  process.stdout.write(serverBanner(server));
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    server.deps.logger.info({ signal }, 'shutting down: letting requests in flight finish');
-    // NOTE: uploads still running after the grace period are cut off; they roll back, since
-    // nothing is visible before its catalog commit.
-    await server.close(30_000);
-    process.exit(0);
+  announceServer(server);
+  const { logger } = server.deps;
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    signals++;
+    if (signals === 1) {
+      logger.info(`${signal}: shutting down, letting requests in flight finish (a second signal stops at once)`);
+      // NOTE: uploads cut off at the deadline roll back, since nothing is visible before its
+      // catalog commit; exiting 0 says the stop was the orderly one.
+      server.close().then(() => {
+        logger.info('stopped');
+        process.exit(signals > 1 ? 1 : 0);
+      }, (err: unknown) => {
+        logger.error({ err }, 'shutting down failed');
+        process.exit(1);
+      });
+      return;
+    }
+    logger.warn(`${signal} again: stopping at once`);
+    server.cutOff('stopping at once');
+    // NOTE: the close in progress finishes once its connections are gone; should a driver
+    // hang on closing, the process stops anyway.
+    setTimeout(() => process.exit(1), 2000).unref();
   };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
 function program(): Command {
@@ -60,28 +84,46 @@ function program(): Command {
     .option('--check', 'check the configuration and that the catalog and resource are reachable, then exit')
     .action(serve);
 
+  common(cli.command('init').description('create the data directory (catalog, CA, keys) without serving; the other commands need one'))
+    .action(async (opts: CliOptions) => {
+      const opened = await openAdmin(await resolveConfig(opts, warn), { create: true });
+      await opened.close();
+      process.stdout.write(`data directory ${opened.dataDir} is ready\n`);
+    });
+
   const user = cli.command('user').description('manage local users');
   common(user.command('add <name>').description('create a user and its home collection; the password is read from standard input'))
     .addOption(new Option('--admin', 'create an administrator (may access everything)'))
     .option('--no-password', 'create a user who can only log in through an identity provider')
-    .action(async (name: string, opts: CliOptions & { admin?: boolean; password: boolean }) => {
+    .action(async (name: string, opts: CliOptions & { admin?: boolean; password: boolean }) => withAdmin(opts, async ({ admin }) => {
       const password = opts.password ? await readSecret(`Password for ${name}: `) : null;
-      await withAdmin(opts, async ({ admin }) => {
-        const home = await admin.addUser(name, { admin: opts.admin === true, password });
-        process.stdout.write(`created ${opts.admin ? 'administrator' : 'user'} ${name}, home ${home}\n`);
-      });
-    });
-  common(user.command('passwd <name>').description('set a user\'s password, read from standard input'))
-    .action(async (name: string, opts: CliOptions) => {
-      const password = await readSecret(`New password for ${name}: `);
-      await withAdmin(opts, async ({ admin }) => {
-        await admin.setPassword(name, password);
-        process.stdout.write(`password of ${name} changed\n`);
-      });
-    });
+      const home = await admin.addUser(name, { admin: opts.admin === true, password });
+      process.stdout.write(`created ${opts.admin ? 'administrator' : 'user'} ${name}, home ${home}\n`);
+    }));
+  common(user.command('passwd <name>').description('set a user\'s password, read from standard input, and end the user\'s sessions'))
+    .option('--no-password', 'remove the password: the user can then only log in through an identity provider')
+    .action(async (name: string, opts: CliOptions & { password: boolean }) => withAdmin(opts, async ({ admin }) => {
+      const password = opts.password ? await readSecret(`New password for ${name}: `) : null;
+      const ended = await admin.setPassword(name, password);
+      process.stdout.write(`password of ${name} ${password === null ? 'removed' : 'changed'}; ${plural(ended, 'session')} ended\n`);
+    }));
+  common(user.command('revoke <name>').description('end every session of a user: tokens, refresh tokens and sign-ins stop working at once'))
+    .action(async (name: string, opts: CliOptions) => withAdmin(opts, async ({ admin }) => {
+      process.stdout.write(`${plural(await admin.revokeSessions(name), 'session')} of ${name} ended\n`);
+    }));
+  common(user.command('disable <name>').description('stop a user from logging in by any means, and end their sessions'))
+    .action(async (name: string, opts: CliOptions) => withAdmin(opts, async ({ admin }) => {
+      await admin.setDisabled(name, true);
+      process.stdout.write(`${name} disabled; their sessions are ended\n`);
+    }));
+  common(user.command('enable <name>').description('let a disabled user log in again'))
+    .action(async (name: string, opts: CliOptions) => withAdmin(opts, async ({ admin }) => {
+      await admin.setDisabled(name, false);
+      process.stdout.write(`${name} enabled\n`);
+    }));
   common(user.command('list').description('list users, administrators and groups'))
     .action(async (opts: CliOptions) => withAdmin(opts, async ({ admin }) => {
-      for (const u of await admin.listUsers()) process.stdout.write(`${u.name}\t${u.kind}\n`);
+      for (const u of await admin.listUsers()) process.stdout.write(`${u.name}\t${u.kind}${u.disabled ? '\tdisabled' : ''}\n`);
     }));
 
   const group = cli.command('group').description('manage groups');
@@ -138,9 +180,9 @@ function program(): Command {
 try {
   await program().parseAsync(process.argv);
 } catch (err) {
-  if (err instanceof ConfigError || err instanceof LadingError) {
-    process.stderr.write(`lading: ${err.message}\n`);
-    process.exit(2);
-  }
-  throw err;
+  // NOTE: what an operator can act on says so itself; anything else is a fault of lading,
+  // still shown as one line (its message, which never holds a secret), with its kind.
+  const known = err instanceof OperatorError || err instanceof LadingError;
+  process.stderr.write(`lading: ${known ? '' : `unexpected ${err instanceof Error ? err.name : 'failure'}: `}${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(err instanceof OperatorError ? err.exitCode : 1);
 }

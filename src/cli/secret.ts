@@ -3,20 +3,27 @@
  * terminal, or the first line of piped input. Secrets are never taken from argv, where every
  * user of the machine could read them.
  */
+import { OperatorError } from '../wiring/index.ts';
 
+/**
+ * The password: typed twice on a terminal, else the first line of standard input. Rejects
+ * with `OperatorError` when there is none, it is empty, the two typed differ or typing is
+ * cancelled (Ctrl-C, Ctrl-D).
+ */
 export async function readSecret(prompt: string): Promise<string> {
   const stdin = process.stdin;
   if (!stdin.isTTY) {
     let text = '';
     for await (const chunk of stdin) text += String(chunk);
+    if (!text) throw new OperatorError('no password on standard input: pipe it in as the first line, e.g. printf \'%s\\n\' "$PASSWORD" | lading …; nothing was changed.');
     const first = text.split(/\r?\n/, 1)[0] ?? '';
-    if (!first) throw new Error('no password on standard input');
+    if (!first) throw new OperatorError('the password on standard input (its first line) is empty; nothing was changed.');
     return first;
   }
   const first = await readHidden(prompt);
   const again = await readHidden('Repeat: ');
-  if (first !== again) throw new Error('the passwords differ');
-  if (!first) throw new Error('the password is empty');
+  if (first !== again) throw new OperatorError('the two passwords typed differ; nothing was changed.');
+  if (!first) throw new OperatorError('the password is empty; nothing was changed.');
   return first;
 }
 
@@ -43,7 +50,7 @@ function readHidden(prompt: string): Promise<string> {
         }
         if (ch === '\u0003' || ch === '\u0004') {
           finish();
-          reject(new Error('cancelled'));
+          reject(new OperatorError('cancelled; nothing was changed.'));
           return;
         }
         if (ch === '\u007f' || ch === '\b') value = Array.from(value).slice(0, -1).join('');

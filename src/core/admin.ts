@@ -9,7 +9,7 @@ import type { Backend } from './backend.ts';
 import { PUBLIC_GROUP } from './backend.ts';
 import { LadingError } from './errors.ts';
 import { type Path, parsePath } from './path.ts';
-import type { Catalog, Clock, CredentialManager, CredentialStatus } from './ports.ts';
+import type { AccountStore, Clock, CredentialManager, CredentialStatus, JobStore, NamespaceStore, SessionStore } from './ports.ts';
 import { ACCESS_LEVELS, type AccessEntry, type AccessLevel, type JobRecord, type JobState, type PrincipalKind, type UserRecord } from './types.ts';
 
 export const JOB_STATES: readonly JobState[] = ['pending', 'running', 'done', 'failed'];
@@ -17,13 +17,17 @@ export const JOB_STATES: readonly JobState[] = ['pending', 'running', 'done', 'f
 export interface AdminServiceOptions {
   /** Creates users and their home collections (the one place user names are validated). */
   backend: Pick<Backend, 'addUser' | 'homeOf'>;
-  catalog: Pick<Catalog,
-    'getUser' | 'listUsers' | 'setPasswordHash' | 'addToGroup' | 'getEntity' | 'setAccess' | 'listAccess' | 'latestSessionOf' | 'listJobs'>;
+  catalog: AccountStore & NamespaceStore & SessionStore & JobStore;
   /** Reads the validity of the proxy a session holds. */
   credentials: Pick<CredentialManager, 'inspect'>;
   clock: Clock;
   /** Hashes a password for storage. */
   hashPassword(password: string): Promise<string>;
+  /**
+   * Ends what an identity provider holds for a user beyond lading's own sessions (the embedded
+   * provider's grants, refresh tokens and browser sessions); resolves with how many.
+   */
+  revokeProviderGrants?(user: string): Promise<number>;
 }
 
 export class AdminService {
@@ -51,17 +55,44 @@ export class AdminService {
   }
 
   /**
-   * Sets the password of a user or administrator. `NOT_FOUND` when there is no such user,
-   * `BAD_REQUEST` for a group (groups do not log in) or an empty password.
+   * Sets the password of a user or administrator — or with null removes it, so the user can
+   * only log in through an identity provider — and ends every session the user has (see
+   * `revokeSessions`): whoever knew the old password loses what it gave them. Resolves with how
+   * many sessions and grants were ended. `NOT_FOUND` when there is no such user, `BAD_REQUEST`
+   * for a group (groups do not log in) or an empty password.
    */
-  async setPassword(name: string, password: string): Promise<void> {
+  async setPassword(name: string, password: string | null): Promise<number> {
     await this.#person(name);
-    await this.#o.catalog.setPasswordHash(name, await this.#hash(password));
+    await this.#o.catalog.setPasswordHash(name, password === null ? null : await this.#hash(password));
+    return this.revokeSessions(name);
+  }
+
+  /**
+   * Ends every session of a user: their bearer tokens stop working at the next request, on
+   * every node, and the identity provider's grants and refresh tokens for them are revoked.
+   * Resolves with how many were ended. `NOT_FOUND` when there is no such user, `BAD_REQUEST`
+   * for a group.
+   */
+  async revokeSessions(name: string): Promise<number> {
+    await this.#person(name);
+    const sessions = await this.#o.catalog.deleteSessionsOf(name);
+    return sessions + (await this.#o.revokeProviderGrants?.(name) ?? 0);
+  }
+
+  /**
+   * Disables an account (no login by any means; every session ended, as `revokeSessions`) or
+   * enables it again. Idempotent. `NOT_FOUND` when there is no such user, `BAD_REQUEST` for a
+   * group.
+   */
+  async setDisabled(name: string, disabled: boolean): Promise<void> {
+    await this.#person(name);
+    await this.#o.catalog.setDisabled(name, disabled);
+    if (disabled) await this.revokeSessions(name);
   }
 
   /** Users, administrators and groups, sorted by name (never their password hashes). */
-  async listUsers(): Promise<{ name: string; kind: PrincipalKind }[]> {
-    return (await this.#o.catalog.listUsers()).map((u) => ({ name: u.name, kind: u.kind }));
+  async listUsers(): Promise<{ name: string; kind: PrincipalKind; disabled: boolean }[]> {
+    return (await this.#o.catalog.listUsers()).map((u) => ({ name: u.name, kind: u.kind, disabled: u.disabled === true }));
   }
 
   /**
@@ -100,9 +131,11 @@ export class AdminService {
 
   /**
    * The validity of the proxy the backend sees for `user`'s most recent session live at `now`
-   * (default the clock's). `NOT_FOUND` when the user has no live session with a credential.
+   * (default the clock's). `NOT_FOUND` when there is no such user or the user has no live
+   * session with a credential; `BAD_REQUEST` for a group.
    */
   async proxyOf(user: string, now: Date = this.#o.clock.now()): Promise<CredentialStatus> {
+    await this.#person(user);
     const session = await this.#o.catalog.latestSessionOf(user, now);
     if (!session?.credential) throw new LadingError('NOT_FOUND', `'${user}' has no live session, hence no proxy.`);
     return this.#o.credentials.inspect(session.credential);

@@ -9,7 +9,7 @@ import type { Readable } from 'node:stream';
 import { LadingError, isLadingError } from './errors.ts';
 import { Meter, checksumString } from './meter.ts';
 import { type Path, childOf, lineage, parentOf, parseName, parsePath } from './path.ts';
-import type { Authority, BackendCredential, ByteRange, Catalog, Clock, Resource, ResourceStream } from './ports.ts';
+import type { Authority, BackendCredential, ByteRange, Catalog, Clock, Resource, ResourceStream, TrackedBlob } from './ports.ts';
 import type { RuleSet } from './rules.ts';
 import {
   ACCESS_RANK, type AccessLevel, type Collection, type DataObject, type Entity, type JobsFor, type PrincipalKind,
@@ -43,7 +43,29 @@ export interface BackendOptions {
   rules?: RuleSet;
   /** Called after a change enqueued jobs (to wake the job worker). */
   onJobs?: () => void;
+  /** This node's name, recorded as the owner of the blobs it writes (see `BlobTracker.heartbeat`). */
+  node?: string;
 }
+
+/**
+ * What start-up recovery and the sweeper may remove. A tracked blob with an owner is removed
+ * only when `deadBefore` is given and its owner has not beaten since then (a node that beats
+ * is alive, however old its write); without an owner, or without `deadBefore` (a catalog one
+ * process owns), when it was tracked before `staleBefore`.
+ */
+export interface RecoveryCutoff {
+  staleBefore: Date;
+  deadBefore?: Date;
+}
+
+/** Whether `blob` is abandoned under `cutoff` (see `RecoveryCutoff`). */
+export function isAbandoned(blob: TrackedBlob, cutoff: RecoveryCutoff): boolean {
+  if (blob.owner === null || cutoff.deadBefore === undefined) return blob.trackedAt.getTime() < cutoff.staleBefore.getTime();
+  return blob.ownerSeenAt === null || blob.ownerSeenAt.getTime() < cutoff.deadBefore.getTime();
+}
+
+// NOTE: a date after every blob's, to ask the catalog for all of them.
+const END_OF_TIME = new Date(8.64e15);
 
 export interface UploadOptions {
   /**
@@ -73,6 +95,7 @@ export class Backend {
   readonly zone: string;
   readonly #catalog: Catalog;
   readonly #resource: Resource;
+  readonly #node: string | null;
   readonly #authority: Authority;
   readonly #clock: Clock;
   readonly #maxUploadBytes: number;
@@ -83,6 +106,7 @@ export class Backend {
     this.zone = parseName(options.zone);
     this.#catalog = options.catalog;
     this.#resource = options.resource;
+    this.#node = options.node ?? null;
     this.#authority = options.authority;
     this.#clock = options.clock;
     this.#maxUploadBytes = options.maxUploadBytes;
@@ -101,10 +125,12 @@ export class Backend {
 
   /**
    * Creates the zone's top collections (`/`, `/<zone>`, `/<zone>/home`) when missing, and
-   * removes what crashed uploads left behind before `staleBefore`: temporaries on the resource
-   * and blobs the catalog tracks but no object references. Idempotent; run at start.
+   * removes what crashed uploads left behind (see `RecoveryCutoff`): temporaries on the
+   * resource older than `staleBefore` — never one of a blob a live node is writing — and
+   * abandoned blobs the catalog tracks but no object references. Idempotent; run at start.
    */
-  async init(staleBefore: Date): Promise<{ swept: number }> {
+  async init(cutoff: Date | RecoveryCutoff): Promise<{ swept: number }> {
+    const c = cutoff instanceof Date ? { staleBefore: cutoff } : cutoff;
     const now = this.#clock.now();
     for (const path of lineage(parsePath(`/${this.zone}/home`))) {
       if (path === '/') continue;
@@ -112,8 +138,9 @@ export class Backend {
         if (!isLadingError(err, 'CONFLICT')) throw err;
       });
     }
-    const swept = await this.#resource.sweepTemporaries(staleBefore);
-    return { swept: swept + (await this.sweep(staleBefore)) };
+    const writing = new Set((await this.#catalog.trackedBlobs(END_OF_TIME)).filter((b) => !isAbandoned(b, c)).map((b) => b.blob));
+    const swept = await this.#resource.sweepTemporaries(c.staleBefore, (key) => writing.has(key));
+    return { swept: swept + (await this.sweep(c)) };
   }
 
   /**
@@ -122,11 +149,15 @@ export class Backend {
    * them. Returns how many. Idempotent; safe while uploads run (a blob tracked for a write in
    * progress has no stored object yet, and its write still cleans up after itself).
    */
-  async sweep(before: Date): Promise<number> {
+  async sweep(cutoff: Date | RecoveryCutoff): Promise<number> {
+    const c = cutoff instanceof Date ? { staleBefore: cutoff } : cutoff;
     let swept = 0;
-    for (const blob of await this.#catalog.trackedBlobs(before)) {
-      await this.#resource.delete(blob);
-      await this.#catalog.untrackBlob(blob);
+    // NOTE: owned blobs are judged by their owner's heartbeat, not their age, so all of them
+    // are looked at when a heartbeat cut-off is given.
+    for (const tracked of await this.#catalog.trackedBlobs(c.deadBefore ? END_OF_TIME : c.staleBefore)) {
+      if (!isAbandoned(tracked, c)) continue;
+      await this.#resource.delete(tracked.blob);
+      await this.#catalog.untrackBlob(tracked.blob);
       swept++;
     }
     return swept;
@@ -216,7 +247,7 @@ export class Backend {
     await this.#mustBeCollection(parentOf(path));
 
     const blob = randomUUID();
-    await this.#catalog.trackBlob(blob, this.#clock.now());
+    await this.#catalog.trackBlob(blob, this.#clock.now(), this.#node);
     const meter = new Meter({ limit: this.#maxUploadBytes, md5: options.expected?.md5 !== undefined });
     const detach = feed(source, meter);
     try {

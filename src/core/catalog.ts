@@ -1,7 +1,7 @@
 /**
- * The catalog port: the namespace, access control, metadata, users, sessions, durable jobs,
- * PID records, blob tracking and the OpenID Connect store. Drivers in `src/drivers/catalog/`
- * implement it; the core imports no driver.
+ * The catalog port, as named roles: the namespace (with access control and metadata), accounts,
+ * sessions, durable jobs, PID records, blob tracking and the OpenID Connect store, composed into
+ * `Catalog`. Drivers in `src/drivers/catalog/` implement it; the core imports no driver.
  */
 import type { Path } from './path.ts';
 import type {
@@ -10,13 +10,12 @@ import type {
 } from './types.ts';
 
 /**
- * The catalog: the namespace, access control, metadata, users and sessions. Every method is
- * atomic on its own. Implementations pass `test/contracts/catalog-contract.ts`.
+ * The namespace: collections and data objects, their access lists and their attribute-value-unit
+ * metadata. Every method is atomic on its own. The mutating methods take `jobs`, called inside
+ * their transaction with the event they cause, so a change and the jobs it causes commit
+ * together (see `JobStore`). Contract: `test/contracts/catalog-namespace-contract.ts`.
  */
-export interface Catalog {
-  readonly driver: string;
-  close(): Promise<void>;
-
+export interface NamespaceStore {
   /** The entity at `path`, or null. */
   getEntity(path: Path): Promise<Entity | null>;
   /** The children of the collection at `path`, sorted by name; [] for an empty or missing one. */
@@ -67,29 +66,24 @@ export interface Catalog {
   /** Removes the AVUs with `attribute` (and `value`, when given) from the entity at `path`. */
   removeMeta(path: Path, attribute: string, value?: string): Promise<void>;
   listMeta(path: Path): Promise<Avu[]>;
+}
 
+/**
+ * Users, admins and groups, group memberships, and the mapping of certificate subject DNs to
+ * users. Contract: `test/contracts/catalog-accounts-contract.ts`.
+ */
+export interface AccountStore {
   /** Creates a user, admin or group. `CONFLICT` when the name is taken. */
   createUser(user: UserRecord): Promise<void>;
   getUser(name: string): Promise<UserRecord | null>;
   listUsers(): Promise<UserRecord[]>;
-  setPasswordHash(name: string, hash: string): Promise<void>;
+  /** Sets (or with null removes) a user's password hash. `NOT_FOUND` when the user is missing. */
+  setPasswordHash(name: string, hash: string | null): Promise<void>;
+  /** Disables or enables an account. `NOT_FOUND` when the user is missing. Idempotent. */
+  setDisabled(name: string, disabled: boolean): Promise<void>;
   /** Adds `user` to `group`; `NOT_FOUND` when either is missing. Idempotent. */
   addToGroup(group: string, user: string): Promise<void>;
   groupsOf(user: string): Promise<string[]>;
-
-  putSession(session: SessionRecord): Promise<void>;
-  /** The session with this token hash, or null (also when it has expired at `now`). */
-  getSession(tokenHash: string, now: Date): Promise<SessionRecord | null>;
-  /**
-   * Replaces the credential of an existing session; returns false when it is gone. With
-   * `expected` given, replaces it only if the stored credential still equals `expected`
-   * (compare-and-swap) and returns false otherwise.
-   */
-  updateSessionCredential(tokenHash: string, credential: string | null, expected?: string | null): Promise<boolean>;
-  /** The most recently created session of `user` that is still live at `now`, or null. */
-  latestSessionOf(user: string, now: Date): Promise<SessionRecord | null>;
-  deleteSession(tokenHash: string): Promise<void>;
-  deleteExpiredSessions(now: Date): Promise<number>;
 
   /**
    * Maps a certificate subject DN (`/O=…/CN=…` form) to a backend user, as grid storage maps
@@ -103,9 +97,36 @@ export interface Catalog {
   subjectsOf(user: string): Promise<string[]>;
   /** Removes a DN's mapping. Idempotent. */
   unmapSubject(dn: string): Promise<void>;
+}
 
-  // Durable jobs. The mutating namespace methods above take `jobs`, called inside their
-  // transaction with the event they cause, so a change and the jobs it causes commit together.
+/**
+ * Login sessions of existing users, keyed by the hash of their token, with the credential
+ * (sealed proxy) each holds. Contract: `test/contracts/catalog-sessions-contract.ts`.
+ */
+export interface SessionStore {
+  putSession(session: SessionRecord): Promise<void>;
+  /** The session with this token hash, or null (also when it has expired at `now`). */
+  getSession(tokenHash: string, now: Date): Promise<SessionRecord | null>;
+  /**
+   * Replaces the credential of an existing session; returns false when it is gone. With
+   * `expected` given, replaces it only if the stored credential still equals `expected`
+   * (compare-and-swap) and returns false otherwise.
+   */
+  updateSessionCredential(tokenHash: string, credential: string | null, expected?: string | null): Promise<boolean>;
+  /** The most recently created session of `user` that is still live at `now`, or null. */
+  latestSessionOf(user: string, now: Date): Promise<SessionRecord | null>;
+  deleteSession(tokenHash: string): Promise<void>;
+  /** Ends every session of `user`; returns how many there were. Idempotent. */
+  deleteSessionsOf(user: string): Promise<number>;
+  deleteExpiredSessions(now: Date): Promise<number>;
+}
+
+/**
+ * Durable jobs. The mutating methods of `NamespaceStore` take `jobs`, called inside their
+ * transaction with the event they cause, so a change and the jobs it causes commit together.
+ * Contract: `test/contracts/catalog-jobs-contract.ts`.
+ */
+export interface JobStore {
   /** Enqueues jobs outside any namespace change; returns their ids. */
   enqueueJobs(jobs: JobInput[], now: Date): Promise<string[]>;
   /**
@@ -129,21 +150,56 @@ export interface Catalog {
   watchJobs?(listener: (event: { settled: string } | { enqueued: true }) => void): Promise<() => Promise<void>>;
   /** Jobs, newest first, optionally of one state. */
   listJobs(state: JobState | null, limit: number): Promise<JobRecord[]>;
+}
 
+/** The records of the embedded handle service. Contract: `test/contracts/catalog-handles-contract.ts`. */
+export interface HandleStore {
   /** Creates or replaces a handle record of the embedded handle service. */
   putHandle(handle: string, values: HandleValues, now: Date): Promise<void>;
   getHandle(handle: string): Promise<HandleRecord | null>;
+}
 
-  /** Starts tracking a blob that is being written and is not (yet) referenced by any object. */
-  trackBlob(blob: string, now: Date): Promise<void>;
+/**
+ * Blobs written to the resource but referenced by no object, so the sweeper can delete what a
+ * crash left behind, and the heartbeats of the nodes writing them, so that a node sweeps only
+ * what a dead node left. `NamespaceStore.commitObject` stops and starts tracking in its own
+ * transaction (a replaced blob is tracked with no owner). Contract:
+ * `test/contracts/catalog-blobs-contract.ts`.
+ */
+export interface BlobTracker {
+  /**
+   * Starts tracking a blob that is being written and is not (yet) referenced by any object;
+   * `owner` names the node writing it (see `heartbeat`), null for none. No-op when tracked.
+   */
+  trackBlob(blob: string, now: Date, owner?: string | null): Promise<void>;
   untrackBlob(blob: string): Promise<void>;
-  /** Tracked blobs registered before `before`: leftovers of crashed uploads or overwrites. */
-  trackedBlobs(before: Date): Promise<string[]>;
+  /**
+   * Tracked blobs registered before `before` (leftovers of crashed uploads or overwrites, or
+   * writes still under way), oldest first, each with its owner and when that owner last beat
+   * (null when it has no owner or no heartbeat row). Which are abandoned is the caller's call.
+   */
+  trackedBlobs(before: Date): Promise<TrackedBlob[]>;
+  /** Records that the node `node` is alive at `now`. */
+  heartbeat(node: string, now: Date): Promise<void>;
+  /** Removes a node's heartbeat (it stopped in order). Idempotent. */
+  forgetNode(node: string): Promise<void>;
+}
 
-  // The OpenID Connect store: expiring records of the embedded provider (its models, keyed by
-  // model name as `kind`), the relying party's login state, sealed refresh tokens, and
-  // fixed-window counters for rate limits. Payloads are opaque strings. Contract:
-  // `test/contracts/catalog-oidc-contract.ts`.
+/** A tracked blob, as `BlobTracker.trackedBlobs` reports it. */
+export interface TrackedBlob {
+  blob: string;
+  trackedAt: Date;
+  owner: string | null;
+  ownerSeenAt: Date | null;
+}
+
+/**
+ * The OpenID Connect store: expiring records of the embedded provider (its models, keyed by
+ * model name as `kind`), the relying party's login state, sealed refresh tokens, and
+ * fixed-window counters for rate limits. Payloads are opaque strings. Contract:
+ * `test/contracts/catalog-oidc-contract.ts`.
+ */
+export interface OidcStore {
   /** Stores the record `kind`/`id`, replacing any existing one (and clearing its consumption). */
   oidcPut(kind: string, id: string, record: OidcRecordInput): Promise<void>;
   /** Stores the record only when no live one exists at `now`; returns whether it was stored. */
@@ -175,6 +231,33 @@ export interface Catalog {
   oidcCount(key: string, now: Date, windowSeconds: number, increment: boolean): Promise<{ count: number; resetsAt: Date }>;
   /** Clears a counter. Idempotent. */
   oidcResetCount(key: string): Promise<void>;
+}
+
+/**
+ * The roles of the catalog by name. A driver composes one of each into a `Catalog`, and the
+ * contract suites are listed by these names, so a role added here without a suite (or a
+ * driver part) does not compile.
+ */
+export interface CatalogRoles {
+  namespace: NamespaceStore;
+  accounts: AccountStore;
+  sessions: SessionStore;
+  jobs: JobStore;
+  handles: HandleStore;
+  blobs: BlobTracker;
+  oidc: OidcStore;
+}
+
+/** The name of one role of the catalog. */
+export type CatalogRole = keyof CatalogRoles;
+
+/**
+ * The catalog: every role in one store, behind one connection. Every method is atomic on its
+ * own. Implementations pass every suite `test/contracts/catalog-contract.ts` lists.
+ */
+export interface Catalog extends NamespaceStore, AccountStore, SessionStore, JobStore, HandleStore, BlobTracker, OidcStore {
+  readonly driver: string;
+  close(): Promise<void>;
 }
 
 /** What `oidcPut`/`oidcInsert` store. The optional indexes are what lookups search by. */

@@ -5,13 +5,13 @@
  * until the next start releases it) and then runs again, so handlers must be idempotent.
  */
 import { EventEmitter } from 'node:events';
-import type { Catalog, Clock } from './ports.ts';
+import type { Clock, JobStore } from './ports.ts';
 import type { JobRecord } from './types.ts';
 
 export type JobHandler = (job: JobRecord) => Promise<void>;
 
 export interface JobWorkerOptions {
-  catalog: Catalog;
+  catalog: JobStore;
   clock: Clock;
   handlers: Record<string, JobHandler>;
   /** Unique per process, e.g. `<host>:<pid>:<random>`. */

@@ -7,12 +7,12 @@
  */
 import type { JobHandler } from './jobs.ts';
 import { type Path, parsePath } from './path.ts';
-import type { Catalog, Clock, PidProvider } from './ports.ts';
+import type { Clock, JobStore, NamespaceStore, PidProvider } from './ports.ts';
 import { RULE_JOB, type RuleJob } from './rules.ts';
 import type { Entity, HandleValues } from './types.ts';
 
 export interface PidJobOptions {
-  catalog: Catalog;
+  catalog: NamespaceStore & Pick<JobStore, 'enqueueJobs'>;
   clock: Clock;
   provider: PidProvider;
   /** The public URL of an entity under `/api/registered`. */

@@ -11,7 +11,10 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => new Date() };
 
-export type { Catalog, OidcRecord, OidcRecordInput } from './catalog.ts';
+export type {
+  AccountStore, BlobTracker, Catalog, CatalogRole, CatalogRoles, HandleStore, JobStore, NamespaceStore, OidcRecord, OidcRecordInput,
+  OidcStore, SessionStore, TrackedBlob,
+} from './catalog.ts';
 
 export interface ResourceCapabilities {
   /** `read` honours a byte range without reading what lies before it. */
@@ -76,8 +79,11 @@ export interface Resource {
   size(key: string): Promise<number | null>;
   /** Removes `key`. Idempotent. */
   delete(key: string): Promise<void>;
-  /** Removes temporaries of writes that started before `before` and never finished. */
-  sweepTemporaries(before: Date): Promise<number>;
+  /**
+   * Removes temporaries of writes that started before `before` and never finished, except
+   * those of keys `keep` says are still being written (by another node).
+   */
+  sweepTemporaries(before: Date, keep?: (key: string) => boolean): Promise<number>;
   close(): Promise<void>;
 }
 

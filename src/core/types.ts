@@ -43,6 +43,8 @@ export interface UserRecord {
   /** scrypt hash (see `identity/secrets/password.ts`), null for users who only log in through an identity provider. */
   passwordHash: string | null;
   createdAt: Date;
+  /** A disabled account cannot log in by any means; absent means enabled. */
+  disabled?: boolean;
 }
 
 export interface AccessEntry {

@@ -4,13 +4,14 @@
  * with temporary drivers and test doubles.
  */
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Backend } from '../core/backend.ts';
+import type { PublicBase } from '../core/public-base.ts';
 import { LadingError } from '../core/errors.ts';
 import type { SessionService, AuthenticatedSession } from '../identity/sessions/sessions.ts';
 import { authenticator } from './authorization.ts';
@@ -19,21 +20,23 @@ import { registerBodyParsers } from './body-parsers.ts';
 import { registerErrorHandlers, sendError, toLadingError } from './errors.ts';
 import { registerMethodRules } from './methods.ts';
 import { clientErrorHandler, registerProtocolRules } from './protocol.ts';
+import { openapiOptions } from './openapi.ts';
+import { registerResponseCheck } from './response-check.ts';
 import { registerRegisteredRoutes } from './routes-registered.ts';
 import { registerPidRoutes } from './routes-pids.ts';
 import type { PidProvider } from '../core/ports.ts';
 import { registerAuthRoutes } from './routes-auth.ts';
 import { registerStatusRoutes } from './routes-status.ts';
 import { type CaEndpoint, registerCaRoutes } from './routes-ca.ts';
-import { registerOidcRoutes } from './routes-oidc.ts';
+import { logSafeUrl, registerOidcRoutes } from './routes-oidc.ts';
 import type { OidcLogin } from '../identity/oidc/oidc-login.ts';
 
 export interface AppDeps {
   backend: Backend;
   sessions: SessionService;
   logger: FastifyBaseLogger;
-  /** Public base URL for links; when null, derived from each request's Host. */
-  publicUrl: string | null;
+  /** Where links start: the configured public URL, else each request's checked Host. */
+  publicBase: PublicBase;
   /** Scheme and host of backend locations, e.g. `lading://storage.example.org`. */
   backendUrl: string;
   maxUploadBytes: number;
@@ -52,6 +55,8 @@ export interface AppDeps {
   pidAwaitMs?: number;
   /** How long a request body may send nothing before it is dropped, in ms (default 60 s). */
   bodyIdleTimeoutMs?: number;
+  /** Fail a JSON answer that its response schema would change (tests; see `response-check.ts`). */
+  checkResponses?: boolean;
 }
 
 declare module 'fastify' {
@@ -62,9 +67,27 @@ declare module 'fastify' {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/**
+ * One log line per request, written once its answer is sent (instead of Fastify's "incoming
+ * request" and "request completed"): method, URL with secrets cut out of the query, status,
+ * duration and user in the message, and `req`, `res` and `responseTime` for log collectors.
+ */
+class RequestLog extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const user = request.auth?.session.user;
+    const line = `${request.method} ${logSafeUrl(request.url)} ${reply.statusCode} in ${Math.round(reply.elapsedTime)} ms${user ? ` (${user})` : ''}`;
+    const fields = { req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime };
+    if (error) reply.log.error({ ...fields, err: error }, line);
+    else reply.log.info(fields, line);
+  }
+}
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const fastify = Fastify({
     loggerInstance: deps.logger,
+    logController: new RequestLog(),
     trustProxy: deps.trustProxy,
     // NOTE: uploads can be long; the limits below cap only how long the headers may take and
     // how long a connection may sit idle, never the duration of a transfer.
@@ -96,34 +119,26 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorateRequest('auth', null);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
+    // NOTE: links in answers are made from the Host when no public URL is configured, so a
+    // Host that is not host[:port] must not get that far.
+    deps.publicBase.check(request);
   });
 
   registerErrorHandlers(app);
+  // NOTE: on under test only: the check costs a stringify and two parses of every JSON answer.
+  if (deps.checkResponses) registerResponseCheck(app);
   registerMethodRules(app);
   registerProtocolRules(app, { bodyIdleTimeoutMs: deps.bodyIdleTimeoutMs ?? 60_000 });
   registerBodyParsers(app);
   await app.register(multipart, { throwFileSizeLimit: false });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'lading data-staging API',
-        version: deps.version,
-        description: 'Upload, download, list, create and rename data in a storage backend whose rules assign persistent identifiers. Compatible with the EUDAT B2STAGE HTTP API.',
-      },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-    },
-  });
+  await app.register(swagger, openapiOptions(deps.version));
   await app.register(swaggerUi, { routePrefix: '/api/docs', uiConfig: { url: '/api/specs' } as never });
 
-  const urls = (request: FastifyRequest): Urls => ({
-    base: deps.publicUrl ?? `${request.protocol}://${request.host}`,
-    backend: deps.backendUrl,
-  });
+  const urls = (request: FastifyRequest): Urls => ({ base: deps.publicBase.forRequest(request), backend: deps.backendUrl });
   const authenticate = authenticator(deps.sessions);
 
-  registerStatusRoutes(app);
+  registerStatusRoutes(app, deps.publicBase);
   registerAuthRoutes(app, { ...deps, authenticate });
   const registered = registerRegisteredRoutes(app, { ...deps, urls, authenticate, pidAwaitMs: deps.pidAwaitMs ?? 10_000 });
   if (deps.pids) registerPidRoutes(app, { pids: deps.pids, download: registered.downloadAt });

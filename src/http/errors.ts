@@ -20,7 +20,7 @@ export interface ErrorMapping {
  */
 export const STATUS_BY_CODE = {
   BAD_REQUEST: { status: 400, title: 'Bad request', advice: 'Fix the named parameter and retry.' },
-  INVALID_PATH: { status: 400, title: 'Invalid path', advice: 'Use an absolute path of valid names (no ., .., NUL or control characters).' },
+  INVALID_PATH: { status: 400, title: 'Invalid path', advice: 'Use an absolute path of valid names (no ., .., control, bidirectional or invisible format characters; the message names the one refused).' },
   IS_A_COLLECTION: { status: 400, title: 'Is a collection', advice: 'Download data objects one by one; list the collection to see them.' },
   NOT_A_COLLECTION: { status: 400, title: 'Not a collection', advice: 'The path names a data object where a collection is needed.' },
   DIGEST_MISMATCH: { status: 400, title: 'Digest mismatch', advice: 'The body was corrupted in transit; upload it again.' },
@@ -128,7 +128,7 @@ export function registerErrorHandlers(app: FastifyInstance): void {
     const mapped = toLadingError(err);
     const { status } = STATUS_BY_CODE[mapped.code];
     if (status >= 500 && !CLIENT_FAULTS.has(mapped.code)) request.log.error({ err }, 'request failed');
-    else request.log.info({ code: mapped.code, msg: mapped.message }, 'request refused');
+    else request.log.info({ code: mapped.code, reason: mapped.message }, 'request refused');
     if (reply.sent || reply.raw.headersSent) {
       reply.raw.destroy();
       return;

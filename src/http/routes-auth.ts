@@ -1,6 +1,7 @@
 /**
  * Authentication routes: local-credential login (`/auth/login`, and `/auth/b2safeproxy` for
- * scripts written against the original service), proxy regeneration (`/auth/proxy`) and logout.
+ * scripts written against the original service, whose GET checks a token), proxy regeneration
+ * (`/auth/proxy`) and logout.
  */
 import type { FastifyRequest } from 'fastify';
 import type { Static } from '@sinclair/typebox';
@@ -8,7 +9,7 @@ import type { Backend } from '../core/backend.ts';
 import type { SessionService } from '../identity/sessions/sessions.ts';
 import type { Authenticate } from './authorization.ts';
 import { envelope } from './envelope.ts';
-import { AuthResult, LoginBody, ProxyResult, type TypedApp, errorResponses } from './schemas.ts';
+import { AuthResult, LoginBody, ProxyResult, type TypedApp, ValidatedResult, errorResponses } from './schemas.ts';
 
 interface AuthRouteDeps {
   backend: Backend;
@@ -27,13 +28,21 @@ export function registerAuthRoutes(app: TypedApp, deps: AuthRouteDeps): void {
     tags: ['auth'],
     body: LoginBody,
     consumes: ['application/json', 'application/x-www-form-urlencoded'],
-    response: { 200: AuthResult, ...errorResponses },
+    response: { 200: AuthResult, ...errorResponses(401, 413, 415, 429) },
   };
   app.post('/auth/login', { schema: { ...loginSchema, summary: 'Log in with a local user name and password' } }, login);
   app.post('/auth/b2safeproxy', { schema: { ...loginSchema, summary: 'Log in with backend credentials (as the original service\'s b2safeproxy)' } }, login);
 
+  // NOTE: scripts written for the original service check a token this way.
+  app.get('/auth/b2safeproxy', {
+    schema: { summary: 'Check the bearer token (as the original service\'s b2safeproxy): 200 "validated", 401 when invalid', tags: ['auth'], security: [{ bearer: [] }], response: { 200: ValidatedResult, ...errorResponses(401) } },
+  }, async (request) => {
+    await deps.authenticate(request);
+    return envelope('validated' as const);
+  });
+
   app.post('/auth/proxy', {
-    schema: { summary: 'Regenerate the proxy certificate when it has expired', tags: ['auth'], security: [{ bearer: [] }], response: { 200: ProxyResult, ...errorResponses } },
+    schema: { summary: 'Regenerate the proxy certificate when it has expired', tags: ['auth'], security: [{ bearer: [] }], response: { 200: ProxyResult, ...errorResponses(401) } },
   }, async (request) => {
     const token = await deps.authenticate(request);
     const outcome = await deps.sessions.refresh(token);
@@ -41,7 +50,7 @@ export function registerAuthRoutes(app: TypedApp, deps: AuthRouteDeps): void {
   });
 
   app.post('/auth/logout', {
-    schema: { summary: 'Revoke the bearer token', tags: ['auth'], security: [{ bearer: [] }], response: { 200: ProxyResult, ...errorResponses } },
+    schema: { summary: 'Revoke the bearer token', tags: ['auth'], security: [{ bearer: [] }], response: { 200: ProxyResult, ...errorResponses(401) } },
   }, async (request) => {
     await deps.sessions.logout(await deps.authenticate(request));
     return envelope({ Completed: 'The token was revoked.' });

@@ -9,7 +9,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { LadingError } from '../core/errors.ts';
 import type { CertificateIssuer } from '../core/ports.ts';
 import { requestCredential } from './authorization.ts';
-import { type TypedApp, errorResponses } from './schemas.ts';
+import { Pem, type TypedApp, errorResponses } from './schemas.ts';
 
 export interface CaEndpoint {
   issuer: CertificateIssuer;
@@ -33,9 +33,11 @@ export function registerCaRoutes(app: TypedApp, ca: CaEndpoint): void {
         summary: 'Issue a user certificate for a PEM certificate signing request (CN = user)',
         tags: ['ca'],
         security: [{ bearer: [] }],
-        consumes: ['application/pkcs10'],
-        produces: ['application/x-pem-file'],
-        response: errorResponses,
+        consumes: ['application/pkcs10', 'application/x-pem-file'],
+        response: {
+          200: { description: 'The user certificate.', content: { 'application/x-pem-file': { schema: Pem } } },
+          ...errorResponses(401, 413, 415),
+        },
       },
     }, async (request, reply) => {
       // NOTE: the secret is the operator's choice, so any visible characters may make it up.
@@ -51,7 +53,10 @@ export function registerCaRoutes(app: TypedApp, ca: CaEndpoint): void {
     });
 
     scope.get('/ca/cacert.pem', {
-      schema: { summary: 'The CA certificate (PEM)', tags: ['ca'], produces: ['application/x-pem-file'], response: errorResponses },
+      schema: {
+        summary: 'The CA certificate (PEM)', tags: ['ca'],
+        response: { 200: { description: 'The CA certificate.', content: { 'application/x-pem-file': { schema: Pem } } }, ...errorResponses() },
+      },
     }, async (_request, reply) => reply.type('application/x-pem-file').send(ca.caPem));
   });
 }

@@ -10,6 +10,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { Backend } from '../core/backend.ts';
 import { LadingError, isLadingError } from '../core/errors.ts';
 import type { SessionService } from '../identity/sessions/sessions.ts';
+import type { PublicBase } from '../core/public-base.ts';
 import { CALLBACK_PATH, type OidcLogin } from '../identity/oidc/oidc-login.ts';
 import { PAGE_HEADERS, type Finish, type Page } from '../identity/oidc/interactions.ts';
 import { PROVIDER_MOUNT } from '../identity/oidc/provider.ts';
@@ -22,8 +23,8 @@ interface OidcRouteDeps {
   oidc: OidcLogin;
   backend: Backend;
   sessions: SessionService;
-  /** Public base URL; when null, taken from the address the server listens on. */
-  publicUrl: string | null;
+  /** Where links start; the login's issuer and callback use its base for links made outside a request. */
+  publicBase: PublicBase;
 }
 
 const STATE_COOKIE = 'lading_login';
@@ -71,17 +72,6 @@ function writePage(res: ServerResponse, page: Page): void {
 
 export async function registerOidcRoutes(app: TypedApp, deps: OidcRouteDeps): Promise<void> {
   const { oidc } = deps;
-  if (deps.publicUrl !== null) oidc.setBaseUrl(deps.publicUrl);
-  else {
-    app.addHook('onListen', async () => {
-      const address = app.server.address();
-      if (!address || typeof address === 'string') return;
-      const unspecified = address.address === '0.0.0.0' || address.address === '::';
-      const host = unspecified ? '127.0.0.1' : address.family === 'IPv6' ? `[${address.address}]` : address.address;
-      if (unspecified) app.log.warn('oidc: listening on all addresses without public_url; login redirects will name 127.0.0.1. Set public_url.');
-      oidc.setBaseUrl(`http://${host}:${address.port}`);
-    });
-  }
 
   app.get('/auth/askauth', {
     schema: {
@@ -89,12 +79,12 @@ export async function registerOidcRoutes(app: TypedApp, deps: OidcRouteDeps): Pr
       description: 'Redirects the browser to the identity provider. After login and consent, the provider sends the browser to /auth/callback, which answers with the token. Takes no parameters: no redirect target can be injected.',
       tags: ['auth'],
       querystring: Type.Object({}, { additionalProperties: false }),
-      response: { 302: Type.Null({ description: 'Redirect to the identity provider.' }), ...errorResponses },
+      response: { 302: Type.Null({ description: 'Redirect to the identity provider.' }), ...errorResponses() },
     },
   }, async (request, reply) => {
     const parts = oidc.parts();
     const base = new URL(parts.base);
-    if (deps.publicUrl === null && request.host !== base.host) {
+    if (deps.publicBase.configured === null && request.host !== base.host) {
       // NOTE: the state cookie must be set on the origin the callback will reach (e.g. a
       // browser that opened localhost while the server names itself 127.0.0.1).
       return reply.redirect(`${parts.base}/auth/askauth`, 302);
@@ -116,7 +106,7 @@ export async function registerOidcRoutes(app: TypedApp, deps: OidcRouteDeps): Pr
         error: Type.Optional(Type.String()),
         error_description: Type.Optional(Type.String()),
       }, { additionalProperties: true }),
-      response: { 200: AuthResult, ...errorResponses },
+      response: { 200: AuthResult, ...errorResponses(401, 403) },
     },
   }, async (request, reply) => {
     const parts = oidc.parts();

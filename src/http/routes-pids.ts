@@ -8,7 +8,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LadingError } from '../core/errors.ts';
 import type { PidProvider } from '../core/ports.ts';
 import { envelope } from './envelope.ts';
-import { Envelope, GetQuery, type TypedApp, errorResponses, isSet } from './schemas.ts';
+import { Bytes, Envelope, GetQuery, PidParams, type TypedApp, errorResponses, isSet } from './schemas.ts';
 import { Type } from '@sinclair/typebox';
 
 interface PidRouteDeps {
@@ -19,14 +19,15 @@ interface PidRouteDeps {
 
 const PidRecord = Envelope(Type.Record(Type.String(), Type.String()), 'A PID record: URL, EUDAT/CHECKSUM, EUDAT/CHECKSUM_TIMESTAMP, EUDAT/ROR.');
 
-function handleOf(request: FastifyRequest, prefix: string): string {
-  const raw = (request.raw.url ?? '').split('?', 1)[0]!.slice(prefix.length + 1);
-  let handle: string;
-  try {
-    handle = decodeURIComponent(raw);
-  } catch (cause) {
-    throw new LadingError('BAD_REQUEST', 'The PID is not valid percent-encoded UTF-8.', { cause });
-  }
+const HandleValue = Type.Object({
+  index: Type.Integer(), type: Type.String(), data: Type.Object({ format: Type.Literal('string'), value: Type.String() }), ttl: Type.Integer(),
+});
+const HandleRecord = Type.Object({ responseCode: Type.Literal(1), handle: Type.String(), values: Type.Array(HandleValue) }, { description: 'The Handle REST API\'s read shape.' });
+const HandleMissing = Type.Object({ responseCode: Type.Literal(100), handle: Type.String() }, { description: 'Handle not found (Handle REST API responseCode 100).' });
+
+/** The PID the route's wildcard names (already percent-decoded by the router). Rejects with `BAD_REQUEST`. */
+function handleOf(params: { '*': string }): string {
+  const handle = params['*'];
   if (!/^[^/\s]+\/[^\s]+$/.test(handle)) throw new LadingError('BAD_REQUEST', `'${handle}' is not a PID of the form <prefix>/<suffix>.`);
   return handle;
 }
@@ -43,11 +44,20 @@ export function registerPidRoutes(app: TypedApp, deps: PidRouteDeps): void {
     url: '/api/pids/*',
     exposeHeadRoute: false,
     schema: {
-      tags: ['pids'], summary: 'Resolve a PID to its record; download=true streams the object it points at',
-      querystring: GetQuery, response: { 200: PidRecord, ...errorResponses },
+      tags: ['pids'], operationId: 'resolvePid', summary: 'Resolve a PID to its record; download=true streams the object it points at (with a token)',
+      params: PidParams, querystring: GetQuery,
+      response: {
+        200: {
+          description: 'The PID record; with download=true, the bytes of the data object it points at.',
+          content: { 'application/json': { schema: PidRecord }, 'application/octet-stream': { schema: Bytes } },
+        },
+        206: { description: 'The requested range (download=true with Range).', content: { 'application/octet-stream': { schema: Bytes } } },
+        304: Type.Null({ description: 'Not modified (download=true with If-None-Match or If-Modified-Since).' }),
+        ...errorResponses(401, 403, 404, 412, 416),
+      },
     },
     handler: async (request, reply) => {
-      const handle = handleOf(request, '/api/pids');
+      const handle = handleOf(request.params);
       const values = await resolve(handle);
       if (isSet(request.query.download)) {
         const url = values.URL ?? '';
@@ -61,18 +71,22 @@ export function registerPidRoutes(app: TypedApp, deps: PidRouteDeps): void {
   });
 
   app.get('/api/handles/*', {
-    schema: { tags: ['pids'], summary: 'Handle REST API read shape of a local PID', hide: false },
+    schema: {
+      tags: ['pids'], operationId: 'readHandle', summary: 'Handle REST API read shape of a local PID',
+      params: PidParams,
+      response: { 200: HandleRecord, 404: HandleMissing, ...errorResponses() },
+    },
   }, async (request, reply) => {
-    const handle = handleOf(request, '/api/handles');
+    const handle = handleOf(request.params);
     const values = await deps.pids.resolve(handle);
-    if (!values) return reply.code(404).send({ responseCode: 100, handle });
+    if (!values) return reply.code(404).send({ responseCode: 100 as const, handle });
     let next = 5;
     const index: Record<string, number> = { URL: 1, 'EUDAT/CHECKSUM': 2, 'EUDAT/CHECKSUM_TIMESTAMP': 3, 'EUDAT/ROR': 4 };
     return {
-      responseCode: 1,
+      responseCode: 1 as const,
       handle,
       values: Object.entries(values).map(([type, value]) => ({
-        index: index[type] ?? next++, type, data: { format: 'string', value }, ttl: 86400,
+        index: index[type] ?? next++, type, data: { format: 'string' as const, value }, ttl: 86400,
       })),
     };
   });

@@ -4,10 +4,11 @@
  * and back; they decide no permission and parse paths only through `core/path.ts`.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
 import type { Backend } from '../core/backend.ts';
 import { LadingError, isLadingError } from '../core/errors.ts';
 import { checksumDigest } from '../core/meter.ts';
-import { type Path, childOf, parseName, parsePath, parseUrlPath } from '../core/path.ts';
+import { type Path, childOf, parseName, parseNewPath, parsePath, parseUrlPath } from '../core/path.ts';
 import type { BackendCredential } from '../core/ports.ts';
 import type { Collection, DataObject, Entity } from '../core/types.ts';
 import type { Authenticate } from './authorization.ts';
@@ -18,7 +19,7 @@ import {
   type Urls, collectionResult, entityRecord, envelope, renameResult, uploadResult,
 } from './envelope.ts';
 import {
-  CollectionResult, CreateBody, EntityList, GetQuery, PutQuery, RenameBody, RenameResult, type TypedApp, UploadResult,
+  Bytes, CollectionResult, CreateBody, EntityList, GetQuery, PutQuery, RegisteredParams, RenameBody, RenameResult, type TypedApp, UploadResult,
   errorResponses, isSet,
 } from './schemas.ts';
 
@@ -35,11 +36,30 @@ interface RegisteredDeps {
 
 const PREFIX = '/api/registered';
 
-/** The entity path a request names, and whether its URL ended in `/` (a listing). */
-function targetOf(request: FastifyRequest): { path: Path; trailingSlash: boolean } {
-  const raw = request.raw.url ?? '';
-  const pathname = raw.split('?', 1)[0]!.slice(PREFIX.length);
-  return { path: parseUrlPath(pathname), trailingSlash: pathname.length > 1 && pathname.endsWith('/') };
+// NOTE: the scheme and authority of an absolute-form request target (`PUT http://host/api/…`),
+// which the router strips before matching, as this does.
+const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i;
+
+/**
+ * The entity path a request target (`/api/registered/…`, absolute-form `http://host/api/registered/…`,
+ * or a PID record's URL path) names, and whether it ended in `/` (a listing): the one place a
+ * registered path is taken from a URL. The route's wildcard parameter is the same text after
+ * the router decoded it, `%2F` into `/`; decoding here, segment by segment, keeps an encoded
+ * `/` from becoming a separator. Rejects with `INVALID_PATH`.
+ */
+function targetOf(target: string): { path: Path; trailingSlash: boolean } {
+  const pathname = target.split('?', 1)[0]!.replace(ABSOLUTE_FORM, '');
+  if (!pathname.startsWith(PREFIX)) throw new LadingError('INVALID_PATH', `The path must start with ${PREFIX}.`);
+  const rest = pathname.slice(PREFIX.length);
+  return { path: parseUrlPath(rest), trailingSlash: rest.length > 1 && rest.endsWith('/') };
+}
+
+/** OpenAPI links from an answer to reading and renaming what it names; `path` is a runtime expression giving the entity's path. */
+function entityLinks(path: string) {
+  return {
+    Metadata: { operationId: 'getRegistered', parameters: { '*': path }, description: 'Metadata, listing or download of the entity.' },
+    Rename: { operationId: 'renameRegistered', parameters: { '*': path }, description: 'Rename the entity.' },
+  };
 }
 
 function credentialOf(request: FastifyRequest): BackendCredential {
@@ -122,7 +142,7 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
     method: ['GET', 'HEAD'],
     url: PREFIX,
     exposeHeadRoute: false,
-    schema: { ...secured, summary: 'List the caller\'s home collection', response: { 200: EntityList, ...errorResponses } },
+    schema: { ...secured, operationId: 'listHome', summary: 'List the caller\'s home collection', response: { 200: EntityList, ...errorResponses(401, 403, 404) } },
     preHandler,
     handler: async (request) => {
       const user = await backend.whoami(credentialOf(request));
@@ -136,13 +156,24 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
     exposeHeadRoute: false,
     schema: {
       ...secured,
+      operationId: 'getRegistered',
       summary: 'Metadata of a data object, listing of a collection (path ending in /), or download (download=true)',
+      description: 'download=true answers the bytes (Range, If-Match, If-None-Match, If-Modified-Since and If-Unmodified-Since apply); on a collection it is refused with 400.',
+      params: RegisteredParams,
       querystring: GetQuery,
-      response: { 200: EntityList, ...errorResponses },
+      response: {
+        200: {
+          description: 'Entity records; with download=true, the bytes of the data object.',
+          content: { 'application/json': { schema: EntityList }, 'application/octet-stream': { schema: Bytes } },
+        },
+        206: { description: 'The requested range of the data object (download=true with Range).', content: { 'application/octet-stream': { schema: Bytes } } },
+        304: Type.Null({ description: 'Not modified (download=true with If-None-Match or If-Modified-Since).' }),
+        ...errorResponses(401, 403, 404, 412, 416),
+      },
     },
     preHandler,
     handler: async (request, reply) => {
-      const { path, trailingSlash } = targetOf(request);
+      const { path, trailingSlash } = targetOf(request.url);
       if (isSet(request.query.download)) return download(request, reply, path);
       if (trailingSlash) return list(request, path);
       const entity = await backend.stat(credentialOf(request), path);
@@ -154,14 +185,17 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
   app.put(`${PREFIX}/*`, {
     schema: {
       ...secured,
+      operationId: 'uploadRegistered',
       summary: 'Upload a data object: multipart form field `file`, or the raw body with Content-Type: application/octet-stream',
+      params: RegisteredParams,
       querystring: PutQuery,
       consumes: ['application/octet-stream', 'multipart/form-data'],
-      response: { 200: UploadResult, ...errorResponses },
+      response: { 200: UploadResult, ...errorResponses(401, 403, 404, 408, 409, 413, 415) },
     },
+    links: { 200: entityLinks('$request.path.*') },
     preHandler,
   }, async (request) => {
-    const { path, trailingSlash } = targetOf(request);
+    const { path, trailingSlash } = targetOf(request.url);
     const length = Number(request.headers['content-length']);
     if (Number.isFinite(length) && length > deps.maxUploadBytes + 64 * 1024) {
       throw new LadingError('PAYLOAD_TOO_LARGE', `The upload is larger than the limit of ${deps.maxUploadBytes} bytes.`);
@@ -178,13 +212,13 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
       form = reading;
       upload = () => reading.read(async (file) => {
         if (trailingSlash || (await isCollection(backend, cred, path))) target = childOf(path, parseName(file.filename));
-        return backend.upload(cred, target, file.source, { overwrite: file.force });
+        return backend.upload(cred, parseNewPath(target), file.source, { overwrite: file.force });
       });
     } else if (type === 'application/octet-stream' || (given === undefined && hasBody(request.headers))) {
       // NOTE: a body without Content-Type is taken as application/octet-stream (RFC 9110
       // §8.3); without a body either, the request is neither upload mode.
       if (trailingSlash) throw new LadingError('BAD_REQUEST', 'A streaming upload needs the path of the file to create, not of a collection (remove the trailing \'/\').');
-      upload = () => backend.upload(cred, target, request.raw, { overwrite: force, expected: announcedDigests(request.headers) });
+      upload = () => backend.upload(cred, parseNewPath(target), request.raw, { overwrite: force, expected: announcedDigests(request.headers) });
     } else {
       throw new LadingError('UNSUPPORTED_MEDIA_TYPE', `Upload with Content-Type application/octet-stream (raw body) or multipart/form-data (field 'file'), not ${given === undefined ? 'without a Content-Type and a body' : `'${type}'`}.`);
     }
@@ -208,16 +242,19 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
   app.post(PREFIX, {
     schema: {
       ...secured,
+      operationId: 'createCollection',
       summary: 'Create a collection',
       body: CreateBody,
-      response: { 200: CollectionResult, ...errorResponses },
+      response: { 200: CollectionResult, ...errorResponses(401, 403, 404, 409, 413, 415) },
     },
+    links: { 200: entityLinks('$response.body#/Response/data/path') },
     preHandler,
   }, async (request) => {
     const { body } = request;
     const parents = body.force === true || (typeof body.force === 'string' && isSet(body.force));
     const cred = credentialOf(request);
-    const path = parsePath(body.path);
+    // NOTE: with force, missing parents are created too, so every name must obey the rule.
+    const path = parseNewPath(parsePath(body.path), parents ? Infinity : 1);
     let collection: Collection;
     try {
       collection = await backend.createCollection(cred, path, { parents });
@@ -230,20 +267,23 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
   app.patch(`${PREFIX}/*`, {
     schema: {
       ...secured,
+      operationId: 'renameRegistered',
       summary: 'Rename a data object or a collection',
+      params: RegisteredParams,
       body: RenameBody,
-      response: { 200: RenameResult, ...errorResponses },
+      response: { 200: RenameResult, ...errorResponses(401, 403, 404, 409, 413, 415) },
     },
+    links: { 200: entityLinks('{$response.body#/Response/data/path}/{$response.body#/Response/data/filename}') },
     preHandler,
   }, async (request) => {
-    const { path } = targetOf(request);
+    const { path } = targetOf(request.url);
     const renamed = await backend.rename(credentialOf(request), path, request.body.newname);
     return envelope(renameResult(deps.urls(request), renamed.path));
   });
 
   for (const url of [PREFIX, `${PREFIX}/*`]) {
     app.delete(url, {
-      schema: { ...secured, summary: 'Not allowed in the registered domain (405)', response: errorResponses },
+      schema: { ...secured, summary: 'Not allowed in the registered domain (405)', response: errorResponses(401, 405) },
       config: { refused: true },
       preHandler,
     }, async (request) => {
@@ -254,7 +294,7 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
   return {
     async downloadAt(request, reply, urlPath) {
       await deps.authenticate(request);
-      return download(request, reply, parseUrlPath(urlPath.split('?', 1)[0]!.slice(PREFIX.length)));
+      return download(request, reply, targetOf(urlPath).path);
     },
   };
 }

@@ -9,6 +9,7 @@ import type {
 } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { type Static, Type, type TSchema } from '@sinclair/typebox';
+import { REFUSED_IN_NAMES, STORED_NAME_PATTERN } from '../core/path.ts';
 
 /** The application as routes see it: handlers get requests typed by their route's schemas. */
 export type TypedApp = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
@@ -70,8 +71,13 @@ export const EntityRecord = Type.Object({
   path: Type.String(),
 });
 
+// NOTE: the key of a record is the entity's name. Its pattern is the one `core/path.ts` derives
+// from the name rule: `Type.String()` alone would give `^(.*)$`, which does not match a name
+// holding U+2028 or U+2029, and the serializer drops keys that miss their pattern.
+const EntityName = Type.String({ pattern: STORED_NAME_PATTERN });
+
 export const EntityList = Envelope(
-  Type.Array(Type.Record(Type.String(), EntityRecord)),
+  Type.Array(Type.Record(EntityName, EntityRecord)),
   'Entity records (spec 2.2): one for a data object, one per child for a collection.',
 );
 
@@ -100,6 +106,26 @@ export const ProxyResult = Envelope(Type.Object({ Completed: Type.String() }), '
 
 export const StatusResult = Envelope(Type.String(), 'Liveness.');
 
+export const ValidatedResult = Envelope(Type.Literal('validated'), 'The token is valid.');
+
+/** The bytes of a data object (a download, or a raw upload's body). */
+export const Bytes = Type.String({ format: 'binary', description: 'The bytes of the data object.' });
+
+/** A PEM text (certificate or certificate signing request). */
+export const Pem = Type.String({ description: 'PEM text.' });
+
+/** The path below `/api/registered` that a route's wildcard names. */
+export const RegisteredParams = Type.Object({
+  '*': Type.String({
+    description: `Path of the entity below /api/registered, e.g. zone/home/alice/data.csv; each segment percent-encoded (an encoded '/' never separates); empty segments are ignored. A trailing '/' lists a collection. Refused with 400: '.' and '..' segments, segments longer than 255 UTF-8 bytes, invalid percent-encoding or UTF-8, and in names given by an upload these characters: ${REFUSED_IN_NAMES}.`,
+  }),
+});
+
+/** The PID a route's wildcard names. */
+export const PidParams = Type.Object({
+  '*': Type.String({ description: 'A PID, <prefix>/<suffix> (percent-encoded as a path).' }),
+});
+
 export const GetQuery = Type.Object({
   download: Type.Optional(Flag),
 }, { additionalProperties: true });
@@ -115,7 +141,7 @@ export const CreateBody = Type.Object({
 });
 
 export const RenameBody = Type.Object({
-  newname: Type.String({ minLength: 1, description: 'New name (no \'/\').' }),
+  newname: Type.String({ minLength: 1, description: `New name: no '/', not '.' or '..', at most 255 UTF-8 bytes, none of ${REFUSED_IN_NAMES}.` }),
 });
 
 export const LoginBody = Type.Object({
@@ -123,8 +149,16 @@ export const LoginBody = Type.Object({
   password: Type.String({ minLength: 1 }),
 });
 
-/** Responses every route may give besides its success. */
-export const errorResponses = {
-  '4xx': ErrorEnvelope,
-  '5xx': ErrorEnvelope,
-};
+/** The 4xx statuses a route may document; each is a code's status in `errors.ts`. */
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 408 | 409 | 412 | 413 | 415 | 416 | 429;
+
+/**
+ * The error responses of a route: 400 (every route gives it, e.g. for a bad Host header), the
+ * other 4xx statuses `statuses` names, and any 5xx; all JSON error envelopes.
+ */
+export function errorResponses<S extends ErrorStatus = never>(...statuses: S[]): Record<400 | S, typeof ErrorEnvelope> & { '5xx': typeof ErrorEnvelope } {
+  const out: Record<string, typeof ErrorEnvelope> = { 400: ErrorEnvelope };
+  for (const status of statuses) out[status] = ErrorEnvelope;
+  out['5xx'] = ErrorEnvelope;
+  return out as Record<400 | S, typeof ErrorEnvelope> & { '5xx': typeof ErrorEnvelope };
+}

@@ -1,15 +1,19 @@
 /**
  * Opens a data directory for the admin commands: the same dependencies `lading serve` uses,
  * quiet (warnings only), with the zone's top collections in place, exposing only the admin
- * service and the CA export. Recovers nothing: a server may be running on the same data.
+ * service and the CA export. Recovers nothing and takes no lock: a server may be running on
+ * the same data.
  */
 import type { Config } from './config.ts';
+import { openDataDir } from './data-dir.ts';
 import { createDeps } from './deps.ts';
 import type { AdminService } from '../core/admin.ts';
 import { LadingError } from '../core/errors.ts';
 import { exportGridSecurity } from '../identity/x509/ca.ts';
 
 export interface AdminConsole {
+  /** The data directory's absolute path. */
+  dataDir: string;
   admin: AdminService;
   /**
    * Writes lading's CA certificate as `<hash>.0` and `<hash>.signing_policy` into `dir` and
@@ -20,8 +24,13 @@ export interface AdminConsole {
   close(): Promise<void>;
 }
 
-export async function openAdmin(config: Config): Promise<AdminConsole> {
-  const deps = await createDeps({ ...config, log: { level: 'warn' } });
+/**
+ * Opens the data directory `config.data`. Rejects with `ConfigError` when it does not exist,
+ * unless `create` is set (`lading init`), or cannot be written.
+ */
+export async function openAdmin(config: Config, options: { create?: boolean } = {}): Promise<AdminConsole> {
+  await openDataDir(config.data, { create: options.create === true });
+  const deps = await createDeps({ ...config, log: { ...config.log, level: 'warn' } });
   try {
     // NOTE: the epoch as the cut-off: only the top collections are created, no leftover of a
     // running server's uploads is taken for stale.
@@ -31,6 +40,7 @@ export async function openAdmin(config: Config): Promise<AdminConsole> {
     throw err;
   }
   return {
+    dataDir: deps.dataDir,
     admin: deps.admin,
     async exportCa(dir) {
       const ca = deps.x509.ca;

@@ -7,10 +7,12 @@
 import { hostname } from 'node:os';
 import { KindGuard, Type, type Static, type TLiteral, type TSchema, type TUnion } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { OperatorError } from './operator-error.ts';
 
-/** A configuration mistake; its message names the key (and the file or variable) and never a secret. */
-export class ConfigError extends Error {
+/** A configuration mistake (exit code 2); its message names the key (and the file or variable) and never a secret. */
+export class ConfigError extends OperatorError {
   override name = 'ConfigError';
+  override readonly exitCode = 2;
 }
 
 // Leaf constructors: each takes its default typed as the value, so a default of the wrong type
@@ -28,11 +30,12 @@ export const CONFIG_SCHEMA = Type.Object({
   listen: text('127.0.0.1:8080', 'Address and port to listen on (host:port).'),
   data: text('./lading-data', 'Directory holding the catalog, the stored bytes and the keys.'),
   zone: text('lading', 'Zone name: the first segment of every path (/<zone>/home/<user>).'),
-  public_url: optionalText('Base URL used in `link` fields, e.g. https://staging.example.org; by default taken from each request\'s Host header.'),
+  public_url: optionalText('Base URL of links, e.g. https://staging.example.org: `link` fields, PID records and the embedded login issuer. Unset, answers\' links follow each request\'s (checked) Host header, and PID records and the issuer name the address lading listens on.'),
   backend_url: text(`lading://${hostname()}`, 'Scheme and host used in `location` fields.'),
   trust_proxy: flag(false, 'Trust X-Forwarded-For/-Proto/-Host from a reverse proxy.'),
   log: Type.Object({
-    level: text('info', 'pino log level: fatal, error, warn, info, debug, trace or silent.'),
+    level: choice(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info', 'pino log level: fatal, error, warn, info, debug, trace or silent.'),
+    format: choice(['auto', 'json', 'pretty'], 'auto', 'Log lines as JSON (one object a line, for log collectors) or pretty (readable lines, local times); auto: pretty when standard output is a terminal, else JSON.'),
   }),
   limits: Type.Object({
     upload_bytes: amount(1024 ** 4, 'Largest accepted upload, in bytes (larger ones get 413).'),
@@ -64,7 +67,7 @@ export const CONFIG_SCHEMA = Type.Object({
     user_claim: text('preferred_username', 'Claim naming the lading user; `sub` is used when the claim is absent. A value that is not a valid user name is refused, not rewritten.'),
     audience: optionalText('Audience (`aud`) an access token must carry to be accepted directly as a bearer token; default the client id.'),
     introspection: flag(false, 'Check access tokens presented as bearer tokens by token introspection at the provider instead of verifying them as JWTs against its JWKS.'),
-    max_failed_logins: amount(5, 'Failed sign-ins allowed per account per 15 minutes at the embedded provider; an address gets four times as many. Further attempts get 429.'),
+    max_failed_logins: amount(5, 'Failed password logins allowed per account per 15 minutes, counted together for POST /auth/login, /auth/b2safeproxy and the embedded provider\'s sign-in page; an address gets four times as many. Further attempts get 429.'),
     key_rotation: amount(30 * 86400, 'Period, in seconds, after which the embedded provider signs with a new key; the previous key stays published for one more period.'),
   }),
   catalog: Type.Object({
@@ -88,7 +91,8 @@ export const CONFIG_SCHEMA = Type.Object({
     }),
   }),
   recovery: Type.Object({
-    grace: amount(86400, 'With the PostgreSQL catalog, the age in seconds after which an unfinished upload is taken as abandoned and removed at start-up (other nodes may still be writing younger ones). With SQLite every leftover is removed. Also how long replaced contents are kept for downloads still reading them where the store cannot delete them at once (S3).'),
+    grace: amount(86400, 'How long, in seconds, replaced contents are kept for downloads still reading them where the store cannot delete them at once (S3), and, with the PostgreSQL catalog, the age after which leftovers no node owns are removed. An unfinished upload of a node is removed only once that node has stopped beating (recovery.heartbeat); with SQLite every leftover is removed at start.'),
+    heartbeat: amount(10, 'With the PostgreSQL catalog, seconds between a node\'s heartbeats; a node silent for six of them counts as dead, and only then are its unfinished uploads removed by other nodes.'),
   }),
   pid: Type.Object({
     rules: optionalText('Rules file binding backend events to PID actions (see "PIDs" in the README); empty: no rules, every PID stays null.'),
@@ -102,6 +106,9 @@ export const CONFIG_SCHEMA = Type.Object({
   }),
   jobs: Type.Object({
     lease: amount(60, 'Seconds a node holds a claimed job (PID registration) before other nodes may take it over; a job of a node that died runs again after this.'),
+  }),
+  shutdown: Type.Object({
+    grace: amount(30, 'Seconds `lading serve` lets requests in flight finish after SIGTERM or SIGINT before it cuts them off (a cut-off upload never becomes visible); a second signal cuts them off at once.'),
   }),
 }, { additionalProperties: false });
 
@@ -166,7 +173,9 @@ function coerce(info: ConfigKeyInfo, value: unknown, current: unknown, source: s
   if (value === null || value === '') return current;
   if (typeof value !== 'string') throw new ConfigError(`${source}: '${key}' must be a string.`);
   const choices = choicesOf(schema);
-  if (choices && !choices.includes(value)) throw new ConfigError(`${key}: expected ${choices.join(' or ')}, got '${value}'.`);
+  if (choices && !choices.includes(value)) {
+    throw new ConfigError(`${source}: ${key}: expected ${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}, got '${value}'.`);
+  }
   return value;
 }
 
@@ -240,12 +249,58 @@ export function loadConfig(input: ConfigSources): Config {
   return out;
 }
 
-/** Splits `host:port` (IPv6 in brackets). `ConfigError` when malformed. */
+/** Splits `host:port` (IPv6 in brackets). `ConfigError` when malformed or the port is over 65535. */
 export function parseListen(listen: string): { host: string; port: number } {
-  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(listen);
-  const port = m ? Number(m[3]) : NaN;
-  if (!m || port > 65535) throw new ConfigError(`listen: expected host:port, got '${listen}'.`);
+  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(listen);
+  if (!m) throw new ConfigError(`listen: expected host:port, got '${listen}'.`);
+  const port = Number(m[3]);
+  if (port > 65535) throw new ConfigError(`listen: port ${m[3]} is out of range (0 to 65535) in '${listen}'.`);
   return { host: m[1] ?? (m[2] || '0.0.0.0'), port };
+}
+
+/** Edit distance between two strings (insertions, deletions, substitutions). */
+function distance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = row;
+  }
+  return prev[b.length]!;
+}
+
+/**
+ * The known key an unknown `LADING_…` variable most likely meant: the one whose variable is
+ * nearest by spelling (at most a third of the name wrong), else the one sharing most words
+ * with it (`LADING_DATA_DIR` → `data`), else the first whose meaning mentions one of its words
+ * (`LADING_PORT` → `listen`, "Address and port …"). Null when nothing is close.
+ */
+function nearestKey(variable: string): ConfigKeyInfo | null {
+  const name = variable.slice('LADING_'.length).toLowerCase();
+  const keys = CONFIG_KEYS.map((info) => ({ info, name: info.env.slice('LADING_'.length).toLowerCase() }));
+  const spelt = keys.map((k) => ({ ...k, d: distance(name, k.name) })).sort((a, b) => a.d - b.d)[0];
+  if (spelt && spelt.d <= Math.max(1, Math.floor(name.length / 3))) return spelt.info;
+  const words = name.split('_').filter((w) => w.length >= 3);
+  const shared = keys.map((k) => ({ ...k, n: words.filter((w) => k.name.split('_').includes(w)).length })).sort((a, b) => b.n - a.n)[0];
+  if (shared && shared.n > 0) return shared.info;
+  return CONFIG_KEYS.find((info) => words.some((w) => new RegExp(`\\b${w}\\b`, 'i').test(info.doc))) ?? null;
+}
+
+/**
+ * One warning for each `LADING_…` variable of `env` that is no configuration key's, naming
+ * the nearest known one: a misspelt variable is otherwise ignored without a word.
+ * `LADING_TEST_…` and `LADING_CI_…` variables belong to the test suite and CI (`.ci/`), which
+ * name their services with them, never to lading.
+ */
+export function unknownVariables(env: Record<string, string | undefined>): string[] {
+  const known = new Set(CONFIG_KEYS.map((k) => k.env));
+  return Object.keys(env)
+    .filter((v) => v.startsWith('LADING_') && !/^LADING_(TEST|CI)_/.test(v) && !known.has(v))
+    .sort()
+    .map((v) => {
+      const near = nearestKey(v);
+      return `${v} is not a configuration variable and is ignored${near ? `; did you mean ${near.env} (${near.key})?` : '.'}`;
+    });
 }
 
 /**
@@ -258,6 +313,7 @@ function checkRules(config: Config): void {
   parseListen(config.listen);
   // NOTE: a lease shorter than a job's run would hand running jobs to other workers at once.
   if (config.jobs.lease < 1) throw new ConfigError(`jobs.lease: must be at least 1 second, got ${config.jobs.lease}.`);
+  if (config.recovery.heartbeat < 1) throw new ConfigError(`recovery.heartbeat: must be at least 1 second, got ${config.recovery.heartbeat}.`);
   if (config.catalog.driver === 'postgres' && !config.catalog.url && !config.catalog.url_file) {
     throw new ConfigError('catalog.driver is postgres: set catalog.url_file or LADING_CATALOG_URL to the PostgreSQL connection string.');
   }

@@ -2,11 +2,11 @@
  * Creates the process's dependencies from a configuration: the catalog and resource drivers,
  * the backend, the admin service, sessions, login and the logger, each given plain options
  * computed here from the configuration's keys. Shared by `lading serve` and the admin commands
- * so both see the same data directory the same way.
+ * so both see the same data directory the same way. Creates no data directory: its callers
+ * decide whether one may be created (`data-dir.ts`).
  */
-import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { type Config, ConfigError } from './config.ts';
 import { Backend } from '../core/backend.ts';
 import { AdminService } from '../core/admin.ts';
@@ -19,6 +19,7 @@ import { JobWorker } from '../core/jobs.ts';
 import { pidJobHandler } from '../core/pid-jobs.ts';
 import { RULE_JOB, type RuleSet } from '../core/rules.ts';
 import { loadRules, openPidProvider } from './pids.ts';
+import { PublicBase } from '../core/public-base.ts';
 import { linkOf } from '../http/envelope.ts';
 import { openCatalog, openResource } from './drivers.ts';
 import type { CredentialManager } from '../core/ports.ts';
@@ -27,12 +28,14 @@ import type { CaEndpoint } from '../http/routes-ca.ts';
 import { SessionService } from '../identity/sessions/sessions.ts';
 import { LoginService } from '../identity/sessions/login.ts';
 import { OidcLogin, oidcSecret } from '../identity/oidc/oidc-login.ts';
-import { logSafeUrl } from '../http/routes-oidc.ts';
+import { revokeAccount } from '../identity/oidc/provider-adapter.ts';
 import { errorPage } from '../http/errors.ts';
-import type { FastifyRequest } from 'fastify';
+import { createLogger } from './logger.ts';
 
 export interface Deps {
   config: Config;
+  /** This process's name among the nodes sharing a catalog (owner of its blobs, holder of its jobs). */
+  node: string;
   dataDir: string;
   logger: Logger;
   clock: Clock;
@@ -56,8 +59,8 @@ export interface Deps {
   pids: PidProvider;
   /** Runs the durable jobs rules enqueue; started by `startServer`. */
   jobs: JobWorker;
-  /** Base URL of links in PID records; `startServer` sets it once it knows its address. */
-  links: { base: string };
+  /** The one source of the public base URL; `startServer` tells it where the server listens. */
+  publicBase: PublicBase;
   close(): Promise<void>;
 }
 
@@ -68,19 +71,18 @@ export interface DepsOverrides {
   authority?: Authority;
   /** A PID provider to use instead of the configured one (tests). */
   pids?: PidProvider;
+  /** Turn a JSON answer its response schema would change into a 500 (tests: see `http/response-check.ts`). */
+  checkResponses?: boolean;
 }
 
+/**
+ * Opens everything `config` names, on the data directory `config.data`, which must exist
+ * (`openDataDir`). Rejects with `ConfigError` for an unusable setting, after closing what it
+ * had opened.
+ */
 export async function createDeps(config: Config, overrides: DepsOverrides = {}): Promise<Deps> {
   const dataDir = resolve(config.data);
-  await mkdir(dataDir, { recursive: true, mode: 0o700 });
-  const logger = overrides.logger ?? pino({
-    level: config.log.level,
-    redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'password', 'token'], censor: '[redacted]' },
-    // NOTE: Fastify's request fields, with authorization codes and tokens cut out of query strings.
-    serializers: {
-      req: (req: FastifyRequest) => ({ method: req.method, url: logSafeUrl(req.url), host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort }),
-    },
-  });
+  const logger = overrides.logger ?? await createLogger(config.log);
   const clock = overrides.clock ?? systemClock;
   const catalog = await openCatalog(config, dataDir);
   const x509 = await createCredentialStack({ config, dataDir, catalog, clock }).catch(async (err: unknown) => {
@@ -94,28 +96,33 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   });
   const rules = await loadRules(config);
   const pids = overrides.pids ?? await openPidProvider(config, catalog, clock);
-  const links = { base: config.public_url ?? `http://${config.listen}` };
+  const publicBase = new PublicBase(config.public_url);
+  // NOTE: a new name per process, so a restarted node never adopts its predecessor's writes.
+  const node = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const jobs = new JobWorker({
-    catalog, clock, workerId: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+    catalog, clock, workerId: node,
     leaseMs: config.jobs.lease * 1000,
-    handlers: { [RULE_JOB]: pidJobHandler({ catalog, clock, provider: pids, linkOf: (path) => linkOf({ base: links.base, backend: '' }, path) }) },
+    handlers: { [RULE_JOB]: pidJobHandler({ catalog, clock, provider: pids, linkOf: (path) => linkOf({ base: publicBase.outside(), backend: '' }, path) }) },
     log: logger,
   });
   const backend = new Backend({
+    node,
     rules, onJobs: () => jobs.wake(),
     catalog, resource, clock, zone: config.zone, maxUploadBytes: config.limits.upload_bytes,
     authority: overrides.authority ?? x509.authority,
   });
-  const admin = new AdminService({ backend, catalog, credentials, clock, hashPassword });
+  const admin = new AdminService({
+    backend, catalog, credentials, clock, hashPassword, revokeProviderGrants: (user) => revokeAccount(catalog, clock, user),
+  });
   const login = new LoginService({ catalog, clock, logger, maxFailedLogins: config.oidc.max_failed_logins });
-  const oidc = await createOidc(config, { catalog, backend, clock, logger, login }, x509);
+  const oidc = await createOidc(config, { catalog, backend, clock, logger, login, publicBase }, x509);
   const sessions = new SessionService({
     catalog, clock, credentials, login, tokenTtlSeconds: config.auth.token_ttl,
     reauthorize: oidc.reauthorize, externalBearer: oidc.externalBearer,
   });
   return {
     config, dataDir, logger, clock, catalog, resource, backend, admin, sessions, credentials, x509, caEndpoint: x509.caEndpoint, oidc,
-    rules, pids, jobs, links,
+    rules, pids, jobs, publicBase, node,
     async close() {
       await jobs.stop();
       await resource.close();
@@ -128,7 +135,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
  * OpenID Connect login from `oidc.*`. Rejects with `ConfigError` when an external issuer is set
  * without a client secret or `oidc.client_secret_file` cannot be read.
  */
-async function createOidc(config: Config, d: { catalog: Catalog; backend: Backend; clock: Clock; logger: Logger; login: LoginService }, keys: Pick<CredentialStack, 'masterKey' | 'sealer'>): Promise<OidcLogin> {
+async function createOidc(config: Config, d: { catalog: Catalog; backend: Backend; clock: Clock; logger: Logger; login: LoginService; publicBase: PublicBase }, keys: Pick<CredentialStack, 'masterKey' | 'sealer'>): Promise<OidcLogin> {
   const o = config.oidc;
   const clientSecret = await secretSetting({ fileKey: 'oidc.client_secret_file', file: o.client_secret_file, value: o.client_secret });
   if (o.issuer && !clientSecret) {

@@ -5,18 +5,36 @@
  * chosen driver has what it needs. It never logs, prints or puts a secret in an error message.
  */
 import { join } from 'node:path';
-import type { Config } from './config.ts';
+import { type Config, ConfigError } from './config.ts';
+import { OperatorError } from './operator-error.ts';
 import { secretSetting } from './secret-file.ts';
+import type { RecoveryCutoff } from '../core/backend.ts';
 import type { Catalog, Resource } from '../core/ports.ts';
+import { type CatalogOption, CatalogOptionError } from '../drivers/catalog/options.ts';
 import { createSqliteCatalog } from '../drivers/catalog/sqlite.ts';
 import { createFsResource } from '../drivers/resource/fs.ts';
 
+/** The configuration key behind each catalog driver option. */
+const CATALOG_KEYS: Record<CatalogOption, string> = {
+  file: 'data', connectionString: 'catalog.url_file (or LADING_CATALOG_URL)', schema: 'catalog.schema', maxConnections: 'catalog',
+};
+
 /**
  * Opens the configured catalog (`<dataDir>/catalog.sqlite`, or PostgreSQL). Rejects with
- * `ConfigError` when `catalog.url_file` cannot be read and with `UNAVAILABLE` when PostgreSQL
- * cannot be reached.
+ * `ConfigError` naming the key when `catalog.url_file` cannot be read or the driver refuses an
+ * option, with `UNAVAILABLE` when PostgreSQL cannot be reached, and with `OperatorError`
+ * naming the file when SQLite cannot open it.
  */
 export async function openCatalog(config: Config, dataDir: string): Promise<Catalog> {
+  try {
+    return await openConfiguredCatalog(config, dataDir);
+  } catch (err) {
+    if (err instanceof CatalogOptionError) throw new ConfigError(`${CATALOG_KEYS[err.option]}: ${err.problem}.`, { cause: err });
+    throw err;
+  }
+}
+
+async function openConfiguredCatalog(config: Config, dataDir: string): Promise<Catalog> {
   const c = config.catalog;
   if (c.driver === 'postgres') {
     const connectionString = await secretSetting({ fileKey: 'catalog.url_file', file: c.url_file, value: c.url });
@@ -24,7 +42,14 @@ export async function openCatalog(config: Config, dataDir: string): Promise<Cata
     const { createPostgresCatalog } = await import('../drivers/catalog/postgres.ts');
     return createPostgresCatalog({ connectionString: connectionString ?? '', schema: c.schema });
   }
-  return createSqliteCatalog({ file: join(dataDir, 'catalog.sqlite') });
+  const file = join(dataDir, 'catalog.sqlite');
+  try {
+    return createSqliteCatalog({ file });
+  } catch (err) {
+    if (err instanceof CatalogOptionError) throw err;
+    // NOTE: SQLite's own message ("unable to open database file") names no file.
+    throw new OperatorError(`catalog: cannot open '${file}' (${(err as Error).message}).`, { cause: err });
+  }
 }
 
 /**
@@ -45,6 +70,23 @@ export async function openResource(config: Config, dataDir: string): Promise<Res
     });
   }
   return createFsResource({ root: r.path ?? join(dataDir, 'resource'), fsync: r.fsync });
+}
+
+/** A node silent for this many heartbeats counts as dead. */
+export const HEARTBEATS_TO_DEATH = 6;
+
+/**
+ * What recovery may remove at `now`. With the embedded catalog this process owns everything
+ * (it holds the data directory's lock), so every leftover; with a shared catalog, a node's
+ * unfinished uploads only once it has been silent for `HEARTBEATS_TO_DEATH` heartbeats — a live
+ * node's, never, however old — and leftovers no node owns once older than `recovery.grace`.
+ */
+export function recoveryCutoff(config: Config, now: Date): RecoveryCutoff {
+  if (config.catalog.driver !== 'postgres') return { staleBefore: now };
+  return {
+    staleBefore: new Date(now.getTime() - config.recovery.grace * 1000),
+    deadBefore: new Date(now.getTime() - HEARTBEATS_TO_DEATH * config.recovery.heartbeat * 1000),
+  };
 }
 
 /**

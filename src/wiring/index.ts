@@ -5,11 +5,12 @@
  * configuration key itself.
  */
 import { readFile } from 'node:fs/promises';
-import { type Config, ConfigError, loadConfig } from './config.ts';
+import { type Config, ConfigError, loadConfig, unknownVariables } from './config.ts';
 
 export { ConfigError };
+export { OperatorError } from './operator-error.ts';
 export type { Config };
-export { startServer, serverBanner, VERSION, type RunningServer } from './server.ts';
+export { startServer, announceServer, VERSION, type RunningServer } from './server.ts';
 export { checkDeployment } from './check.ts';
 export { openAdmin, type AdminConsole } from './admin.ts';
 
@@ -22,9 +23,13 @@ export interface CliOptions {
 
 /**
  * The configuration from the `--config` file, then `LADING_…` variables of `env`, then the
- * flags. Rejects with `ConfigError` when the file cannot be read or anything in it is wrong.
+ * flags. Rejects with `ConfigError` when the file cannot be read or anything in it is wrong;
+ * calls `warn` for each `LADING_…` variable that is no key's (it is ignored).
  */
-export async function resolveConfig(cli: CliOptions, env: Record<string, string | undefined> = process.env): Promise<Config> {
+export async function resolveConfig(
+  cli: CliOptions, warn: (message: string) => void, env: Record<string, string | undefined> = process.env,
+): Promise<Config> {
+  for (const message of unknownVariables(env)) warn(message);
   let fileText: string | undefined;
   if (cli.config) {
     try {

@@ -1,14 +1,19 @@
 /**
- * Starts one lading node from a configuration: dependencies, start-up recovery, the HTTP app,
- * listening. Used by `lading serve` and by end-to-end tests, so tests run exactly what users
- * run. Installs no signal handler and prints nothing.
+ * Starts one lading node from a configuration: the data directory (created, and with the
+ * SQLite catalog locked to this process), dependencies, start-up recovery, the HTTP app,
+ * listening, and graceful shutdown. Used by `lading serve` and by end-to-end tests, so tests
+ * run exactly what users run. Installs no signal handler and prints nothing; it logs.
  */
 import { createRequire } from 'node:module';
+import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { type Config, parseListen } from './config.ts';
+import { type Config, ConfigError, parseListen } from './config.ts';
+import { OperatorError } from './operator-error.ts';
+import { type DataDirLock, lockDataDir, openDataDir } from './data-dir.ts';
 import { createDeps, type Deps, type DepsOverrides } from './deps.ts';
 import { buildApp } from '../http/app.ts';
-import { staleBefore } from './drivers.ts';
+import { logSafeUrl } from '../http/routes-oidc.ts';
+import { recoveryCutoff, staleBefore } from './drivers.ts';
 
 export const VERSION = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 
@@ -19,37 +24,74 @@ export interface RunningServer {
   deps: Deps;
   /** e.g. `http://127.0.0.1:8080`. */
   url: string;
-  /** Stops accepting, lets requests in flight finish (cut off after `graceMs`), closes the drivers. */
+  /**
+   * Stops accepting, lets requests in flight finish for `graceMs` (default `shutdown.grace`),
+   * then cuts off the rest, closes the drivers and releases the data directory. Logs the
+   * requests still running when it starts and those it cuts off. Idempotent.
+   */
   close(graceMs?: number): Promise<void>;
+  /**
+   * Cuts off every request in flight now, logging each, with `reason` (a close in progress then
+   * finishes without waiting for them). A cut-off upload is not committed: its temporary is
+   * removed, or swept at the next start.
+   */
+  cutOff(reason: string): void;
 }
 
 /**
- * Starts a node: creates the dependencies, recovers what an earlier process left unfinished,
- * builds the app, listens on `listen` and starts the job worker and the sweeper. Rejects with
- * `ConfigError` for an unusable configuration, after closing whatever it had opened.
+ * Starts a node: creates the data directory when missing and, with the SQLite catalog, locks
+ * it — before any recovery, so a second server on the same directory can never sweep the
+ * uploads of the first — then creates the dependencies, recovers what an earlier process left
+ * unfinished, builds the app, listens on `listen` and starts the job worker and the sweeper.
+ * Rejects after closing whatever it had opened: with `ConfigError` for an unusable
+ * configuration, and with `OperatorError` when another server holds the data directory or the
+ * address is in use.
  */
 export async function startServer(config: Config, overrides: DepsOverrides = {}): Promise<RunningServer> {
   const { host, port } = parseListen(config.listen);
-  const deps = await createDeps(config, overrides);
+  const dataDir = await openDataDir(config.data, { create: true });
+  // NOTE: with PostgreSQL, nodes may share one data directory (its CA and keys) on purpose;
+  // what they share is then guarded by the catalog, not by a lock on the directory.
+  const lock = config.catalog.driver === 'sqlite' ? await lockDataDir(dataDir) : null;
+  let deps: Deps;
   try {
-    // NOTE: with the embedded catalog one process owns the data directory, so everything an
-    // earlier process left unfinished is stale; with a shared one, other nodes may be
-    // uploading right now, so only leftovers older than `recovery.grace` are.
-    const { swept } = await deps.backend.init(staleBefore(config, new Date()));
+    deps = await createDeps(config, overrides);
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
+  try {
+    // NOTE: with the embedded catalog this process owns the data directory (it holds the
+    // lock), so everything an earlier process left unfinished is stale; with a shared one,
+    // other nodes may be uploading right now, so only what dead nodes left is (see
+    // `recoveryCutoff`). The first heartbeat goes before, so no node takes this one for dead.
+    const shared = config.catalog.driver === 'postgres';
+    if (shared) await deps.catalog.heartbeat(deps.node, new Date());
+    const { swept } = await deps.backend.init(recoveryCutoff(config, new Date()));
     if (swept > 0) deps.logger.info({ swept }, 'removed leftovers of interrupted uploads');
     const app = await buildApp({
-      backend: deps.backend, sessions: deps.sessions, logger: deps.logger, publicUrl: config.public_url,
+      backend: deps.backend, sessions: deps.sessions, logger: deps.logger, publicBase: deps.publicBase,
       backendUrl: config.backend_url, maxUploadBytes: config.limits.upload_bytes, trustProxy: config.trust_proxy,
       version: VERSION, ca: deps.caEndpoint, oidc: deps.oidc,
       jobs: deps.rules.rules.length > 0 ? deps.jobs : undefined, pids: deps.pids, pidAwaitMs: config.pid.await_timeout * 1000,
       bodyIdleTimeoutMs: config.limits.body_idle_timeout * 1000,
+      checkResponses: overrides.checkResponses === true,
     });
-    await app.listen({ host, port });
+    const inFlight = trackRequests(app);
+    // NOTE: Fastify logs each address it can be reached at (every interface's, for 0.0.0.0);
+    // `announceServer` says the rest.
+    await app.listen({ host, port, listenTextResolver: (address) => `reachable at ${address}` }).catch(async (err: unknown) => {
+      await app.close();
+      throw listenError(err, config.listen, host);
+    });
     const address = app.server.address();
     const shown = typeof address === 'object' && address
       ? `${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`
       : config.listen;
-    if (!config.public_url) deps.links.base = `http://${shown}`;
+    if (typeof address === 'object' && address) deps.publicBase.listening(address);
+    if (config.public_url === null) {
+      deps.logger.warn({ listen: shown }, `public_url is not set: links in answers follow each request's Host header, and links made outside a request (PID records, the login issuer) name ${deps.publicBase.outside()}. Set public_url.`);
+    }
     // NOTE: jobs a dead process held are released here for a single-owner catalog; with a
     // shared one their leases run out and any node takes them over.
     await deps.catalog.releaseJobs(staleBefore(config, new Date()));
@@ -57,28 +99,94 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
     // Replaced contents a resource could not delete at once (see `deleteSparesOpenReads`),
     // and leftovers of uploads on nodes that died, go once `recovery.grace` has passed.
     const sweeper = setInterval(() => {
-      deps.backend.sweep(new Date(Date.now() - config.recovery.grace * 1000))
+      deps.backend.sweep(recoveryCutoff(config, new Date()))
         .catch((err: unknown) => deps.logger.warn({ err }, 'sweeping replaced blobs failed'));
     }, SWEEP_EVERY_MS);
     sweeper.unref();
+    const heartbeat = shared
+      ? setInterval(() => {
+        deps.catalog.heartbeat(deps.node, new Date())
+          .catch((err: unknown) => deps.logger.warn({ err }, 'heartbeat failed: other nodes may take this one for dead'));
+      }, config.recovery.heartbeat * 1000)
+      : null;
+    heartbeat?.unref();
+    let closing: Promise<void> | null = null;
+    const cutOff = (reason: string): void => {
+      const requests = inFlight.describe();
+      if (requests.length > 0) deps.logger.warn({ requests }, `${reason}: cutting off ${plural(requests.length, 'request')} in flight`);
+      app.server.closeAllConnections();
+    };
     return {
-      app, deps, url: `http://${shown}`,
-      async close(graceMs = 30_000) {
-        clearInterval(sweeper);
-        const force = setTimeout(() => app.server.closeAllConnections(), graceMs);
-        force.unref();
-        await app.close();
-        clearTimeout(force);
-        await deps.close();
+      app, deps, url: `http://${shown}`, cutOff,
+      close(graceMs = config.shutdown.grace * 1000) {
+        closing ??= (async () => {
+          clearInterval(sweeper);
+          const requests = inFlight.describe();
+          if (requests.length > 0) deps.logger.info({ requests }, `waiting up to ${graceMs / 1000} s for ${plural(requests.length, 'request')} in flight`);
+          const deadline = setTimeout(() => cutOff(`shutdown.grace (${graceMs / 1000} s) has passed`), graceMs);
+          deadline.unref();
+          await app.close();
+          clearTimeout(deadline);
+          if (heartbeat) {
+            clearInterval(heartbeat);
+            await deps.catalog.forgetNode(deps.node).catch(() => {});
+          }
+          await deps.close();
+          lock?.release();
+        })();
+        return closing;
       },
     };
   } catch (err) {
     await deps.close();
+    lock?.release();
     throw err;
   }
 }
 
-/** What `lading serve` prints once it listens: version, URL, data directory and zone. */
-export function serverBanner(server: RunningServer): string {
-  return `lading ${VERSION} listening on ${server.url}\n  data directory: ${server.deps.dataDir}\n  zone: /${server.deps.config.zone}\n`;
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/**
+ * Follows the requests the server is answering, at the HTTP level (so uploads whose body is
+ * still arriving count), to say at shutdown what runs: method, URL (without secrets in the
+ * query), bytes received so far and age.
+ */
+function trackRequests(app: FastifyInstance): { describe(): string[] } {
+  const running = new Map<IncomingMessage, { since: number; bytesBefore: number }>();
+  app.server.on('request', (req: IncomingMessage, res) => {
+    running.set(req, { since: Date.now(), bytesBefore: req.socket.bytesRead });
+    res.once('close', () => running.delete(req));
+  });
+  return {
+    describe: () => [...running].map(([req, { since, bytesBefore }]) => {
+      const mb = (req.socket.bytesRead - bytesBefore) / 1e6;
+      return `${req.method} ${logSafeUrl(req.url ?? '')} (${mb.toFixed(1)} MB received in ${((Date.now() - since) / 1000).toFixed(1)} s)`;
+    }),
+  };
+}
+
+/** The listening failure an operator can act on, in one sentence; other errors unchanged. */
+function listenError(err: unknown, listen: string, host: string): unknown {
+  const code = (err as NodeJS.ErrnoException).code;
+  const where = `set another address with --listen or LADING_LISTEN`;
+  switch (code) {
+    case 'EADDRINUSE': return new OperatorError(`listen: ${listen} is already in use by another process; stop it, or ${where}.`, { cause: err });
+    case 'EACCES': return new OperatorError(`listen: no permission to listen on ${listen} (ports below 1024 need privileges); ${where}.`, { cause: err });
+    case 'EADDRNOTAVAIL': return new ConfigError(`listen: ${host} is not an address of this machine; ${where}.`, { cause: err });
+    case 'ENOTFOUND': case 'EAI_AGAIN': return new ConfigError(`listen: cannot resolve the host name '${host}' (${code}).`, { cause: err });
+    default: return err;
+  }
+}
+
+/**
+ * Logs where the server listens, with its version, data directory and zone: the answer of
+ * `lading serve`, so it is logged whatever `log.level` says, in the log's format (a JSON log
+ * stays one object a line).
+ */
+export function announceServer(server: RunningServer): void {
+  const { logger, dataDir, config } = server.deps;
+  // NOTE: the URL is followed by a space in the message, so it can be cut out of either format.
+  logger.child({}, { level: 'info' }).info(`lading ${VERSION} listening on ${server.url} (data directory ${dataDir}, zone /${config.zone})`);
 }

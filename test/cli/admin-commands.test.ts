@@ -6,23 +6,14 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LADING_BIN } from '../helpers/process.ts';
+import { runLading } from './run-lading.ts';
 
 let data: string;
 
-function lading(args: string[], input = ''): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('LADING_')));
-  return new Promise((resolve) => {
-    const child = execFile(LADING_BIN, [...args, '--data', data], { env, timeout: 60_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
-    });
-    child.stdin!.end(input);
-  });
-}
+const lading = (args: string[], input = '') => runLading([...args, '--data', data], { input });
 
 /** Exits non-zero with exactly one line on standard error, matching `message`, and prints nothing else. */
 async function refused(args: string[], message: RegExp, input?: string): Promise<void> {

@@ -5,25 +5,17 @@
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { runLading } from './run-lading.ts';
 
-const bin = new URL('../../bin/lading', import.meta.url).pathname;
 const dir = await mkdtemp(join(tmpdir(), 'lading-check-'));
 after(() => rm(dir, { recursive: true, force: true }));
 
-function lading(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('LADING_')));
-  return new Promise((resolve) => {
-    execFile(bin, args, { env: { ...clean, ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
+const lading = (args: string[], env: Record<string, string>) => runLading(args, { env });
 
 describe('lading serve --check', () => {
   it('exits non-zero naming PostgreSQL when the catalog is unreachable, without printing the password', async () => {

@@ -1,16 +1,17 @@
 /**
- * Contract of the catalog's OpenID Connect store (`oidc*` methods of `Catalog`): expiry,
- * lookups by index, single consumption, grant revocation and rate-limit counters. Every catalog
- * driver runs it; it asserts behaviour, not storage details.
+ * Contract of the catalog's OpenID Connect store (`OidcStore`): expiry, lookups by index,
+ * single consumption, grant revocation and rate-limit counters. Every catalog driver runs it;
+ * it asserts behaviour, not storage details.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Catalog } from '../../src/core/ports.ts';
+import type { ContractSuite } from './catalog-contract-support.ts';
 
 const T0 = new Date('2030-01-01T00:00:00Z');
 const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
 
-export function oidcStoreContract(name: string, create: () => Promise<Catalog>): void {
+export const oidcContract: ContractSuite = ({ name, create }) => {
   describe(`catalog OIDC store contract: ${name}`, () => {
     let catalog: Catalog;
     before(async () => {
@@ -87,4 +88,4 @@ export function oidcStoreContract(name: string, create: () => Promise<Catalog>):
       assert.equal((await catalog.oidcCount('login:u', at(62), 60, false)).count, 0);
     });
   });
-}
+};

@@ -246,5 +246,26 @@ export function resourceContract(name: string, create: () => Promise<Resource>):
       await writing;
       assert.equal(await r.size('key-0000000c'), 10);
     });
+
+    it('keeps the temporaries of keys still being written, however old', async () => {
+      const source = new Readable({ read() {} });
+      // NOTE: more than one 8 MiB part, so that a multipart store has an unfinished upload too.
+      const size = 9 * 1024 * 1024;
+      source.push(Buffer.alloc(size, 7));
+      const writing = r.write('key-0000000d', source);
+      const seen: string[] = [];
+      for (let i = 0; i < 40 && !seen.includes('key-0000000d'); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        const removed = await r.sweepTemporaries(new Date(Date.now() + 60_000), (key) => {
+          seen.push(key);
+          return key === 'key-0000000d';
+        });
+        assert.equal(removed, 0, 'nothing removed');
+      }
+      assert.ok(seen.includes('key-0000000d'), `keep was asked about the key (asked: ${seen.join(', ')})`);
+      source.push(null);
+      await writing;
+      assert.equal(await r.size('key-0000000d'), size, 'the write completes');
+    });
   });
 }

@@ -46,7 +46,9 @@ describe('admin service', () => {
   it('creates users with a hashed password, administrators and groups, and lists them without hashes', async () => {
     assert.equal((await catalog.getUser('ann'))?.passwordHash, 'hashed:pw');
     assert.equal((await catalog.getUser('root'))?.passwordHash, null);
-    assert.deepEqual(await admin.listUsers(), [{ name: 'ann', kind: 'user' }, { name: 'root', kind: 'admin' }, { name: 'team', kind: 'group' }]);
+    assert.deepEqual(await admin.listUsers(), [
+      { name: 'ann', kind: 'user', disabled: false }, { name: 'root', kind: 'admin', disabled: false }, { name: 'team', kind: 'group', disabled: false },
+    ]);
     assert.equal((await catalog.getEntity(home))?.owner, 'ann');
   });
 

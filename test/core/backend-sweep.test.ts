@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
-import { Backend } from '../../src/core/backend.ts';
+import { Backend, isAbandoned } from '../../src/core/backend.ts';
 import { parsePath } from '../../src/core/path.ts';
 import { systemClock, type Resource } from '../../src/core/ports.ts';
 import { createSqliteCatalog } from '../../src/drivers/catalog/sqlite.ts';
@@ -37,7 +37,7 @@ describe('replaced contents', () => {
     const { dir, catalog, resource, first, reader } = await setup(true);
     assert.equal(await text(reader), 'old');
     assert.equal(await resource.size(first.object.blob), null);
-    assert.deepEqual(await catalog.trackedBlobs(new Date(Date.now() + 1000)), []);
+    assert.deepEqual((await catalog.trackedBlobs(new Date(Date.now() + 1000))).map((b) => b.blob), []);
     await catalog.close();
     await rm(dir, { recursive: true, force: true });
   });
@@ -49,8 +49,27 @@ describe('replaced contents', () => {
     assert.equal(await text(reader), 'old');
     assert.equal(await backend.sweep(new Date(Date.now() + 1000)), 1);
     assert.equal(await resource.size(first.object.blob), null);
-    assert.deepEqual(await catalog.trackedBlobs(new Date(Date.now() + 1000)), []);
+    assert.deepEqual((await catalog.trackedBlobs(new Date(Date.now() + 1000))).map((b) => b.blob), []);
     await catalog.close();
     await rm(dir, { recursive: true, force: true });
+  });
+});
+
+describe('what recovery may remove', () => {
+  const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
+  const blob = (owner: string | null, ownerSeenAt: Date | null) => ({ blob: 'b', trackedAt: t(0), owner, ownerSeenAt });
+
+  it('judges an owned blob by its owner\'s heartbeat, never by its age, on a shared catalog', () => {
+    const cutoff = { staleBefore: t(100), deadBefore: t(50) };
+    assert.equal(isAbandoned(blob('live', t(60)), cutoff), false, 'a live owner keeps an old blob');
+    assert.equal(isAbandoned(blob('dead', t(40)), cutoff), true);
+    assert.equal(isAbandoned(blob('gone', null), cutoff), true, 'an owner without a heartbeat stopped');
+    assert.equal(isAbandoned(blob(null, null), cutoff), true, 'no owner: by age');
+    assert.equal(isAbandoned(blob(null, null), { staleBefore: t(0), deadBefore: t(50) }), false);
+  });
+
+  it('judges every blob by age on a catalog one process owns', () => {
+    assert.equal(isAbandoned(blob('me-before', t(60)), { staleBefore: t(1) }), true);
+    assert.equal(isAbandoned(blob('me-before', t(60)), { staleBefore: t(0) }), false);
   });
 });

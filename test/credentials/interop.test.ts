@@ -103,6 +103,8 @@ describe('interoperability with openssl and Globus', { skip }, () => {
     assert.match(stdout, new RegExp(`^subject  : ${subjectDn(parseCertificate(bundle.proxy)).replace(/\//g, '\\/')}$`, 'm'));
     assert.match(stdout, /^issuer   : \/O=lading\/OU=tz\/CN=alice$/m);
     assert.match(stdout, /^timeleft : 11:5\d:\d\d$/m);
-    await assert.rejects(run(LADING, ['proxy', 'show', 'nobody', '--data', server.dataDir], { env: env({}) }), /no live session/);
+    await server.addUser('bob');
+    await assert.rejects(run(LADING, ['proxy', 'show', 'bob', '--data', server.dataDir], { env: env({}) }), /no live session/);
+    await assert.rejects(run(LADING, ['proxy', 'show', 'nobody', '--data', server.dataDir], { env: env({}) }), /no user 'nobody'/);
   });
 });

@@ -104,6 +104,15 @@ describe('secret files', () => {
     const config = loadConfig({ env: { LADING_CATALOG_DRIVER: 'postgres', LADING_CATALOG_URL_FILE: join(dir, 'no-url') } });
     await assert.rejects(openCatalog(config, dir), isConfigError(/catalog\.url_file/));
   });
+
+  it('names catalog.schema when the PostgreSQL driver refuses it, without connecting', async () => {
+    const config = loadConfig({ env: { LADING_CATALOG_DRIVER: 'postgres', LADING_CATALOG_URL: 'postgresql://u:secret-pw@127.0.0.1:1/x', LADING_CATALOG_SCHEMA: 'a-b' } });
+    await assert.rejects(openCatalog(config, dir), (err: Error) => {
+      assert.ok(err instanceof ConfigError);
+      assert.equal(err.message, 'catalog.schema: must be a plain SQL identifier.');
+      return true;
+    });
+  });
 });
 
 describe('PID provider from the configuration', () => {

@@ -30,7 +30,8 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'lading-test-')));
   const config = loadConfig({ env: {}, flags: { data: dataDir, listen: '127.0.0.1:0', 'log.level': 'silent', zone: 'tz', ...flags } });
-  const server = await startServer(config, options.overrides);
+  // NOTE: every test server fails a response its schema would silently change.
+  const server = await startServer(config, { checkResponses: true, ...options.overrides });
   const t: TestServer = {
     ...server,
     dataDir,

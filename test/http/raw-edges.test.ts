@@ -63,9 +63,8 @@ describe('raw HTTP edges', () => {
       assert.match(assertEnvelope(await send('GET /api/status HTTP/1.1\r\n\r\n'), 400), /Host/);
     });
 
-    it('HTTP/1.0 without Host is still served', async () => {
-      const answer = await send('GET /api/status HTTP/1.0\r\n\r\n');
-      assert.equal(answer.status, 200);
+    it('HTTP/1.0 without Host, where links need one (no public_url): the envelope too', async () => {
+      assertEnvelope(await send('GET /api/status HTTP/1.0\r\n\r\n'), 400);
     });
 
     it('an HTTP version other than 1.x: 505', async () => {

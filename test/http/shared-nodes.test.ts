@@ -10,7 +10,9 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { request } from 'node:http';
+import { Readable } from 'node:stream';
 import pg from 'pg';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -85,6 +87,47 @@ if (!pgUrl || !s3.endpoint || !s3.bucket || !s3.key || !s3.secret || !s3.region)
       assert.deepEqual(statuses, [200, 409, 409, 409]);
       const winner = results.findIndex((r) => r.status === 200);
       assert.equal(await (await get(`${b.home('alice', 'race.txt')}?download=true`)).text(), `writer ${winner}`);
+    });
+
+    it('a node starting up never removes an upload a live node is writing, however old, and removes what a dead node left', async () => {
+      // A dead node's leftover: a stored blob it tracked, and a heartbeat long past.
+      const past = new Date(Date.now() - 3_600_000);
+      await a.deps.catalog.heartbeat('dead-node', past);
+      await a.deps.catalog.trackBlob('leftover-of-dead-node', past, 'dead-node');
+      await a.deps.resource.write('leftover-of-dead-node', Readable.from([Buffer.from('left behind')]));
+      // A slow upload to node a: more than one S3 part sent, then waiting.
+      const head = randomBytes(9 * 1024 * 1024);
+      const tail = randomBytes(1024 * 1024);
+      const url = new URL(a.home('alice', 'slow.bin'));
+      let answer!: Promise<{ status: number; body: string }>;
+      const req = request(url, { method: 'PUT', headers: { authorization: alice, 'content-type': 'application/octet-stream' } });
+      answer = new Promise((resolve, reject) => {
+        req.on('response', (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => { body += c.toString(); });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.on('error', reject);
+      });
+      req.write(head);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      // A third node starts with a grace period of zero: age alone would make the upload stale.
+      const c = await startTestServer({ ...flags, 'recovery.grace': 0 }, { dataDir, keepData: true });
+      try {
+        assert.equal(await c.deps.resource.size('leftover-of-dead-node'), null, 'the dead node\'s leftover is removed');
+        const tracked = (await c.deps.catalog.trackedBlobs(new Date(Date.now() + 1000))).map((t) => t.blob);
+        assert.ok(!tracked.includes('leftover-of-dead-node'));
+        req.end(tail);
+        const res = await answer;
+        assert.equal(res.status, 200, res.body);
+        const whole = Buffer.concat([head, tail]);
+        const expected = `sha2:${createHash('sha256').update(whole).digest('base64')}`;
+        assert.equal(JSON.parse(res.body).Response.data.checksum, expected);
+        const back = await get(`${c.home('alice', 'slow.bin')}?download=true`);
+        assert.deepEqual(Buffer.from(await back.arrayBuffer()), whole);
+      } finally {
+        await c.stop();
+      }
     });
   });
 }

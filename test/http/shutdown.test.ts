@@ -1,22 +1,72 @@
 /**
- * Graceful shutdown: SIGTERM stops new connections but lets an upload in flight finish and be
- * committed, then the process exits 0 (a real `lading serve` process).
+ * Graceful shutdown (a real `lading serve` process): SIGTERM stops new connections but lets an
+ * upload in flight finish and be committed, then the process exits 0; an upload still running
+ * at `shutdown.grace` is cut off and logged, and a second signal cuts it off at once. A cut-off
+ * upload never becomes visible, and its temporary is gone by the next start.
  */
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createSqliteCatalog } from '../../src/drivers/catalog/sqlite.ts';
 import { parsePath } from '../../src/core/path.ts';
-import { lading, spawnServe } from '../helpers/process.ts';
+import { lading, spawnServe, stopProcess } from '../helpers/process.ts';
 import { json } from '../helpers/server.ts';
+import { cleanEnv, slowUpload } from '../cli/run-lading.ts';
+
+async function visible(data: string, path: string): Promise<boolean> {
+  const catalog = createSqliteCatalog({ file: join(data, 'catalog.sqlite') });
+  try {
+    return (await catalog.getEntity(parsePath(path))) !== null;
+  } finally {
+    await catalog.close();
+  }
+}
+
+/** The JSON log records the process writes from now on. */
+function records(proc: ChildProcess): () => { level: number; msg: string; requests?: string[] }[] {
+  let out = '';
+  proc.stdout!.on('data', (c) => { out += String(c); });
+  return () => out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+}
+
+/**
+ * A data directory with user `gus`, a server on it (started with `env`), the server's log and
+ * an upload of 8 MiB to `/tz/home/gus/<name>` that sends 1 MiB and then waits.
+ */
+async function serverWithStalledUpload(name: string, env: Record<string, string>) {
+  const data = await mkdtemp(join(tmpdir(), 'lading-shutdown-'));
+  const allEnv = cleanEnv({ LADING_ZONE: 'tz', ...env });
+  lading(['user', 'add', 'gus', '--data', data], allEnv, 'gus-pw\n');
+  const { proc, url } = await spawnServe(data, allEnv);
+  const log = records(proc);
+  const exited = new Promise<{ code: number | null; at: number }>((resolve) => proc.once('exit', (code) => resolve({ code, at: Date.now() })));
+  const token = (await json(await fetch(`${url}/auth/login`, { method: 'POST', body: new URLSearchParams({ username: 'gus', password: 'gus-pw' }) }))).Response.data.token as string;
+  const upload = slowUpload(`${url}/api/registered/tz/home/gus/${name}`, token, Buffer.alloc(1024 * 1024, 3), 8);
+  const answer = upload.done.then((r) => `status ${r.status}`, (err: Error) => `failed: ${err.message}`);
+  await upload.started;
+  await sleep(300);
+  return { data, proc, log, exited, answer };
+}
+
+/** No temporary or unreferenced blob is left once a server has started on `data` again. */
+async function nothingLeftAfterRestart(data: string): Promise<void> {
+  const again = await spawnServe(data, cleanEnv({ LADING_ZONE: 'tz', LADING_LOG_LEVEL: 'warn' }));
+  await stopProcess(again.proc);
+  const files = async (dir: string) => (await readdir(join(data, 'resource', dir), { recursive: true, withFileTypes: true }).catch(() => []))
+    .filter((e) => e.isFile());
+  assert.deepEqual(await files('tmp'), []);
+  assert.deepEqual(await files('blobs'), []);
+}
 
 describe('graceful shutdown', () => {
   let data = '';
-  after(() => rm(data, { recursive: true, force: true }));
+  const dirs: string[] = [];
+  after(() => Promise.all([data, ...dirs].map((d) => rm(d, { recursive: true, force: true }))));
 
   it('lets an upload in flight finish, then exits 0', async () => {
     data = await mkdtemp(join(tmpdir(), 'lading-shutdown-'));
@@ -57,5 +107,47 @@ describe('graceful shutdown', () => {
     const object = await catalog.getEntity(parsePath('/tz/home/gus/inflight.bin'));
     await catalog.close();
     assert.equal(object?.kind === 'dataobject' && object.size, total * chunk.length);
+  });
+
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    it(`stops at once on a second ${signal}, cutting off an upload that never becomes visible`, async () => {
+      const s = await serverWithStalledUpload('cut.bin', { LADING_SHUTDOWN_GRACE: '60' });
+      dirs.push(s.data);
+      s.proc.kill(signal);
+      await sleep(300);
+      assert.equal(s.proc.exitCode, null, 'the first signal waits for the upload');
+      const second = Date.now();
+      s.proc.kill(signal);
+      const { code, at } = await s.exited;
+      assert.ok(at - second < 3000, `exited ${at - second} ms after the second signal`);
+      assert.equal(code, 1);
+      assert.match(await s.answer, /^failed/);
+      const cut = s.log().find((r) => r.msg === 'stopping at once: cutting off 1 request in flight');
+      assert.ok(cut, JSON.stringify(s.log()));
+      assert.match(cut.requests![0]!, /^PUT \/api\/registered\/tz\/home\/gus\/cut\.bin \(\d+\.\d MB received in \d+\.\d s\)$/);
+      assert.equal(await visible(s.data, '/tz/home/gus/cut.bin'), false);
+      await nothingLeftAfterRestart(s.data);
+    });
+  }
+
+  it('cuts off what still runs at shutdown.grace, and logs what runs and what it cut off', async () => {
+    const s = await serverWithStalledUpload('late.bin', { LADING_SHUTDOWN_GRACE: '1' });
+    dirs.push(s.data);
+    const signalled = Date.now();
+    s.proc.kill('SIGTERM');
+    const { code, at } = await s.exited;
+    assert.equal(code, 0);
+    assert.ok(at - signalled >= 900 && at - signalled < 5000, `exited ${at - signalled} ms after SIGTERM`);
+    assert.match(await s.answer, /^failed/);
+    const log = s.log();
+    const waiting = log.find((r) => r.msg === 'waiting up to 1 s for 1 request in flight');
+    assert.ok(waiting, JSON.stringify(log));
+    assert.match(waiting.requests![0]!, /^PUT \/api\/registered\/tz\/home\/gus\/late\.bin /);
+    const cut = log.find((r) => r.msg === 'shutdown.grace (1 s) has passed: cutting off 1 request in flight');
+    assert.ok(cut, JSON.stringify(log));
+    assert.equal(cut.level, 40);
+    assert.match(cut.requests![0]!, /^PUT \/api\/registered\/tz\/home\/gus\/late\.bin /);
+    assert.equal(await visible(s.data, '/tz/home/gus/late.bin'), false);
+    await nothingLeftAfterRestart(s.data);
   });
 });

@@ -3,7 +3,7 @@
  * row means the same in SQLite and in PostgreSQL. Pure functions; no driver is imported here.
  */
 import type { Path } from '../../core/path.ts';
-import type { OidcRecord } from '../../core/ports.ts';
+import type { OidcRecord, TrackedBlob } from '../../core/ports.ts';
 import {
   ACCESS_LEVELS, type AccessLevel, type Entity, type JobRecord, type JobState, type PrincipalKind,
   type SessionRecord, type UserRecord,
@@ -35,6 +35,7 @@ export function toUser(row: Row): UserRecord {
     kind: row.kind as PrincipalKind,
     passwordHash: (row.password_hash as string | null) ?? null,
     createdAt: new Date(Number(row.created_at)),
+    disabled: row.disabled === true || Number(row.disabled) === 1,
   };
 }
 
@@ -71,5 +72,14 @@ export function toJob(row: Row): JobRecord {
     lastError: (row.last_error as string | null) ?? null,
     createdAt: new Date(Number(row.created_at)),
     updatedAt: new Date(Number(row.updated_at)),
+  };
+}
+
+export function toTrackedBlob(row: Row): TrackedBlob {
+  return {
+    blob: row.blob as string,
+    trackedAt: new Date(Number(row.since)),
+    owner: (row.owner as string | null) ?? null,
+    ownerSeenAt: row.seen_at === null || row.seen_at === undefined ? null : new Date(Number(row.seen_at)),
   };
 }

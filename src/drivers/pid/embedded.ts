@@ -3,11 +3,11 @@
  * catalog. For deployments without a prefix of their own at a Handle server; the records are
  * resolvable through `/api/pids/…` and the Handle REST read shape at `/api/handles/…`.
  */
-import type { Catalog, Clock, PidProvider } from '../../core/ports.ts';
+import type { Clock, HandleStore, PidProvider } from '../../core/ports.ts';
 import { checkPrefix } from './options.ts';
 
 export interface EmbeddedPidOptions {
-  catalog: Pick<Catalog, 'putHandle' | 'getHandle'>;
+  catalog: HandleStore;
   clock: Clock;
   /** Handle prefix of new PIDs, e.g. `21.T99999`; must not contain '/'. */
   prefix: string;

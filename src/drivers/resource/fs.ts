@@ -203,9 +203,11 @@ export async function createFsResource(options: FsResourceOptions): Promise<Reso
       });
     },
 
-    async sweepTemporaries(before) {
+    async sweepTemporaries(before, keep) {
       let removed = 0;
       for (const name of await readdir(tmp)) {
+        // NOTE: a temporary is named `<key>.<12 hex digits>` (see `write`).
+        if (keep?.(name.replace(/\.[0-9a-f]{12}$/, ''))) continue;
         const file = join(tmp, name);
         const info = await stat(file).catch(() => null);
         if (info && info.mtimeMs < before.getTime()) {

@@ -122,7 +122,7 @@ export function createS3Resource(options: S3ResourceOptions): Resource {
   };
 
   /** Aborts the multipart uploads under the prefix started before `before`; returns how many. */
-  const abortUploads = async (before: Date, only?: string): Promise<number> => {
+  const abortUploads = async (before: Date, only?: string, keep?: (key: string) => boolean): Promise<number> => {
     let aborted = 0;
     let KeyMarker: string | undefined;
     let UploadIdMarker: string | undefined;
@@ -131,6 +131,7 @@ export function createS3Resource(options: S3ResourceOptions): Resource {
       for (const u of page.Uploads ?? []) {
         if (!u.Key || !u.UploadId || (only !== undefined && u.Key !== only)) continue;
         if (u.Initiated && u.Initiated.getTime() >= before.getTime()) continue;
+        if (keep?.(u.Key.slice(prefix.length))) continue;
         try {
           await client.send(new AbortMultipartUploadCommand({ Bucket, Key: u.Key, UploadId: u.UploadId }));
           aborted++;
@@ -217,9 +218,9 @@ export function createS3Resource(options: S3ResourceOptions): Resource {
       }
     },
 
-    async sweepTemporaries(before) {
+    async sweepTemporaries(before, keep) {
       try {
-        return await abortUploads(before);
+        return await abortUploads(before, undefined, keep);
       } catch (err) {
         throw storeError(err, 'list unfinished uploads');
       }

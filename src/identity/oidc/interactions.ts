@@ -11,13 +11,13 @@ import type { InteractionResults } from 'oidc-provider';
 import type { Logger } from 'pino';
 import { LadingError, isLadingError } from '../../core/errors.ts';
 import type { LoginService } from '../sessions/login.ts';
-import type { Catalog, Clock } from '../../core/ports.ts';
+import type { Clock, OidcStore } from '../../core/ports.ts';
 import { PROVIDER_MOUNT, SCOPE_CLAIMS } from './provider.ts';
 
 const CSRF_KIND = 'lading:csrf';
 
 export interface InteractionOptions {
-  catalog: Catalog;
+  catalog: OidcStore;
   clock: Clock;
   logger: Logger;
   /** Origin of the provider (scheme://host:port); form posts from anywhere else are refused. */

@@ -2,8 +2,8 @@
  * OpenID Connect login for lading, put together: the relying party, the embedded provider
  * (when no external issuer is configured), the mapping from an identity to a backend user,
  * the sealed refresh token that makes a token's lifetime follow the provider, and provider
- * access tokens accepted as bearer tokens. The issuer and callback URLs depend on where the
- * server listens, so everything is created on first use after `setBaseUrl`. It never issues
+ * access tokens accepted as bearer tokens. The issuer and callback URLs start with the public
+ * base URL, known once the server listens, so everything is created on first use. It never issues
  * backend credentials itself: sessions do, through their credential manager.
  */
 import { createHmac } from 'node:crypto';
@@ -13,6 +13,7 @@ import { hashToken } from '../sessions/sessions.ts';
 import { type Backend, parseUserName } from '../../core/backend.ts';
 import { LadingError, isLadingError } from '../../core/errors.ts';
 import type { Catalog, Clock } from '../../core/ports.ts';
+import type { PublicBase } from '../../core/public-base.ts';
 import type { SessionRecord } from '../../core/types.ts';
 import { AccessTokenVerifier } from './access-tokens.ts';
 import { Interactions } from './interactions.ts';
@@ -48,6 +49,8 @@ export interface OidcSettings {
 
 export interface OidcLoginOptions {
   settings: OidcSettings;
+  /** Where the issuer and callback URLs start (its base for links made outside a request). */
+  publicBase: PublicBase;
   catalog: Catalog;
   backend: Backend;
   clock: Clock;
@@ -78,7 +81,6 @@ function isLoopback(url: URL): boolean {
 
 export class OidcLogin {
   readonly #o: OidcLoginOptions;
-  #base: string | null = null;
   #parts: Parts | null = null;
   #lastPurge = 0;
 
@@ -87,11 +89,6 @@ export class OidcLogin {
       throw new Error('oidc: an external issuer needs a client secret (oidc.client_secret_file or LADING_OIDC_CLIENT_SECRET)');
     }
     this.#o = options;
-  }
-
-  /** Sets the public base URL (no trailing slash) once the server knows where it listens. */
-  setBaseUrl(base: string): void {
-    if (this.#base === null) this.#base = base.replace(/\/+$/, '');
   }
 
   get embedded(): boolean {
@@ -106,9 +103,8 @@ export class OidcLogin {
   /** The pieces, created on first use. `UNAVAILABLE` before the base URL is known. */
   parts(): Parts {
     if (this.#parts) return this.#parts;
-    const base = this.#base;
-    if (base === null) throw new LadingError('UNAVAILABLE', 'The login service is starting; try again in a moment.');
     const o = this.#o;
+    const base = o.publicBase.outside();
     const s = o.settings;
     const issuer = s.issuer ?? `${base}${PROVIDER_MOUNT}`;
     const redirectUri = `${base}${CALLBACK_PATH}`;
@@ -164,6 +160,7 @@ export class OidcLogin {
       if (!isLadingError(err, 'CONFLICT')) throw err;
       const existing = await this.#o.catalog.getUser(value);
       if (existing?.kind === 'group') throw new LadingError('FORBIDDEN', `'${value}' is a group, not a user; it cannot log in.`);
+      if (existing?.disabled) throw new LadingError('FORBIDDEN', `The account '${value}' is disabled; ask the operators of this service.`);
     }
     return value;
   }
@@ -235,7 +232,7 @@ export class OidcLogin {
    * provider, the user it maps to (created on first use) and when the token expires; else null.
    */
   externalBearer = async (token: string): Promise<{ user: string; expiresAt: Date } | null> => {
-    if (this.#base === null) return null;
+    if (!this.#o.publicBase.known) return null;
     const verified = await this.parts().accessTokens.verify(token);
     if (!verified) return null;
     const user = await this.userFor(verified.claims);

@@ -5,13 +5,13 @@
  * adapter protocol only; it makes no decision about tokens or accounts.
  */
 import type { Adapter, AdapterPayload } from 'oidc-provider';
-import type { Catalog, Clock, OidcRecord } from '../../core/ports.ts';
+import type { Clock, OidcRecord, OidcStore } from '../../core/ports.ts';
 
 /** Record kinds the provider adapter uses are prefixed, so they never meet lading's own kinds. */
 export const PROVIDER_KIND_PREFIX = 'op:';
 
 /** Returns the adapter factory `oidc-provider` expects (`adapter: (name) => Adapter`). */
-export function catalogAdapterFactory(catalog: Catalog, clock: Clock): (name: string) => Adapter {
+export function catalogAdapterFactory(catalog: OidcStore, clock: Clock): (name: string) => Adapter {
   return (name) => new CatalogAdapter(catalog, clock, PROVIDER_KIND_PREFIX + name);
 }
 
@@ -23,12 +23,34 @@ function decode(record: OidcRecord | null): AdapterPayload | undefined {
   return payload;
 }
 
+/** The provider's models that belong to one account: grants (with their tokens) and browser sessions. */
+const ACCOUNT_KINDS = ['Grant', 'Session'] as const;
+
+/**
+ * Ends everything the embedded provider holds for `accountId`: its browser sessions (so the
+ * next sign-in asks for the password again) and its grants with every token issued under
+ * them (refresh tokens included). Resolves with how many records were removed. Idempotent.
+ */
+export async function revokeAccount(catalog: OidcStore, clock: Clock, accountId: string): Promise<number> {
+  let removed = 0;
+  for (const kind of ACCOUNT_KINDS) {
+    for (const record of await catalog.oidcList(PROVIDER_KIND_PREFIX + kind, clock.now())) {
+      const payload = JSON.parse(record.payload) as { accountId?: string };
+      if (payload.accountId !== accountId) continue;
+      if (kind === 'Grant') await catalog.oidcDeleteByGrantId(record.id);
+      await catalog.oidcDelete(PROVIDER_KIND_PREFIX + kind, record.id);
+      removed++;
+    }
+  }
+  return removed;
+}
+
 class CatalogAdapter implements Adapter {
-  readonly #catalog: Catalog;
+  readonly #catalog: OidcStore;
   readonly #clock: Clock;
   readonly #kind: string;
 
-  constructor(catalog: Catalog, clock: Clock, kind: string) {
+  constructor(catalog: OidcStore, clock: Clock, kind: string) {
     this.#catalog = catalog;
     this.#clock = clock;
     this.#kind = kind;

@@ -11,7 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import Provider, { type Configuration, type JWK, type KoaContextWithOIDC, errors } from 'oidc-provider';
 import type { Logger } from 'pino';
 import type { Sealer } from '../secrets/sealing.ts';
-import type { Catalog, Clock } from '../../core/ports.ts';
+import type { AccountStore, Clock, OidcStore } from '../../core/ports.ts';
 import { catalogAdapterFactory } from './provider-adapter.ts';
 
 /** Where the provider is mounted inside lading's HTTP server. */
@@ -23,7 +23,7 @@ const KEY_PURPOSE = 'oidc signing key';
 export interface EmbeddedProviderOptions {
   /** Issuer URL, `<public base>/oidc`. */
   issuer: string;
-  catalog: Catalog;
+  catalog: OidcStore & Pick<AccountStore, 'getUser'>;
   clock: Clock;
   sealer: Sealer;
   /** Secret all nodes share (derived from the master key); cookie keys and the client secret come from it. */
@@ -164,7 +164,7 @@ export class EmbeddedProvider {
       clientBasedCORS: () => false,
       findAccount: async (_ctx, sub) => {
         const user = await o.catalog.getUser(sub);
-        if (!user || user.kind === 'group') return undefined;
+        if (!user || user.kind === 'group' || user.disabled) return undefined;
         return { accountId: user.name, claims: async () => ({ sub: user.name, preferred_username: user.name }) };
       },
       interactions: { url: async (_ctx, interaction) => `${PROVIDER_MOUNT}/interaction/${interaction.uid}` },

@@ -10,7 +10,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import * as client from 'openid-client';
 import type { Logger } from 'pino';
 import { LadingError } from '../../core/errors.ts';
-import type { Catalog, Clock } from '../../core/ports.ts';
+import type { Clock, OidcStore } from '../../core/ports.ts';
 
 const STATE_KIND = 'lading:rp-state';
 /** How long a browser may take between `/auth/askauth` and the callback. */
@@ -24,7 +24,7 @@ export interface RelyingPartyOptions {
   redirectUri: string;
   /** Space-separated scopes to request. */
   scopes: string;
-  catalog: Catalog;
+  catalog: OidcStore;
   clock: Clock;
   logger: Logger;
   /** Allow plain-HTTP provider URLs (the embedded provider, loopback test providers). */

@@ -6,7 +6,7 @@
  * attempt. It opens no session and never logs a password.
  */
 import { LadingError } from '../../core/errors.ts';
-import type { Catalog, Clock } from '../../core/ports.ts';
+import type { AccountStore, Clock, OidcStore } from '../../core/ports.ts';
 import { hashPassword, verifyPassword } from '../secrets/password.ts';
 
 /** Length of the window failed attempts are counted in. */
@@ -22,7 +22,7 @@ export interface AuditLog {
 }
 
 export interface LoginServiceOptions {
-  catalog: Pick<Catalog, 'getUser' | 'oidcCount' | 'oidcResetCount'>;
+  catalog: Pick<AccountStore, 'getUser'> & Pick<OidcStore, 'oidcCount' | 'oidcResetCount'>;
   clock: Clock;
   logger: AuditLog;
   /** Failed attempts allowed per account per window; an address gets four times as many. */
@@ -54,8 +54,9 @@ export class LoginService {
    * `TOO_MANY_REQUESTS` (`details.retryAfter` in seconds) when the account or the address has
    * failed too often in the current window — before the password is looked at, so a correct
    * one does not get through either — and with `UNAUTHENTICATED` and one message for an
-   * unknown user, a wrong password, a group or a user without a password. A success clears
-   * the account's counter. Logs one line per attempt.
+   * unknown user, a wrong password, a group or a user without a password. The right password
+   * of a disabled account gets `UNAUTHENTICATED` saying so. A success clears the account's
+   * counter. Logs one line per attempt.
    */
   async verify(attempt: LoginAttempt): Promise<string> {
     const { catalog, clock, logger, maxFailedLogins } = this.#o;
@@ -92,6 +93,10 @@ export class LoginService {
       throw new LadingError('UNAUTHENTICATED', 'Wrong user name or password.');
     }
     await catalog.oidcResetCount(accountKey);
+    if (user.disabled) {
+      logger.warn({ ...audit, user: user.name }, 'login refused: the account is disabled');
+      throw new LadingError('UNAUTHENTICATED', 'This account is disabled; ask the operators of this service.');
+    }
     logger.info({ ...audit, user: user.name }, 'login succeeded');
     return user.name;
   }

@@ -1,17 +1,17 @@
 /**
  * Sessions behind bearer tokens. Tokens are 256-bit random strings shown to the client once;
  * the catalog stores only their SHA-256, so a leaked catalog yields no usable token. Each
- * session carries the user's backend credential (see `credentials.ts`).
+ * session carries the user's backend credential (see `CredentialManager` in `core/ports.ts`).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { LadingError } from '../../core/errors.ts';
 import type { LoginAttempt, LoginService } from './login.ts';
-import type { BackendCredential, Catalog, Clock } from '../../core/ports.ts';
+import type { BackendCredential, Clock, SessionStore } from '../../core/ports.ts';
 import type { SessionRecord } from '../../core/types.ts';
 import type { CredentialManager } from '../../core/ports.ts';
 
 export interface SessionServiceOptions {
-  catalog: Catalog;
+  catalog: SessionStore;
   clock: Clock;
   credentials: CredentialManager;
   /** Checks passwords for `login`. */

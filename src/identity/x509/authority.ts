@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { BoundedCache } from '../../core/bounded-cache.ts';
 import { LadingError } from '../../core/errors.ts';
-import type { Authority, Catalog } from '../../core/ports.ts';
+import type { AccountStore, Authority } from '../../core/ports.ts';
 import { type VerifiedChain, verifyProxyChain } from './verify.ts';
 import type { x509 } from './x509.ts';
 
@@ -16,7 +16,7 @@ export const PROXY_CREDENTIAL_KIND = 'x509-proxy';
 export interface ProxyAuthorityOptions {
   /** Trusted CA certificates (see `loadTrustAnchors`). */
   trustAnchors: readonly x509.X509Certificate[];
-  catalog: Pick<Catalog, 'userForSubject'>;
+  catalog: Pick<AccountStore, 'userForSubject'>;
   /** How many verified chains to remember (default 4096). */
   cacheSize?: number;
   /** The chain verifier; `verifyProxyChain` unless a test counts its calls. */

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { BoundedCache } from '../../core/bounded-cache.ts';
 import { LadingError } from '../../core/errors.ts';
-import type { BackendCredential, Catalog, CertificateIssuer } from '../../core/ports.ts';
+import type { AccountStore, BackendCredential, CertificateIssuer } from '../../core/ports.ts';
 import { issuerDn, subjectDn } from './ca.ts';
 import { OID_CN, encodeName } from './dn.ts';
 import { PROXY_CREDENTIAL_KIND } from './authority.ts';
@@ -20,7 +20,7 @@ import type { Sealer } from '../secrets/sealing.ts';
 export interface ProxyCredentialsOptions {
   issuer: CertificateIssuer;
   sealer: Sealer;
-  catalog: Pick<Catalog, 'mapSubject'>;
+  catalog: Pick<AccountStore, 'mapSubject'>;
   /** Proxy lifetime in seconds (`proxy.lifetime`). */
   proxyLifetimeSeconds: number;
   /** How many opened credentials to remember (default 1024). */

@@ -127,4 +127,18 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       );
     `,
   },
+  {
+    // Accounts an operator has disabled.
+    version: 5,
+    sql: 'ALTER TABLE users ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0;',
+  },
+  {
+    // Who writes a tracked blob, and when each node last beat, so recovery on a shared
+    // catalog removes only what a dead node left.
+    version: 6,
+    sql: `
+      ALTER TABLE blobs ADD COLUMN owner TEXT;
+      CREATE TABLE nodes (id TEXT PRIMARY KEY, seen_at INTEGER NOT NULL);
+    `,
+  },
 ];

@@ -1,6 +1,6 @@
 /**
  * Schema migrations of the PostgreSQL catalog, applied in order at start under an advisory
- * lock (see `postgres.ts`). Append only: a shipped migration is never edited. Version numbers
+ * lock (see `connection.ts`). Append only: a shipped migration is never edited. Version numbers
  * follow those of the SQLite catalog, so one number means the same feature in both.
  *
  * Every statement names its tables through `S`, the quoted schema followed by a dot; the
@@ -135,6 +135,20 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: (S: string) =
         created_at BIGINT NOT NULL,
         updated_at BIGINT NOT NULL
       );
+    `,
+  },
+  {
+    // Accounts an operator has disabled.
+    version: 5,
+    sql: (S) => `ALTER TABLE ${S}users ADD COLUMN disabled BOOLEAN NOT NULL DEFAULT false;`,
+  },
+  {
+    // Who writes a tracked blob, and when each node last beat, so recovery removes only what a
+    // dead node left.
+    version: 6,
+    sql: (S) => `
+      ALTER TABLE ${S}blobs ADD COLUMN owner TEXT;
+      CREATE TABLE ${S}nodes (id TEXT PRIMARY KEY, seen_at BIGINT NOT NULL);
     `,
   },
 ];

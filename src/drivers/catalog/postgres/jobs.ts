@@ -1,0 +1,99 @@
+/**
+ * The durable-job role of the PostgreSQL catalog: the `jobs` table shared by every node's
+ * workers, the insert that namespace changes run inside their own transaction, and the
+ * NOTIFY channel that wakes waiters and idle workers on every node.
+ */
+import type { JobStore } from '../../../core/ports.ts';
+import type { JobInput } from '../../../core/types.ts';
+import { toJob } from '../rows.ts';
+import { type PgClientLike, type PostgresConnection, all, count, one } from './connection.ts';
+
+/** A job id as this driver makes them (a bigint); anything else names no job. */
+const JOB_ID = /^[1-9][0-9]{0,17}$/;
+
+/** NOTIFY channel of job events, one per schema (so deployments sharing a database stay apart). */
+function channelOf(db: PostgresConnection): string {
+  return `lading_jobs_${db.schema.toLowerCase()}`.slice(0, 63);
+}
+
+/**
+ * Inserts `jobs`, pending and due at `now`, in the transaction of `c`; returns their ids and
+ * notifies the other nodes when that transaction commits.
+ */
+export async function insertJobs(db: PostgresConnection, c: PgClientLike, jobs: readonly JobInput[], now: Date): Promise<string[]> {
+  const ids: string[] = [];
+  for (const j of jobs) {
+    const row = await one(c, `INSERT INTO ${db.S}jobs (kind, payload, state, run_after, created_at, updated_at)
+      VALUES ($1, $2, 'pending', $3, $3, $3) RETURNING id`, [j.kind, j.payload, now.getTime()]);
+    ids.push(String(row!.id));
+  }
+  // NOTE: delivered when the transaction commits, so other nodes' workers never wake for
+  // jobs that were rolled back.
+  if (ids.length > 0) await c.query('SELECT pg_notify($1, $2)', [channelOf(db), 'enqueued']);
+  return ids;
+}
+
+/** The job role over `db`, shared by every node's workers through row locks and NOTIFY. */
+export function createPostgresJobs(db: PostgresConnection): JobStore {
+  const { pool, S } = db;
+  const channel = channelOf(db);
+  return {
+    async enqueueJobs(jobs, now) {
+      return db.tx((c) => insertJobs(db, c, jobs, now));
+    },
+
+    async claimJobs(worker, now, leaseUntil, limit) {
+      // NOTE: SKIP LOCKED lets workers on several nodes claim at once, each getting other jobs;
+      // a row another worker claimed meanwhile no longer matches when re-checked under its lock.
+      const rows = await all(pool, `UPDATE ${S}jobs SET state = 'running', lease_owner = $1, lease_until = $2,
+          attempts = attempts + 1, updated_at = $3
+        WHERE id IN (SELECT id FROM ${S}jobs
+          WHERE (state = 'pending' AND run_after <= $3) OR (state = 'running' AND lease_until < $3)
+          ORDER BY run_after, id LIMIT $4 FOR UPDATE SKIP LOCKED)
+        RETURNING *`, [worker, leaseUntil.getTime(), now.getTime(), limit]);
+      return rows.map(toJob).sort((x, y) => x.runAfter.getTime() - y.runAfter.getTime() || Number(x.id) - Number(y.id));
+    },
+
+    async completeJob(id, worker, now) {
+      if (!JOB_ID.test(id)) return false;
+      const done = (await count(pool, `UPDATE ${S}jobs SET state = 'done', lease_owner = NULL, lease_until = NULL, last_error = NULL, updated_at = $1
+        WHERE id = $2 AND state = 'running' AND lease_owner = $3`, [now.getTime(), id, worker])) > 0;
+      if (done) await pool.query('SELECT pg_notify($1, $2)', [channel, `settled:${id}`]);
+      return done;
+    },
+
+    async failJob(id, worker, error, now, retryAt) {
+      if (!JOB_ID.test(id)) return false;
+      const failed = (await count(pool, `UPDATE ${S}jobs SET state = $1, run_after = $2, lease_owner = NULL, lease_until = NULL, last_error = $3, updated_at = $4
+        WHERE id = $5 AND state = 'running' AND lease_owner = $6`,
+      [retryAt ? 'pending' : 'failed', (retryAt ?? now).getTime(), error, now.getTime(), id, worker])) > 0;
+      if (failed && !retryAt) await pool.query('SELECT pg_notify($1, $2)', [channel, `settled:${id}`]);
+      return failed;
+    },
+
+    async watchJobs(listener) {
+      return db.listen(channel, (payload) => {
+        if (payload === 'enqueued') listener({ enqueued: true });
+        else if (payload.startsWith('settled:')) listener({ settled: payload.slice('settled:'.length) });
+      });
+    },
+
+    async releaseJobs(before) {
+      return count(pool, `UPDATE ${S}jobs SET state = 'pending', lease_owner = NULL, lease_until = NULL
+        WHERE state = 'running' AND updated_at < $1`, [before.getTime()]);
+    },
+
+    async getJob(id) {
+      if (!JOB_ID.test(id)) return null;
+      const row = await one(pool, `SELECT * FROM ${S}jobs WHERE id = $1`, [id]);
+      return row ? toJob(row) : null;
+    },
+
+    async listJobs(state, limit) {
+      const rows = state
+        ? await all(pool, `SELECT * FROM ${S}jobs WHERE state = $1 ORDER BY id DESC LIMIT $2`, [state, limit])
+        : await all(pool, `SELECT * FROM ${S}jobs ORDER BY id DESC LIMIT $1`, [limit]);
+      return rows.map(toJob);
+    },
+  };
+}

@@ -1,0 +1,195 @@
+/**
+ * The namespace role of the PostgreSQL catalog: entities, listings, renames, access lists and
+ * AVU metadata. Each method runs in one transaction (READ COMMITTED); races between nodes are
+ * settled by row locks (`SELECT … FOR UPDATE` on what a method changes, `FOR KEY SHARE` on the
+ * collections it relies on) and unique constraints, never by state kept in a process. The jobs
+ * a change causes and the blobs a commit stops or starts tracking are written through the job
+ * and blob modules' helpers, inside the change's transaction.
+ */
+import { randomUUID } from 'node:crypto';
+import { LadingError } from '../../../core/errors.ts';
+import { type Path, baseName, lineage, parentOf } from '../../../core/path.ts';
+import type { NamespaceStore } from '../../../core/ports.ts';
+import {
+  ACCESS_RANK, type AccessEntry, type Avu, type BackendEvent, type Collection, type DataObject, type Entity,
+} from '../../../core/types.ts';
+import { levelOf, toEntity } from '../rows.ts';
+import { trackBlobRow, untrackBlobRow } from './blobs.ts';
+import { type PgClientLike, type PgQueryable, type PostgresConnection, all, one } from './connection.ts';
+import { insertJobs } from './jobs.ts';
+
+/** The namespace role over `db`; each mutating method runs in one transaction of its own. */
+export function createPostgresNamespace(db: PostgresConnection): NamespaceStore {
+  const { pool, S, tx } = db;
+  const ENTITY = `SELECT e.id, e.uid, e.path, e.name, e.kind, e.owner, e.size, e.checksum, e.blob, e.created_at, e.modified_at,
+    (SELECT value FROM ${S}avus v WHERE v.entity_id = e.id AND v.attribute = 'PID' ORDER BY v.value LIMIT 1) AS pid
+    FROM ${S}entities e`;
+  const entityAt = async (c: PgQueryable, path: string): Promise<Entity | null> => {
+    const row = await one(c, `${ENTITY} WHERE e.path = $1`, [path]);
+    return row ? toEntity(row) : null;
+  };
+  const idOf = async (c: PgQueryable, path: string): Promise<string> => {
+    const row = await one(c, `SELECT id FROM ${S}entities WHERE path = $1`, [path]);
+    if (!row) throw new LadingError('NOT_FOUND', `'${path}' does not exist.`);
+    return String(row.id);
+  };
+  /**
+   * Checks that the parent of `path` is a collection and holds a key-share lock on it and on
+   * every collection above it until the transaction ends, so a concurrent rename of any of
+   * them (which takes `FOR UPDATE` first) waits for this transaction, or makes it see the
+   * parent gone. That is what keeps a rename from leaving a new child behind at the old path.
+   */
+  const lockParent = async (c: PgClientLike, path: Path): Promise<void> => {
+    const parent = parentOf(path);
+    const rows = await all(c, `SELECT path, kind FROM ${S}entities WHERE path = ANY($1::text[]) ORDER BY path FOR KEY SHARE`, [lineage(parent)]);
+    const row = rows.find((r) => r.path === parent);
+    if (!row) throw new LadingError('NOT_FOUND', `The collection '${parent}' does not exist.`);
+    if (row.kind !== 'collection') throw new LadingError('NOT_A_COLLECTION', `'${parent}' is a data object, not a collection.`);
+  };
+
+  return {
+    async getEntity(path) {
+      return entityAt(pool, path);
+    },
+
+    async listChildren(path) {
+      return (await all(pool, `${ENTITY} WHERE e.parent = $1 ORDER BY e.name`, [path])).map(toEntity);
+    },
+
+    async createCollection({ path, owner, now, jobs }) {
+      return tx(async (c) => {
+        if (await entityAt(c, path)) throw new LadingError('CONFLICT', `'${path}' already exists.`);
+        await lockParent(c, path);
+        const uid = randomUUID();
+        const row = await one(c, `INSERT INTO ${S}entities (uid, path, parent, name, kind, owner, created_at, modified_at)
+          VALUES ($1, $2, $3, $4, 'collection', $5, $6, $6) ON CONFLICT (path) DO NOTHING RETURNING id`,
+        [uid, path, parentOf(path), baseName(path), owner, now.getTime()]);
+        if (!row) throw new LadingError('CONFLICT', `'${path}' already exists.`);
+        await c.query(`INSERT INTO ${S}acls (entity_id, principal, level) VALUES ($1, $2, $3)`, [row.id, owner, ACCESS_RANK.own]);
+        await insertJobs(db, c, jobs?.({ type: 'collection.created', entityId: uid, path }) ?? [], now);
+        return (await entityAt(c, path)) as Collection;
+      });
+    },
+
+    async commitObject({ path, owner, size, checksum, blob, now, overwrite, jobs }) {
+      return tx(async (c) => {
+        await lockParent(c, path);
+        const lockExisting = async () => one(c, `SELECT id, uid, kind, blob FROM ${S}entities WHERE path = $1 FOR UPDATE`, [path]);
+        let existing = await lockExisting();
+        let event: BackendEvent | undefined;
+        if (!existing) {
+          // NOTE: ON CONFLICT waits for a concurrent insert of the same path to finish; when it
+          // committed, the object is there now and this commit is an overwrite (or a CONFLICT).
+          const uid = randomUUID();
+          const inserted = await one(c, `INSERT INTO ${S}entities (uid, path, parent, name, kind, owner, size, checksum, blob, created_at, modified_at)
+            VALUES ($1, $2, $3, $4, 'dataobject', $5, $6, $7, $8, $9, $9) ON CONFLICT (path) DO NOTHING RETURNING id`,
+          [uid, path, parentOf(path), baseName(path), owner, size, checksum, blob, now.getTime()]);
+          if (inserted) {
+            await c.query(`INSERT INTO ${S}acls (entity_id, principal, level) VALUES ($1, $2, $3)`, [inserted.id, owner, ACCESS_RANK.own]);
+            event = { type: 'object.created', entityId: uid, path };
+          } else {
+            existing = await lockExisting();
+            if (!existing) throw new LadingError('CONFLICT', `'${path}' is being changed; try again.`);
+          }
+        }
+        let replacedBlob: string | null = null;
+        if (existing) {
+          if (existing.kind === 'collection') throw new LadingError('CONFLICT', `'${path}' is a collection.`);
+          if (!overwrite) throw new LadingError('CONFLICT', `'${path}' already exists.`);
+          replacedBlob = existing.blob as string;
+          await c.query(`UPDATE ${S}entities SET size = $1, checksum = $2, blob = $3, modified_at = $4 WHERE id = $5`,
+            [size, checksum, blob, now.getTime(), existing.id]);
+          await trackBlobRow(db, c, replacedBlob, now);
+          event = { type: 'object.overwritten', entityId: existing.uid as string, path };
+        }
+        await untrackBlobRow(db, c, blob);
+        const jobIds = event ? await insertJobs(db, c, jobs?.(event) ?? [], now) : [];
+        return { object: (await entityAt(c, path)) as DataObject, replacedBlob, jobIds };
+      });
+    },
+
+    async rename(from, to, now, jobs) {
+      return tx(async (c) => {
+        // NOTE: locked first, so creations below `from` (which key-share-lock it) finish before
+        // the UPDATE below takes its snapshot, and later ones find their parent moved.
+        const moving = await one(c, `SELECT uid, kind FROM ${S}entities WHERE path = $1 FOR UPDATE`, [from]);
+        if (!moving) throw new LadingError('NOT_FOUND', `'${from}' does not exist.`);
+        if (await entityAt(c, to)) throw new LadingError('CONFLICT', `'${to}' already exists.`);
+        if (to.startsWith(from + '/')) throw new LadingError('CONFLICT', `'${from}' cannot be moved inside itself.`);
+        await lockParent(c, to);
+        // NOTE: descendants are matched by a range in byte order ("C" collation), not LIKE:
+        // every path starting with `from/` sorts between `from/` and `from0` ('0' follows '/'),
+        // and names may contain % and _ without being patterns.
+        const len = [...from].length;
+        await c.query(`UPDATE ${S}entities SET
+            path = $1::text || substr(path, $2::int + 1),
+            parent = CASE WHEN path = $3::text THEN $4::text ELSE $1::text || substr(parent, $2::int + 1) END,
+            name = CASE WHEN path = $3::text THEN $5::text ELSE name END,
+            modified_at = CASE WHEN path = $3::text THEN $6::bigint ELSE modified_at END
+          WHERE path = $3::text OR (path >= $3::text || '/' AND path < $3::text || '0')`,
+        [to, len, from, parentOf(to), baseName(to), now.getTime()]);
+        const type = moving.kind === 'collection' ? 'collection.renamed' : 'object.renamed';
+        await insertJobs(db, c, jobs?.({ type, entityId: moving.uid as string, path: to, from }) ?? [], now);
+        return (await entityAt(c, to))!;
+      });
+    },
+
+    async getEntityById(id) {
+      const row = await one(pool, `${ENTITY} WHERE e.uid = $1`, [id]);
+      return row ? toEntity(row) : null;
+    },
+
+    async listDescendants(path, limit, afterPath) {
+      // NOTE: the same byte-order range as `rename`; for the root, every path but '/' itself.
+      const low = path === '/' ? '/' : path + '/';
+      const high = path === '/' ? '0' : path + '0';
+      const rows = await all(pool, `${ENTITY} WHERE e.path >= $1::text AND e.path < $2::text AND e.path <> $3::text AND e.path > $4::text
+        ORDER BY e.path LIMIT $5`, [low, high, path, afterPath ?? '', limit]);
+      return rows.map(toEntity);
+    },
+
+    async setAccess(path, principal, level) {
+      await tx(async (c) => {
+        const id = await idOf(c, path);
+        if (level === null) await c.query(`DELETE FROM ${S}acls WHERE entity_id = $1 AND principal = $2`, [id, principal]);
+        else {
+          await c.query(`INSERT INTO ${S}acls (entity_id, principal, level) VALUES ($1, $2, $3)
+            ON CONFLICT (entity_id, principal) DO UPDATE SET level = excluded.level`, [id, principal, ACCESS_RANK[level]]);
+        }
+      });
+    },
+
+    async listAccess(path) {
+      const id = await idOf(pool, path);
+      const rows = await all(pool, `SELECT principal, level FROM ${S}acls WHERE entity_id = $1 ORDER BY principal COLLATE "C"`, [id]);
+      return rows.map((r): AccessEntry => ({ principal: r.principal as string, level: levelOf(Number(r.level)) }));
+    },
+
+    async accessLevel(path, principals) {
+      if (principals.length === 0) return null;
+      const row = await one(pool, `SELECT MAX(a.level) AS level FROM ${S}acls a JOIN ${S}entities e ON e.id = a.entity_id
+        WHERE e.path = ANY($1::text[]) AND a.principal = ANY($2::text[])`, [lineage(path), [...principals]]);
+      return row?.level === null || row?.level === undefined ? null : levelOf(Number(row.level));
+    },
+
+    async addMeta(path, { attribute, value, unit }) {
+      await tx(async (c) => {
+        await c.query(`INSERT INTO ${S}avus (entity_id, attribute, value, unit) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
+          [await idOf(c, path), attribute, value, unit]);
+      });
+    },
+
+    async removeMeta(path, attribute, value) {
+      await tx(async (c) => {
+        const id = await idOf(c, path);
+        if (value === undefined) await c.query(`DELETE FROM ${S}avus WHERE entity_id = $1 AND attribute = $2`, [id, attribute]);
+        else await c.query(`DELETE FROM ${S}avus WHERE entity_id = $1 AND attribute = $2 AND value = $3`, [id, attribute, value]);
+      });
+    },
+
+    async listMeta(path) {
+      const rows = await all(pool, `SELECT attribute, value, unit FROM ${S}avus WHERE entity_id = $1 ORDER BY attribute, value, unit`, [await idOf(pool, path)]);
+      return rows.map((r): Avu => ({ attribute: r.attribute as string, value: r.value as string, unit: r.unit as string }));
+    },
+  };
+}

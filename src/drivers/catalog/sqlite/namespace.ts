@@ -1,0 +1,166 @@
+/**
+ * The namespace role of the SQLite catalog: entities, listings, renames, access lists and AVU
+ * metadata. The jobs a change causes and the blobs a commit stops or starts tracking are
+ * written through the job and blob modules' helpers, inside the change's transaction.
+ */
+import { randomUUID } from 'node:crypto';
+import { LadingError } from '../../../core/errors.ts';
+import { type Path, baseName, lineage, parentOf } from '../../../core/path.ts';
+import type { NamespaceStore } from '../../../core/ports.ts';
+import {
+  ACCESS_RANK, type AccessEntry, type Avu, type BackendEvent, type Collection, type DataObject, type Entity,
+} from '../../../core/types.ts';
+import { levelOf, toEntity } from '../rows.ts';
+import { trackBlobRow, untrackBlobRow } from './blobs.ts';
+import type { Row, SqliteConnection } from './connection.ts';
+import { insertJobs } from './jobs.ts';
+
+const ENTITY_COLUMNS = `e.id, e.uid, e.path, e.name, e.kind, e.owner, e.size, e.checksum, e.blob, e.created_at, e.modified_at,
+  (SELECT value FROM avus v WHERE v.entity_id = e.id AND v.attribute = 'PID' ORDER BY v.value LIMIT 1) AS pid`;
+
+/** The namespace role over `db`; each mutating method runs in one transaction of its own. */
+export function createSqliteNamespace(db: SqliteConnection): NamespaceStore {
+  const { q, tx } = db;
+  const entityAt = (path: string): Entity | null => {
+    const row = q(`SELECT ${ENTITY_COLUMNS} FROM entities e WHERE e.path = ?`).get(path) as Row | undefined;
+    return row ? toEntity(row) : null;
+  };
+  const idOf = (path: string): number => {
+    const row = q('SELECT id FROM entities WHERE path = ?').get(path) as Row | undefined;
+    if (!row) throw new LadingError('NOT_FOUND', `'${path}' does not exist.`);
+    return Number(row.id);
+  };
+  const parentMustBeCollection = (path: Path): void => {
+    const parent = entityAt(parentOf(path));
+    if (!parent) throw new LadingError('NOT_FOUND', `The collection '${parentOf(path)}' does not exist.`);
+    if (parent.kind !== 'collection') throw new LadingError('NOT_A_COLLECTION', `'${parent.path}' is a data object, not a collection.`);
+  };
+
+  return {
+    async getEntity(path) {
+      return entityAt(path);
+    },
+
+    async listChildren(path) {
+      const rows = q(`SELECT ${ENTITY_COLUMNS} FROM entities e WHERE e.parent = ? ORDER BY e.name`).all(path) as Row[];
+      return rows.map(toEntity);
+    },
+
+    async createCollection({ path, owner, now, jobs }) {
+      return tx(() => {
+        if (entityAt(path)) throw new LadingError('CONFLICT', `'${path}' already exists.`);
+        parentMustBeCollection(path);
+        const uid = randomUUID();
+        const res = q(`INSERT INTO entities (uid, path, parent, name, kind, owner, created_at, modified_at)
+          VALUES (?, ?, ?, ?, 'collection', ?, ?, ?)`).run(uid, path, parentOf(path), baseName(path), owner, now.getTime(), now.getTime());
+        q('INSERT INTO acls (entity_id, principal, level) VALUES (?, ?, ?)').run(res.lastInsertRowid, owner, ACCESS_RANK.own);
+        insertJobs(db, jobs?.({ type: 'collection.created', entityId: uid, path }) ?? [], now);
+        return entityAt(path) as Collection;
+      });
+    },
+
+    async commitObject({ path, owner, size, checksum, blob, now, overwrite, jobs }) {
+      return tx(() => {
+        const existing = entityAt(path);
+        let replacedBlob: string | null = null;
+        let event: BackendEvent;
+        if (existing) {
+          if (existing.kind === 'collection') throw new LadingError('CONFLICT', `'${path}' is a collection.`);
+          if (!overwrite) throw new LadingError('CONFLICT', `'${path}' already exists.`);
+          replacedBlob = existing.blob;
+          q('UPDATE entities SET size = ?, checksum = ?, blob = ?, modified_at = ? WHERE path = ?')
+            .run(size, checksum, blob, now.getTime(), path);
+          trackBlobRow(db, replacedBlob, now);
+          event = { type: 'object.overwritten', entityId: existing.id, path };
+        } else {
+          parentMustBeCollection(path);
+          const uid = randomUUID();
+          const res = q(`INSERT INTO entities (uid, path, parent, name, kind, owner, size, checksum, blob, created_at, modified_at)
+            VALUES (?, ?, ?, ?, 'dataobject', ?, ?, ?, ?, ?, ?)`)
+            .run(uid, path, parentOf(path), baseName(path), owner, size, checksum, blob, now.getTime(), now.getTime());
+          q('INSERT INTO acls (entity_id, principal, level) VALUES (?, ?, ?)').run(res.lastInsertRowid, owner, ACCESS_RANK.own);
+          event = { type: 'object.created', entityId: uid, path };
+        }
+        untrackBlobRow(db, blob);
+        const jobIds = insertJobs(db, jobs?.(event) ?? [], now);
+        return { object: entityAt(path) as DataObject, replacedBlob, jobIds };
+      });
+    },
+
+    async rename(from, to, now, jobs) {
+      return tx(() => {
+        const moving = entityAt(from);
+        if (!moving) throw new LadingError('NOT_FOUND', `'${from}' does not exist.`);
+        if (entityAt(to)) throw new LadingError('CONFLICT', `'${to}' already exists.`);
+        if (to.startsWith(from + '/')) throw new LadingError('CONFLICT', `'${from}' cannot be moved inside itself.`);
+        parentMustBeCollection(to);
+        const len = from.length;
+        q(`UPDATE entities SET
+              path = ? || substr(path, ? + 1),
+              parent = CASE WHEN path = ? THEN ? ELSE ? || substr(parent, ? + 1) END,
+              name = CASE WHEN path = ? THEN ? ELSE name END,
+              modified_at = CASE WHEN path = ? THEN ? ELSE modified_at END
+            WHERE path = ? OR substr(path, 1, ? + 1) = ? || '/'`)
+          .run(to, len, from, parentOf(to), to, len, from, baseName(to), from, now.getTime(), from, len, from);
+        const type = moving.kind === 'collection' ? 'collection.renamed' : 'object.renamed';
+        insertJobs(db, jobs?.({ type, entityId: moving.id, path: to, from }) ?? [], now);
+        return entityAt(to)!;
+      });
+    },
+
+    async getEntityById(id) {
+      const row = q(`SELECT ${ENTITY_COLUMNS} FROM entities e WHERE e.uid = ?`).get(id) as Row | undefined;
+      return row ? toEntity(row) : null;
+    },
+
+    async listDescendants(path, limit, afterPath) {
+      const prefix = path === '/' ? '/' : path + '/';
+      const rows = q(`SELECT ${ENTITY_COLUMNS} FROM entities e
+        WHERE substr(e.path, 1, ?) = ? AND e.path <> ? AND e.path > ? ORDER BY e.path LIMIT ?`)
+        .all(prefix.length, prefix, path, afterPath ?? '', limit) as Row[];
+      return rows.map(toEntity);
+    },
+
+    async setAccess(path, principal, level) {
+      tx(() => {
+        const id = idOf(path);
+        if (level === null) q('DELETE FROM acls WHERE entity_id = ? AND principal = ?').run(id, principal);
+        else q('INSERT INTO acls (entity_id, principal, level) VALUES (?, ?, ?) ON CONFLICT (entity_id, principal) DO UPDATE SET level = excluded.level').run(id, principal, ACCESS_RANK[level]);
+      });
+    },
+
+    async listAccess(path) {
+      const id = idOf(path);
+      const rows = q('SELECT principal, level FROM acls WHERE entity_id = ? ORDER BY principal').all(id) as Row[];
+      return rows.map((r): AccessEntry => ({ principal: r.principal as string, level: levelOf(Number(r.level)) }));
+    },
+
+    async accessLevel(path, principals) {
+      if (principals.length === 0) return null;
+      const paths = lineage(path);
+      const row = q(`SELECT MAX(a.level) AS level FROM acls a JOIN entities e ON e.id = a.entity_id
+        WHERE e.path IN (${paths.map(() => '?').join(',')}) AND a.principal IN (${principals.map(() => '?').join(',')})`)
+        .get(...paths, ...principals) as Row;
+      return row.level === null ? null : levelOf(Number(row.level));
+    },
+
+    async addMeta(path, { attribute, value, unit }) {
+      tx(() => {
+        q('INSERT OR IGNORE INTO avus (entity_id, attribute, value, unit) VALUES (?, ?, ?, ?)').run(idOf(path), attribute, value, unit);
+      });
+    },
+
+    async removeMeta(path, attribute, value) {
+      tx(() => {
+        const id = idOf(path);
+        if (value === undefined) q('DELETE FROM avus WHERE entity_id = ? AND attribute = ?').run(id, attribute);
+        else q('DELETE FROM avus WHERE entity_id = ? AND attribute = ? AND value = ?').run(id, attribute, value);
+      });
+    },
+
+    async listMeta(path) {
+      const rows = q('SELECT attribute, value, unit FROM avus WHERE entity_id = ? ORDER BY attribute, value, unit').all(idOf(path)) as Row[];
+      return rows.map((r): Avu => ({ attribute: r.attribute as string, value: r.value as string, unit: r.unit as string }));
+    },
+  };
+}

@@ -1,0 +1,69 @@
+/**
+ * The options of the OpenAPI document at /api/specs: its description, its tags, and the two
+ * things route schemas cannot say by themselves (the bodies that routes stream instead of
+ * parsing, and HEAD answers having no body). Everything else comes from the route schemas;
+ * this module declares no route.
+ */
+import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
+import { type TSchema, Type } from '@sinclair/typebox';
+import { Bytes, Pem } from './schemas.ts';
+
+/** Every tag routes use, with what it groups. */
+export const TAGS = [
+  { name: 'registered', description: 'Data objects and collections in the registered domain: metadata, listing, download, upload, collection creation, rename.' },
+  { name: 'auth', description: 'Login (local credentials or the identity provider), token check, proxy regeneration, logout.' },
+  { name: 'pids', description: 'Resolution of persistent identifiers registered by the backend\'s rules.' },
+  { name: 'ca', description: 'The online certificate authority: the CA certificate, and user certificates for the issuer credential.' },
+  { name: 'status', description: 'Liveness.' },
+] as const;
+
+/**
+ * Bodies a route reads itself (declared by its schema's `consumes`, with no `body` schema,
+ * because validating would buffer them): what each media type carries.
+ */
+const STREAMED_BODIES: Record<string, TSchema> = {
+  'application/octet-stream': Bytes,
+  'multipart/form-data': Type.Object({ file: Bytes }, { description: 'A form whose field `file` holds the data object.' }),
+  'application/pkcs10': Type.String({ description: 'A PEM certificate signing request.' }),
+  'application/x-pem-file': Pem,
+};
+
+type Operation = { operationId?: string; responses?: Record<string, { content?: unknown }> };
+
+/** HEAD answers as GET does, without a body: the document says so, under its own operation id. */
+function headWithoutBody(document: { paths?: Record<string, Record<string, Operation>> }): void {
+  for (const item of Object.values(document.paths ?? {})) {
+    const head = item.head;
+    if (!head) continue;
+    const copy: Operation = structuredClone(head);
+    if (copy.operationId) copy.operationId = `${copy.operationId}Head`;
+    for (const response of Object.values(copy.responses ?? {})) delete response.content;
+    item.head = copy;
+  }
+}
+
+/** The options `@fastify/swagger` is registered with. */
+export function openapiOptions(version: string): FastifyDynamicSwaggerOptions {
+  return {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'lading data-staging API',
+        version,
+        description: 'Upload, download, list, create and rename data in a storage backend whose rules assign persistent identifiers. Compatible with the EUDAT B2STAGE HTTP API.',
+      },
+      tags: TAGS.map((t) => ({ ...t })),
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    },
+    transform: ({ schema, url }) => {
+      if (!schema?.consumes || schema.body) return { schema, url };
+      const content = Object.fromEntries(schema.consumes.map((type) => [type, { schema: STREAMED_BODIES[type] ?? Bytes }]));
+      return { schema: { ...schema, body: { content } }, url };
+    },
+    transformObject: (documents) => {
+      const document = 'openapiObject' in documents ? documents.openapiObject : documents.swaggerObject;
+      headWithoutBody(document as Parameters<typeof headWithoutBody>[0]);
+      return document;
+    },
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * Runs `bin/lading` as an operator runs it, for the command-line tests: in an environment
+ * without the caller's `LADING_…` variables (plus the ones a test gives), with standard input,
+ * resolving with the exit code and both outputs instead of throwing; and what those tests do
+ * to a running server (an upload that sends its body slowly, a `serve` whose output is kept).
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { request } from 'node:http';
+import { LADING_BIN } from '../helpers/process.ts';
+
+export interface Ran {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The process environment without `LADING_…` variables, then `extra`. */
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('LADING_'))), ...extra };
+}
+
+/** Runs `bin/lading args` with `input` on standard input; `uid`/`gid` run it as another user. */
+export function runLading(
+  args: string[], options: { env?: Record<string, string>; input?: string; uid?: number; gid?: number } = {},
+): Promise<Ran> {
+  return new Promise((resolve) => {
+    const child = execFile(LADING_BIN, args, { env: cleanEnv(options.env), timeout: 60_000, uid: options.uid, gid: options.gid }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
+    });
+    child.stdin!.end(options.input ?? '');
+  });
+}
+
+/**
+ * Asserts the shape of an operator error: the exit code, exactly one line on standard error
+ * (`lading: …`, matching `message`), no stack trace, nothing on standard output.
+ */
+export function oneLineError(res: Ran, code: number, message: RegExp): string | null {
+  if (res.code !== code) return `exit code ${res.code}, expected ${code}: ${JSON.stringify(res.stderr)}`;
+  if (!/^lading: [^\n]+\n$/.test(res.stderr)) return `not one line on stderr: ${JSON.stringify(res.stderr)}`;
+  if (/\n\s+at /.test(res.stderr)) return `a stack trace: ${JSON.stringify(res.stderr)}`;
+  if (!message.test(res.stderr)) return `stderr ${JSON.stringify(res.stderr)} does not match ${message}`;
+  if (res.stdout !== '') return `output on stdout: ${JSON.stringify(res.stdout)}`;
+  return null;
+}
+
+/**
+ * Starts a PUT of `total` bytes (`chunk` repeated) that sends its body slowly: one chunk, then
+ * waits for `resume()` before sending the rest. `done` resolves with the answer.
+ */
+export function slowUpload(url: string, token: string, chunk: Buffer, total: number): {
+  resume(): void;
+  done: Promise<{ status: number; body: string }>;
+  /** Resolves once the first chunk is on its way. */
+  started: Promise<void>;
+} {
+  const u = new URL(url);
+  let resume = (): void => {};
+  const resumed = new Promise<void>((r) => { resume = r; });
+  let markStarted = (): void => {};
+  const started = new Promise<void>((r) => { markStarted = r; });
+  const done = new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = request({
+      host: u.hostname, port: u.port, path: u.pathname, method: 'PUT',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream', 'content-length': total * chunk.length },
+    }, (res) => {
+      let body = '';
+      res.on('data', (c) => { body += String(c); });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.write(chunk, () => markStarted());
+    void resumed.then(async () => {
+      for (let i = 1; i < total; i++) {
+        if (!req.write(chunk)) await new Promise((r) => req.once('drain', r));
+      }
+      req.end();
+    });
+  });
+  return { resume, done, started };
+}
+
+/** Starts `bin/lading serve` with `args`, collecting its output, without waiting for it. */
+export function startServe(args: string[], env: Record<string, string> = {}): { proc: ChildProcess; output: () => string } {
+  const proc = spawn(LADING_BIN, ['serve', ...args], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stdout!.on('data', (c) => { out += String(c); });
+  proc.stderr!.on('data', (c) => { out += String(c); });
+  return { proc, output: () => out };
+}

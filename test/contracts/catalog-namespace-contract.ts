@@ -1,0 +1,198 @@
+/**
+ * The namespace contract: collections and data objects, listings, renames, access lists and
+ * AVU metadata, and the jobs a change commits with it, as every catalog driver must show them.
+ * Asserted by error codes rather than messages.
+ */
+import { describe, it, beforeEach, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Catalog } from '../../src/core/ports.ts';
+import { parsePath } from '../../src/core/path.ts';
+import { type ContractSuite, rejectsWith } from './catalog-contract-support.ts';
+
+const p = parsePath;
+const t0 = new Date('2026-01-01T00:00:00Z');
+const t1 = new Date('2026-01-02T00:00:00Z');
+
+export const namespaceContract: ContractSuite = ({ name, create }) => {
+  describe(`catalog namespace contract: ${name}`, () => {
+    let c: Catalog;
+    beforeEach(async () => {
+      c = await create();
+    });
+    afterEach(async () => {
+      await c.close();
+    });
+
+    const obj = (path: string, blob: string, overwrite = false, now = t0) =>
+      c.commitObject({ path: p(path), owner: 'alice', size: 3, checksum: `sha2:${blob}`, blob, now, overwrite });
+
+    it('has a root collection', async () => {
+      const root = await c.getEntity(p('/'));
+      assert.equal(root?.kind, 'collection');
+    });
+
+    it('creates nested collections and refuses duplicates, missing parents and data-object parents', async () => {
+      const z = await c.createCollection({ path: p('/z'), owner: 'alice', now: t0 });
+      assert.equal(z.kind, 'collection');
+      assert.equal(z.name, 'z');
+      assert.equal(z.owner, 'alice');
+      assert.equal(z.createdAt.getTime(), t0.getTime());
+      await c.createCollection({ path: p('/z/a'), owner: 'alice', now: t0 });
+      await rejectsWith(c.createCollection({ path: p('/z/a'), owner: 'alice', now: t0 }), 'CONFLICT');
+      await rejectsWith(c.createCollection({ path: p('/z/missing/b'), owner: 'alice', now: t0 }), 'NOT_FOUND');
+      await obj('/z/f', 'blob00000001');
+      await rejectsWith(c.createCollection({ path: p('/z/f/b'), owner: 'alice', now: t0 }), 'NOT_A_COLLECTION');
+      await rejectsWith(c.createCollection({ path: p('/z/f'), owner: 'alice', now: t0 }), 'CONFLICT');
+    });
+
+    it('commits data objects, refuses overwrites without the flag, and reports the replaced blob', async () => {
+      await c.createCollection({ path: p('/z'), owner: 'alice', now: t0 });
+      await c.trackBlob('blob00000001', t0);
+      const first = await obj('/z/f', 'blob00000001');
+      assert.equal(first.replacedBlob, null);
+      assert.equal(first.object.kind, 'dataobject');
+      assert.equal(first.object.size, 3);
+      assert.equal(first.object.checksum, 'sha2:blob00000001');
+      assert.equal(first.object.pid, null);
+      assert.deepEqual((await c.trackedBlobs(t1)).map((b) => b.blob), [], 'a committed blob is no longer tracked');
+      await rejectsWith(obj('/z/f', 'blob00000002'), 'CONFLICT');
+      await c.setAccess(p('/z/f'), 'bob', 'read');
+      await c.addMeta(p('/z/f'), { attribute: 'k', value: 'v', unit: '' });
+      const second = await c.commitObject({ path: p('/z/f'), owner: 'bob', size: 5, checksum: 'sha2:x', blob: 'blob00000002', now: t1, overwrite: true });
+      assert.equal(second.replacedBlob, 'blob00000001');
+      assert.equal(second.object.blob, 'blob00000002');
+      assert.equal(second.object.size, 5);
+      assert.equal(second.object.owner, 'alice', 'overwriting keeps the owner');
+      assert.equal(second.object.createdAt.getTime(), t0.getTime());
+      assert.equal(second.object.modifiedAt.getTime(), t1.getTime());
+      assert.deepEqual(await c.listMeta(p('/z/f')), [{ attribute: 'k', value: 'v', unit: '' }]);
+      assert.equal(await c.accessLevel(p('/z/f'), ['bob']), 'read');
+      assert.deepEqual((await c.trackedBlobs(new Date(t1.getTime() + 1))).map((b) => b.blob), ['blob00000001'], 'the replaced blob is tracked for deletion');
+    });
+
+    it('refuses an object where a collection is, and under a missing or data-object parent', async () => {
+      await c.createCollection({ path: p('/z'), owner: 'alice', now: t0 });
+      await rejectsWith(obj('/z', 'blob00000001', true), 'CONFLICT');
+      await rejectsWith(obj('/nope/f', 'blob00000002'), 'NOT_FOUND');
+      await obj('/z/f', 'blob00000003');
+      await rejectsWith(obj('/z/f/g', 'blob00000004'), 'NOT_A_COLLECTION');
+    });
+
+    it('lists only direct children, sorted by name', async () => {
+      await c.createCollection({ path: p('/z'), owner: 'alice', now: t0 });
+      await c.createCollection({ path: p('/z/b'), owner: 'alice', now: t0 });
+      await obj('/z/c', 'blob00000001');
+      await obj('/z/a', 'blob00000002');
+      await obj('/z/b/deep', 'blob00000003');
+      assert.deepEqual((await c.listChildren(p('/z'))).map((e) => e.name), ['a', 'b', 'c']);
+      assert.deepEqual(await c.listChildren(p('/z/missing')), []);
+    });
+
+    it('renames a collection with everything below it, keeping access lists and metadata', async () => {
+      await c.createCollection({ path: p('/z'), owner: 'alice', now: t0 });
+      await c.createCollection({ path: p('/z/a_b'), owner: 'alice', now: t0 });
+      await c.createCollection({ path: p('/z/a_b/sub'), owner: 'alice', now: t0 });
+      await obj('/z/a_b/sub/f', 'blob00000001');
+      await c.createCollection({ path: p('/z/aXb'), owner: 'alice', now: t0 });
+      await obj('/z/aXb/g', 'blob00000002');
+      await c.setAccess(p('/z/a_b/sub/f'), 'bob', 'write');
+      await c.addMeta(p('/z/a_b/sub/f'), { attribute: 'PID', value: '21.T/1', unit: '' });
+      const moved = await c.rename(p('/z/a_b'), p('/z/new%name'), t1);
+      assert.equal(moved.path, '/z/new%name');
+      assert.equal(moved.name, 'new%name');
+      assert.equal(await c.getEntity(p('/z/a_b')), null);
+      assert.equal(await c.getEntity(p('/z/a_b/sub/f')), null);
+      const f = await c.getEntity(p('/z/new%name/sub/f'));
+      assert.equal(f?.kind, 'dataobject');
+      assert.equal(f?.pid, '21.T/1');
+      assert.equal(await c.accessLevel(p('/z/new%name/sub/f'), ['bob']), 'write');
+      assert.deepEqual((await c.listChildren(p('/z/new%name/sub'))).map((e) => e.name), ['f']);
+      assert.deepEqual((await c.listChildren(p('/z'))).map((e) => e.name), ['aXb', 'new%name']);
+      assert.ok(await c.getEntity(p('/z/aXb/g')), 'a sibling whose name matches like a pattern is untouched');
+    });
+
+    it('refuses renames onto existing names, into themselves, and of missing entities', async () => {
+      await c.createCollection({ path: p('/z'), owner: 'alice', now: t0 });
+      await c.createCollection({ path: p('/z/d'), owner: 'alice', now: t0 });
+      await obj('/z/f', 'blob00000001');
+      await rejectsWith(c.rename(p('/z/f'), p('/z/d'), t1), 'CONFLICT');
+      await rejectsWith(c.rename(p('/z/d'), p('/z/d/inner'), t1), 'CONFLICT');
+      await rejectsWith(c.rename(p('/z/none'), p('/z/x'), t1), 'NOT_FOUND');
+      const renamed = await c.rename(p('/z/f'), p('/z/g'), t1);
+      assert.equal(renamed.kind, 'dataobject');
+      assert.equal(renamed.modifiedAt.getTime(), t1.getTime());
+    });
+
+    it('computes access from the entity and the collections above it, over all principals', async () => {
+      await c.createCollection({ path: p('/z'), owner: 'alice', now: t0 });
+      await c.createCollection({ path: p('/z/shared'), owner: 'alice', now: t0 });
+      await obj('/z/shared/f', 'blob00000001');
+      assert.equal(await c.accessLevel(p('/z/shared/f'), ['alice']), 'own');
+      assert.equal(await c.accessLevel(p('/z/shared/f'), ['bob']), null);
+      await c.setAccess(p('/z/shared'), 'team', 'read');
+      assert.equal(await c.accessLevel(p('/z/shared/f'), ['bob', 'team']), 'read');
+      assert.equal(await c.accessLevel(p('/z/shared/not-yet'), ['team']), 'read', 'covers paths that do not exist yet');
+      await c.setAccess(p('/z/shared/f'), 'bob', 'write');
+      assert.equal(await c.accessLevel(p('/z/shared/f'), ['bob', 'team']), 'write');
+      assert.deepEqual(await c.listAccess(p('/z/shared/f')), [{ principal: 'alice', level: 'own' }, { principal: 'bob', level: 'write' }]);
+      await c.setAccess(p('/z/shared/f'), 'bob', null);
+      assert.equal(await c.accessLevel(p('/z/shared/f'), ['bob']), null);
+      await rejectsWith(c.setAccess(p('/z/none'), 'bob', 'read'), 'NOT_FOUND');
+      assert.equal(await c.accessLevel(p('/z'), []), null);
+    });
+
+    it('keeps attribute-value-unit metadata and exposes the PID attribute', async () => {
+      await c.createCollection({ path: p('/z'), owner: 'alice', now: t0 });
+      await obj('/z/f', 'blob00000001');
+      await c.addMeta(p('/z/f'), { attribute: 'b', value: '2', unit: 'm' });
+      await c.addMeta(p('/z/f'), { attribute: 'a', value: '1', unit: '' });
+      await c.addMeta(p('/z/f'), { attribute: 'a', value: '1', unit: '' });
+      assert.deepEqual(await c.listMeta(p('/z/f')), [{ attribute: 'a', value: '1', unit: '' }, { attribute: 'b', value: '2', unit: 'm' }]);
+      await c.addMeta(p('/z/f'), { attribute: 'PID', value: '21.T12345/abc', unit: '' });
+      assert.equal((await c.getEntity(p('/z/f')))?.pid, '21.T12345/abc');
+      assert.equal((await c.listChildren(p('/z')))[0]?.pid, '21.T12345/abc');
+      await c.removeMeta(p('/z/f'), 'a');
+      await c.removeMeta(p('/z/f'), 'b', 'other');
+      assert.deepEqual((await c.listMeta(p('/z/f'))).map((m) => m.attribute), ['PID', 'b']);
+      await rejectsWith(c.addMeta(p('/z/none'), { attribute: 'a', value: '1', unit: '' }), 'NOT_FOUND');
+    });
+
+    it('stores names with quotes, unicode and pattern characters verbatim', async () => {
+      for (const name of ["it's", 'naïve résumé', '100%_done', 'tab-less "quoted"', '日本語']) {
+        await c.createCollection({ path: p(`/${name}`), owner: 'alice', now: t0 });
+        assert.equal((await c.getEntity(p(`/${name}`)))?.name, name);
+      }
+    });
+
+
+    it('commits the jobs a change causes with the change, and none when it is refused', async () => {
+      const events: string[] = [];
+      const jobs = (e: { type: string; entityId: string }) => {
+        events.push(e.type);
+        return [{ kind: 'pid', payload: JSON.stringify(e) }];
+      };
+      const z = await c.createCollection({ path: p('/z'), owner: 'alice', now: t0, jobs });
+      const made = await c.commitObject({ path: p('/z/f'), owner: 'alice', size: 1, checksum: 'sha2:x', blob: 'blob-1', now: t0, overwrite: false, jobs });
+      assert.equal(made.jobIds.length, 1);
+      await rejectsWith(c.commitObject({ path: p('/z/f'), owner: 'alice', size: 1, checksum: 'sha2:y', blob: 'blob-2', now: t0, overwrite: false, jobs }), 'CONFLICT');
+      await c.rename(p('/z'), p('/y'), t0, jobs);
+      assert.deepEqual(events.filter((e) => e !== 'object.overwritten'), ['collection.created', 'object.created', 'collection.renamed']);
+      assert.equal((await c.listJobs(null, 10)).length, 3, 'the refused commit enqueued nothing');
+      assert.equal((await c.getEntityById(made.object.id))?.path, '/y/f', 'the id survives the rename');
+      assert.equal((await c.getEntityById(z.id))?.path, '/y');
+    });
+
+    it('pages through descendants in path order, treating % and _ as plain characters', async () => {
+      await c.createCollection({ path: p('/a_b'), owner: 'alice', now: t0 });
+      await c.createCollection({ path: p('/aXb'), owner: 'alice', now: t0 });
+      await c.createCollection({ path: p('/a_b/s'), owner: 'alice', now: t0 });
+      for (const n of ['1', '2', '3']) await c.commitObject({ path: p(`/a_b/s/${n}`), owner: 'alice', size: 1, checksum: 'x', blob: `blob-${n}`, now: t0, overwrite: false });
+      await c.commitObject({ path: p('/aXb/other'), owner: 'alice', size: 1, checksum: 'x', blob: 'blob-o', now: t0, overwrite: false });
+      const first = await c.listDescendants(p('/a_b'), 2);
+      assert.deepEqual(first.map((e) => e.path), ['/a_b/s', '/a_b/s/1']);
+      const rest = await c.listDescendants(p('/a_b'), 10, first.at(-1)!.path);
+      assert.deepEqual(rest.map((e) => e.path), ['/a_b/s/2', '/a_b/s/3']);
+      assert.equal((await c.listDescendants(p('/'), 100)).length, 7);
+    });
+  });
+};

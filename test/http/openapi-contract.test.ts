@@ -1,0 +1,161 @@
+/**
+ * The OpenAPI document at /api/specs says what the server does: servers and described tags,
+ * every operation with its success responses and their content types, every 4xx its route can
+ * give, a request body where the route reads one, HEAD without a body, the refused characters
+ * of the path parameter, and links that chain create → read → rename. A fuzzer that checks
+ * answers against the document relies on all of it.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+interface Response { description?: string; content?: Record<string, { schema?: unknown }>; links?: Record<string, { operationId?: string; parameters?: Record<string, string> }> }
+interface Operation {
+  operationId?: string; tags?: string[]; summary?: string; description?: string;
+  parameters?: { name: string; in: string; description?: string }[];
+  requestBody?: { content: Record<string, unknown> };
+  responses: Record<string, Response>;
+}
+interface Document {
+  openapi: string;
+  servers?: { url: string }[];
+  tags?: { name: string; description?: string }[];
+  paths: Record<string, Record<string, Operation>>;
+}
+
+/** Every operation, and the 4xx statuses the route behind it can give (each route: 400 for a bad Host). */
+const ERRORS: Record<string, number[]> = {
+  'GET /api/status': [400],
+  'POST /auth/login': [400, 401, 413, 415, 429],
+  'POST /auth/b2safeproxy': [400, 401, 413, 415, 429],
+  'GET /auth/b2safeproxy': [400, 401],
+  'POST /auth/proxy': [400, 401],
+  'POST /auth/logout': [400, 401],
+  'GET /api/registered': [400, 401, 403, 404],
+  'HEAD /api/registered': [400, 401, 403, 404],
+  'POST /api/registered': [400, 401, 403, 404, 409, 413, 415],
+  'DELETE /api/registered': [400, 401, 405],
+  'GET /api/registered/{*}': [400, 401, 403, 404, 412, 416],
+  'HEAD /api/registered/{*}': [400, 401, 403, 404, 412, 416],
+  'PUT /api/registered/{*}': [400, 401, 403, 404, 409, 413, 415],
+  'PATCH /api/registered/{*}': [400, 401, 403, 404, 409, 413, 415],
+  'DELETE /api/registered/{*}': [400, 401, 405],
+  'GET /api/pids/{*}': [400, 401, 403, 404, 412, 416],
+  'HEAD /api/pids/{*}': [400, 401, 403, 404, 412, 416],
+  'GET /api/handles/{*}': [400, 404],
+  'GET /auth/askauth': [400],
+  'GET /auth/callback': [400, 401, 403],
+  'POST /ca/certificate': [400, 401, 413, 415],
+  'GET /ca/cacert.pem': [400],
+};
+
+/** Operations that read a request body, and the media types they take. */
+const BODIES: Record<string, string[]> = {
+  'POST /auth/login': ['application/json', 'application/x-www-form-urlencoded'],
+  'POST /auth/b2safeproxy': ['application/json', 'application/x-www-form-urlencoded'],
+  'POST /api/registered': ['application/json'],
+  'PUT /api/registered/{*}': ['application/octet-stream', 'multipart/form-data'],
+  'PATCH /api/registered/{*}': ['application/json'],
+  'POST /ca/certificate': ['application/pkcs10', 'application/x-pem-file'],
+};
+
+/** Success content types where they are not only JSON. */
+const SUCCESS_TYPES: Record<string, Record<string, string[]>> = {
+  'GET /api/registered/{*}': { 200: ['application/json', 'application/octet-stream'], 206: ['application/octet-stream'] },
+  'GET /api/pids/{*}': { 200: ['application/json', 'application/octet-stream'], 206: ['application/octet-stream'] },
+  'POST /ca/certificate': { 200: ['application/x-pem-file'] },
+  'GET /ca/cacert.pem': { 200: ['application/x-pem-file'] },
+};
+
+describe('the OpenAPI document', () => {
+  let s: TestServer;
+  let doc: Document;
+  const operations = () => Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => [`${method.toUpperCase()} ${path}`, op] as const));
+
+  before(async () => {
+    s = await startTestServer();
+    doc = await (await fetch(`${s.url}/api/specs`)).json() as Document;
+  });
+  after(() => s.stop());
+
+  it('names its server and describes every tag its operations use', () => {
+    assert.deepEqual(doc.servers, [{ url: s.url }]);
+    const declared = new Map((doc.tags ?? []).map((t) => [t.name, t.description]));
+    for (const [name, op] of operations()) {
+      assert.ok(op.tags && op.tags.length > 0, `${name} has a tag`);
+      for (const tag of op.tags) assert.ok(declared.get(tag), `${name}: tag '${tag}' is declared with a description`);
+    }
+  });
+
+  it('has exactly the operations the server answers', () => {
+    assert.deepEqual(operations().map(([name]) => name).sort(), Object.keys(ERRORS).sort());
+  });
+
+  it('gives each operation a success answer with its content types (HEAD without a body, DELETE none)', () => {
+    for (const [name, op] of operations()) {
+      const successes = Object.entries(op.responses).filter(([status]) => /^[23]/.test(status));
+      if (name.startsWith('DELETE ')) {
+        assert.deepEqual(successes, [], `${name} is always refused`);
+        continue;
+      }
+      assert.ok(successes.length > 0, `${name} documents a success`);
+      if (name.startsWith('HEAD ')) {
+        for (const [status, response] of Object.entries(op.responses)) assert.equal(response.content, undefined, `${name} ${status} has no body`);
+        continue;
+      }
+      const twoHundreds = successes.filter(([status]) => status.startsWith('2'));
+      if (name === 'GET /auth/askauth') {
+        assert.ok(op.responses['302'], 'a redirect');
+        continue;
+      }
+      assert.ok(twoHundreds.length > 0, `${name} documents a 2xx`);
+      for (const [status, response] of twoHundreds) {
+        const types = Object.keys(response.content ?? {}).sort();
+        assert.deepEqual(types, (SUCCESS_TYPES[name]?.[status] ?? ['application/json']).sort(), `${name} ${status}`);
+      }
+    }
+  });
+
+  it('lists every 4xx a route can give, each as the JSON error envelope (or the Handle shape), and 5xx', () => {
+    for (const [name, op] of operations()) {
+      const documented = Object.keys(op.responses).filter((status) => status.startsWith('4'));
+      assert.ok(!documented.includes('4XX'), `${name} names its 4xx statuses instead of a range`);
+      assert.deepEqual(documented.map(Number).sort(), ERRORS[name], name);
+      assert.ok(op.responses['5XX'], `${name} documents 5xx`);
+      if (name.startsWith('HEAD ')) continue;
+      for (const status of documented) {
+        assert.deepEqual(Object.keys(op.responses[status]!.content ?? {}), ['application/json'], `${name} ${status} is JSON`);
+      }
+    }
+  });
+
+  it('documents a request body where the route reads one, and none elsewhere', () => {
+    for (const [name, op] of operations()) {
+      const types = Object.keys(op.requestBody?.content ?? {}).sort();
+      assert.deepEqual(types, (BODIES[name] ?? []).sort(), name);
+    }
+  });
+
+  it('says which characters the registered path refuses, and that download on a collection is a 400', () => {
+    const get = doc.paths['/api/registered/{*}']!.get!;
+    const param = get.parameters?.find((p) => p.in === 'path' && p.name === '*');
+    assert.ok(param?.description, 'the path parameter is described');
+    for (const text of ['U+0000–U+001F', 'U+007F–U+009F', 'U+2028', 'U+202E', 'U+2066–U+2069', 'U+FEFF', '..']) assert.ok(param.description.includes(text), text);
+    assert.match(get.description ?? '', /collection.*400/);
+  });
+
+  it('links create and upload answers to reading and renaming what they made', () => {
+    const ids = new Set(operations().map(([, op]) => op.operationId).filter(Boolean));
+    assert.equal(ids.size, operations().filter(([, op]) => op.operationId).length, 'operation ids are unique');
+    for (const name of ['PUT /api/registered/{*}', 'POST /api/registered', 'PATCH /api/registered/{*}']) {
+      const [method, path] = name.split(' ') as [string, string];
+      const links = doc.paths[path]![method.toLowerCase()]!.responses['200']!.links ?? {};
+      const targets = Object.values(links).map((l) => l.operationId);
+      assert.ok(targets.includes('getRegistered') && targets.includes('renameRegistered'), `${name} links to read and rename: ${JSON.stringify(links)}`);
+      for (const link of Object.values(links)) {
+        assert.ok(ids.has(link.operationId), `${name}: ${link.operationId} exists`);
+        assert.ok(link.parameters?.['*'], `${name}: the link fills the path`);
+      }
+    }
+  });
+});
