@@ -190,7 +190,7 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
       params: RegisteredParams,
       querystring: PutQuery,
       consumes: ['application/octet-stream', 'multipart/form-data'],
-      response: { 200: UploadResult, ...errorResponses(401, 403, 404, 408, 409, 413, 415) },
+      response: { 200: UploadResult, ...errorResponses(401, 403, 404, 409, 413, 415) },
     },
     links: { 200: entityLinks('$request.path.*') },
     preHandler,

@@ -150,7 +150,7 @@ export const LoginBody = Type.Object({
 });
 
 /** The 4xx statuses a route may document; each is a code's status in `errors.ts`. */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 408 | 409 | 412 | 413 | 415 | 416 | 429;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 412 | 413 | 415 | 416 | 429;
 
 /**
  * The error responses of a route: 400 (every route gives it, e.g. for a bad Host header), the
