@@ -68,8 +68,12 @@ export function isAbandoned(blob: TrackedBlob, cutoff: RecoveryCutoff): boolean 
 const END_OF_TIME = new Date(8.64e15);
 
 export interface UploadOptions {
-  /** Replace an existing data object. */
-  overwrite: boolean;
+  /**
+   * Replace an existing data object. A promise when the caller learns it only while the body
+   * streams (a form field after the file): it is awaited before the commit, and an existing
+   * object is then refused only at the commit, after the body.
+   */
+  overwrite: boolean | Promise<boolean>;
   /** Digests the client announced; a mismatch rejects with `DIGEST_MISMATCH` and stores nothing. */
   expected?: { sha256?: Buffer; md5?: Buffer };
 }
@@ -239,7 +243,7 @@ export class Backend {
     // Refuse before reading the body what would be refused at commit anyway.
     const existing = await this.#catalog.getEntity(path);
     if (existing?.kind === 'collection') throw new LadingError('CONFLICT', `'${path}' is a collection.`);
-    if (existing && !options.overwrite) throw new LadingError('CONFLICT', `'${path}' already exists.`);
+    if (existing && options.overwrite === false) throw new LadingError('CONFLICT', `'${path}' already exists.`);
     await this.#mustBeCollection(parentOf(path));
 
     const blob = randomUUID();
@@ -258,7 +262,7 @@ export class Backend {
       }
       const { object, replacedBlob, jobIds } = await this.#catalog.commitObject({
         path, owner: actor.user, size, checksum: checksumString(sha256), blob, now: this.#clock.now(),
-        overwrite: options.overwrite, jobs: this.#jobs,
+        overwrite: await options.overwrite, jobs: this.#jobs,
       });
       if (jobIds.length > 0) this.#onJobs();
       // NOTE: the commit left the replaced blob tracked; where deleting it now could cut a
@@ -376,6 +380,12 @@ function feed(source: Readable, meter: Meter): () => void {
   const onClose = (): void => {
     if (!source.readableEnded) fail();
   };
+  // NOTE: a source that failed before the upload got to it (the client left during the
+  // checks, a form refused after its file began) emits nothing more.
+  if (source.destroyed && !source.readableEnded) {
+    fail(source.errored ?? undefined);
+    return () => {};
+  }
   source.on('error', fail);
   source.on('close', onClose);
   source.pipe(meter);

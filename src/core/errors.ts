@@ -26,6 +26,11 @@ export const ERROR_CODES = [
   'STORAGE_FULL',
   'UNAVAILABLE',
   'INTERNAL',
+  'REQUEST_TIMEOUT',
+  'URI_TOO_LONG',
+  'HEADERS_TOO_LARGE',
+  'NOT_IMPLEMENTED',
+  'HTTP_VERSION_NOT_SUPPORTED',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -16,7 +16,10 @@ import { LadingError } from '../core/errors.ts';
 import type { SessionService, AuthenticatedSession } from '../identity/sessions/sessions.ts';
 import { authenticator } from './authorization.ts';
 import type { Urls } from './envelope.ts';
+import { registerBodyParsers } from './body-parsers.ts';
 import { registerErrorHandlers, sendError, toLadingError } from './errors.ts';
+import { registerMethodRules } from './methods.ts';
+import { clientErrorHandler, registerProtocolRules } from './protocol.ts';
 import { openapiOptions } from './openapi.ts';
 import { registerResponseCheck } from './response-check.ts';
 import { registerRegisteredRoutes } from './routes-registered.ts';
@@ -50,6 +53,8 @@ export interface AppDeps {
   pids?: PidProvider | null;
   /** Longest `pid_await` wait, in ms (default 10 s, spec §8). */
   pidAwaitMs?: number;
+  /** How long a request body may send nothing before it is dropped, in ms (default 60 s). */
+  bodyIdleTimeoutMs?: number;
   /** Fail a JSON answer that its response schema would change (tests; see `response-check.ts`). */
   checkResponses?: boolean;
 }
@@ -95,6 +100,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
+    // NOTE: Node answers a missing Host with a bare 400; `registerProtocolRules` answers it
+    // with the envelope instead.
+    http: { requireHostHeader: false },
+    clientErrorHandler,
     // Errors Fastify raises before routing (e.g. a URL that is not valid percent-encoding)
     // get the same envelope as every other error.
     frameworkErrors: (err, _request, reply) => {
@@ -118,13 +127,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerErrorHandlers(app);
   // NOTE: on under test only: the check costs a stringify and two parses of every JSON answer.
   if (deps.checkResponses) registerResponseCheck(app);
-
-  // Bodies of uploads are streamed by the route itself; these parsers only let them through.
-  app.addContentTypeParser('application/octet-stream', (_req, _payload, done) => done(null));
-  app.addContentTypeParser('*', (_req, _payload, done) => done(null));
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_req, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(String(body))));
-  });
+  registerMethodRules(app);
+  registerProtocolRules(app, { bodyIdleTimeoutMs: deps.bodyIdleTimeoutMs ?? 60_000 });
+  registerBodyParsers(app);
   await app.register(multipart, { throwFileSizeLimit: false });
 
   await app.register(swagger, openapiOptions(deps.version));

@@ -2,7 +2,7 @@
  * The one reader of the `Authorization` header: it extracts a bearer credential (RFC 6750) and
  * authenticates API requests with it. It decides no permission and never logs a credential.
  */
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { FastifyRequest } from 'fastify';
 import { LadingError } from '../core/errors.ts';
 import type { SessionService } from '../identity/sessions/sessions.ts';
@@ -23,17 +23,32 @@ export function bearerCredential(headers: IncomingHttpHeaders, syntax: 'token68'
   return credential;
 }
 
+/**
+ * `bearerCredential` of a request, which must send at most one `Authorization` header: Node
+ * keeps only the first of several, and serving a request with one of two credentials would
+ * guess what the client meant. Throws `BAD_REQUEST` for two or more.
+ */
+export function requestCredential(request: Pick<IncomingMessage, 'headers' | 'rawHeaders'>, syntax: 'token68' | 'any' = 'token68'): string | null {
+  let count = 0;
+  for (let i = 0; i < request.rawHeaders.length; i += 2) {
+    if (request.rawHeaders[i]!.toLowerCase() === 'authorization') count++;
+  }
+  if (count > 1) throw new LadingError('BAD_REQUEST', 'Send one Authorization header, not several.');
+  return bearerCredential(request.headers, syntax);
+}
+
 /** Authenticates a request: sets `request.auth` and returns the bearer token. */
 export type Authenticate = (request: FastifyRequest) => Promise<string>;
 
 /**
  * The `Authenticate` of API routes: the request's bearer token opens its session. Rejects with
- * `UNAUTHENTICATED` when the request sends no bearer token, and as `sessions.authenticate` does
+ * `UNAUTHENTICATED` when the request sends no bearer token, with `BAD_REQUEST` when it sends
+ * several `Authorization` headers, and as `sessions.authenticate` does
  * for a token it does not accept (`UNAUTHENTICATED` with `invalidToken`, `PROXY_EXPIRED`, …).
  */
 export function authenticator(sessions: Pick<SessionService, 'authenticate'>): Authenticate {
   return async (request) => {
-    const token = bearerCredential(request.headers);
+    const token = requestCredential(request.raw);
     if (token === null) throw new LadingError('UNAUTHENTICATED', 'Send the header Authorization: Bearer <token>; get a token from POST /auth/login or GET /auth/askauth.');
     request.auth = await sessions.authenticate(token);
     return token;

@@ -1,7 +1,7 @@
 /**
  * The one mapping from error codes to HTTP statuses and envelope titles, and the Fastify error
- * and not-found handlers that use it. A code without a status is a compile error. Nothing
- * outside `src/http` turns an error into HTTP words: this module and the routes do.
+ * handler that uses it. A code without a status is a compile error. Nothing outside
+ * `src/http` turns an error into HTTP words: this module and the routes do.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type ErrorCode, LadingError, isLadingError } from '../core/errors.ts';
@@ -30,19 +30,25 @@ export const STATUS_BY_CODE = {
   FORBIDDEN: { status: 403, title: 'Forbidden', advice: 'Ask the owner for access.' },
   NOT_FOUND: { status: 404, title: 'Not found', advice: 'Check the path; list the parent collection.' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed', advice: 'See the Allow header.' },
+  REQUEST_TIMEOUT: { status: 408, title: 'Request timeout', advice: 'The request body stalled; upload it again.' },
   CONFLICT: { status: 409, title: 'Conflict', advice: 'Choose another name, or add force=true to overwrite.' },
   PRECONDITION_FAILED: { status: 412, title: 'Precondition failed', advice: 'The object changed; fetch it again.' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large', advice: 'The body exceeds the configured limit.' },
+  URI_TOO_LONG: { status: 414, title: 'URI too long', advice: 'Shorten the path segment or the query.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type', advice: 'Send application/octet-stream, multipart/form-data or JSON as documented.' },
   RANGE_NOT_SATISFIABLE: { status: 416, title: 'Range not satisfiable', advice: 'Ask for a range inside the object (see Content-Range).' },
   TOO_MANY_REQUESTS: { status: 429, title: 'Too many requests', advice: 'Wait for Retry-After seconds.' },
+  HEADERS_TOO_LARGE: { status: 431, title: 'Request header fields too large', advice: 'Shorten the URL or the headers (at most 16 KiB together).' },
   INTERNAL: { status: 500, title: 'Internal server error', advice: 'Retry; report the X-Request-Id if it persists.' },
   PROXY_EXPIRED: { status: 500, title: 'Expired proxy credential', advice: "Make 'POST' on '/auth/proxy', then retry." },
+  NOT_IMPLEMENTED: { status: 501, title: 'Not implemented', advice: 'Send the body without a transfer coding other than chunked; lading is not a proxy (no CONNECT).' },
+  HTTP_VERSION_NOT_SUPPORTED: { status: 505, title: 'HTTP version not supported', advice: 'Speak HTTP/1.1 (or HTTP/1.0).' },
   STORAGE_FULL: { status: 507, title: 'Insufficient storage', advice: 'The storage is full; retry later or contact the operators.' },
   UNAVAILABLE: { status: 503, title: 'Service unavailable', advice: 'A dependency is down; retry later.' },
 } as const satisfies Record<ErrorCode, ErrorMapping>;
 
-const JSON_TYPE = 'application/json; charset=utf-8';
+/** The content type of every envelope. */
+export const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
  * The title of an error known only by its status (one a library reports, such as the embedded
@@ -84,6 +90,8 @@ export function toLadingError(err: unknown): LadingError {
       return new LadingError('BAD_REQUEST', 'The JSON body is empty.', { cause: err });
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new LadingError('BAD_REQUEST', 'Content-Length does not match the body.', { cause: err });
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new LadingError('URI_TOO_LONG', 'A segment of the URL is longer than this endpoint accepts.', { cause: err });
     case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
       return new LadingError('UNSUPPORTED_MEDIA_TYPE', 'Expected a multipart/form-data body.', { cause: err });
     default:
@@ -112,11 +120,14 @@ export function sendError(reply: FastifyReply, err: LadingError): FastifyReply {
   return reply.code(status).type(JSON_TYPE).send(body);
 }
 
+/** Codes with a 5xx status that say what the client sent or holds, not that lading failed. */
+const CLIENT_FAULTS = new Set<ErrorCode>(['PROXY_EXPIRED', 'NOT_IMPLEMENTED', 'HTTP_VERSION_NOT_SUPPORTED']);
+
 export function registerErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const mapped = toLadingError(err);
     const { status } = STATUS_BY_CODE[mapped.code];
-    if (status >= 500 && mapped.code !== 'PROXY_EXPIRED') request.log.error({ err }, 'request failed');
+    if (status >= 500 && !CLIENT_FAULTS.has(mapped.code)) request.log.error({ err }, 'request failed');
     else request.log.info({ code: mapped.code, reason: mapped.message }, 'request refused');
     if (reply.sent || reply.raw.headersSent) {
       reply.raw.destroy();
@@ -124,5 +135,4 @@ export function registerErrorHandlers(app: FastifyInstance): void {
     }
     return sendError(reply, mapped);
   });
-  app.setNotFoundHandler((request, reply) => sendError(reply, new LadingError('NOT_FOUND', `No endpoint ${request.method} ${request.url.split('?')[0]}.`)));
 }

@@ -8,7 +8,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { LadingError } from '../core/errors.ts';
 import type { CertificateIssuer } from '../core/ports.ts';
-import { bearerCredential } from './authorization.ts';
+import { requestCredential } from './authorization.ts';
 import { Pem, type TypedApp, errorResponses } from './schemas.ts';
 
 export interface CaEndpoint {
@@ -41,7 +41,7 @@ export function registerCaRoutes(app: TypedApp, ca: CaEndpoint): void {
       },
     }, async (request, reply) => {
       // NOTE: the secret is the operator's choice, so any visible characters may make it up.
-      const secret = bearerCredential(request.headers, 'any');
+      const secret = requestCredential(request.raw, 'any');
       // NOTE: compared as digests so the comparison takes the same time whatever the length.
       if (secret === null || !timingSafeEqual(digest(secret), expected)) {
         throw new LadingError('UNAUTHENTICATED', 'Send the issuer credential as Authorization: Bearer <secret>.');

@@ -3,16 +3,17 @@
  * collection creation, rename, and the refused DELETE. Routes translate HTTP to backend calls
  * and back; they decide no permission and parse paths only through `core/path.ts`.
  */
-import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import type { Backend, UploadOptions } from '../core/backend.ts';
+import type { Backend } from '../core/backend.ts';
 import { LadingError, isLadingError } from '../core/errors.ts';
 import { checksumDigest } from '../core/meter.ts';
 import { type Path, childOf, parseName, parseNewPath, parsePath, parseUrlPath } from '../core/path.ts';
 import type { BackendCredential } from '../core/ports.ts';
 import type { Collection, DataObject, Entity } from '../core/types.ts';
 import type { Authenticate } from './authorization.ts';
+import { hasBody } from './protocol.ts';
+import { UploadForm } from './upload-form.ts';
 import { announcedDigests, contentDisposition, evaluatePreconditions, selectRange } from './conditional.ts';
 import {
   type Urls, collectionResult, entityRecord, envelope, renameResult, uploadResult,
@@ -34,7 +35,6 @@ interface RegisteredDeps {
 }
 
 const PREFIX = '/api/registered';
-const ALLOW = 'GET, HEAD, PUT, POST, PATCH';
 
 // NOTE: the scheme and authority of an absolute-form request target (`PUT http://host/api/…`),
 // which the router strips before matching, as this does.
@@ -196,37 +196,37 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
     preHandler,
   }, async (request) => {
     const { path, trailingSlash } = targetOf(request.url);
-    const overwrite = isSet(request.query.force);
     const length = Number(request.headers['content-length']);
     if (Number.isFinite(length) && length > deps.maxUploadBytes + 64 * 1024) {
       throw new LadingError('PAYLOAD_TOO_LARGE', `The upload is larger than the limit of ${deps.maxUploadBytes} bytes.`);
     }
     const cred = credentialOf(request);
-    const type = (request.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
+    const given = request.headers['content-type'];
+    const type = (given ?? '').split(';', 1)[0]!.trim().toLowerCase();
+    const force = isSet(request.query.force);
     let target = path;
-    let source: Readable;
-    let expected: UploadOptions['expected'];
+    let form: UploadForm | null = null;
+    let upload: () => Promise<{ object: DataObject; jobIds: string[] }>;
     if (type === 'multipart/form-data') {
-      const part = await request.file({ limits: { fileSize: deps.maxUploadBytes + 1, files: 1, fields: 20, parts: 40 } });
-      if (!part) throw new LadingError('BAD_REQUEST', 'The form has no file; send it in the form field \'file\'.');
-      if (part.fieldname !== 'file') {
-        part.file.resume();
-        throw new LadingError('BAD_REQUEST', `The form's file is in the field '${part.fieldname}'; send it in the field 'file'.`);
-      }
-      if (trailingSlash || (await isCollection(backend, cred, path))) target = childOf(path, parseName(part.filename));
-      source = part.file;
-    } else if (type === '' || type === 'application/octet-stream') {
+      const reading = new UploadForm(request, { force, maxFileBytes: deps.maxUploadBytes });
+      form = reading;
+      upload = () => reading.read(async (file) => {
+        if (trailingSlash || (await isCollection(backend, cred, path))) target = childOf(path, parseName(file.filename));
+        return backend.upload(cred, parseNewPath(target), file.source, { overwrite: file.force });
+      });
+    } else if (type === 'application/octet-stream' || (given === undefined && hasBody(request.headers))) {
+      // NOTE: a body without Content-Type is taken as application/octet-stream (RFC 9110
+      // §8.3); without a body either, the request is neither upload mode.
       if (trailingSlash) throw new LadingError('BAD_REQUEST', 'A streaming upload needs the path of the file to create, not of a collection (remove the trailing \'/\').');
-      source = request.raw;
-      expected = announcedDigests(request.headers);
+      upload = () => backend.upload(cred, parseNewPath(target), request.raw, { overwrite: force, expected: announcedDigests(request.headers) });
     } else {
-      throw new LadingError('UNSUPPORTED_MEDIA_TYPE', `Upload with Content-Type application/octet-stream (raw body) or multipart/form-data (field 'file'), not '${type}'.`);
+      throw new LadingError('UNSUPPORTED_MEDIA_TYPE', `Upload with Content-Type application/octet-stream (raw body) or multipart/form-data (field 'file'), not ${given === undefined ? 'without a Content-Type and a body' : `'${type}'`}.`);
     }
     let outcome: { object: DataObject; jobIds: string[] };
     try {
-      outcome = await backend.upload(cred, parseNewPath(target), source, { overwrite, expected });
+      outcome = await upload();
     } catch (err) {
-      throw overwrite ? err : await adviseForce(err, backend, cred, target, 'dataobject', 'Use force=true to overwrite it.');
+      throw (form?.force ?? force) ? err : await adviseForce(err, backend, cred, target, 'dataobject', 'Use force=true to overwrite it.');
     }
     let { object } = outcome;
     if (isSet(request.query.pid_await) && outcome.jobIds.length > 0 && deps.jobs) {
@@ -284,9 +284,10 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
   for (const url of [PREFIX, `${PREFIX}/*`]) {
     app.delete(url, {
       schema: { ...secured, summary: 'Not allowed in the registered domain (405)', response: errorResponses(401, 405) },
+      config: { refused: true },
       preHandler,
-    }, async () => {
-      throw new LadingError('METHOD_NOT_ALLOWED', 'Deleting is not allowed in the registered domain.', { details: { allow: ALLOW } });
+    }, async (request) => {
+      throw new LadingError('METHOD_NOT_ALLOWED', 'Deleting is not allowed in the registered domain.', { details: { allow: request.server.allowOf(request.url) } });
     });
   }
 

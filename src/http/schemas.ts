@@ -23,6 +23,17 @@ export const Flag = Type.Union(
   { description: 'Boolean flag: true/false (also True/False, 1/0, yes/no; an empty value means true).' },
 );
 
+/**
+ * A flag sent where no schema validates it (a multipart form field): the `Flag` spellings in
+ * any case; null when `text` is none of them.
+ */
+export function flagValue(text: string): boolean | null {
+  const lower = text.toLowerCase();
+  if (TRUE_FLAGS.some((value) => value.toLowerCase() === lower)) return true;
+  if (FALSE_FLAGS.some((value) => value.toLowerCase() === lower)) return false;
+  return null;
+}
+
 /** Whether a validated `Flag` (absent: false) says true. */
 export function isSet(flag: Static<typeof Flag> | undefined): boolean {
   return TRUE_FLAGS.some((value) => value === flag);

@@ -39,6 +39,7 @@ export const CONFIG_SCHEMA = Type.Object({
   }),
   limits: Type.Object({
     upload_bytes: amount(1024 ** 4, 'Largest accepted upload, in bytes (larger ones get 413).'),
+    body_idle_timeout: amount(60, 'Seconds a request body may send nothing before the request is dropped (408) and its temporary data removed; no limit on how long a moving transfer takes.'),
   }),
   auth: Type.Object({
     token_ttl: amount(86400, 'Lifetime of a bearer token, in seconds.'),

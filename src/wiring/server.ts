@@ -74,6 +74,7 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
       backendUrl: config.backend_url, maxUploadBytes: config.limits.upload_bytes, trustProxy: config.trust_proxy,
       version: VERSION, ca: deps.caEndpoint, oidc: deps.oidc,
       jobs: deps.rules.rules.length > 0 ? deps.jobs : undefined, pids: deps.pids, pidAwaitMs: config.pid.await_timeout * 1000,
+      bodyIdleTimeoutMs: config.limits.body_idle_timeout * 1000,
       checkResponses: overrides.checkResponses === true,
     });
     const inFlight = trackRequests(app);

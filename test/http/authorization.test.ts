@@ -38,7 +38,8 @@ describe('bearerCredential', () => {
 
 describe('authenticator', () => {
   const session = { user: 'alice' } as unknown as AuthenticatedSession;
-  const request = (authorization?: string) => ({ headers: { authorization }, auth: null }) as unknown as FastifyRequest;
+  const request = (authorization?: string, rawHeaders = authorization === undefined ? [] : ['Authorization', authorization]) => (
+    { headers: { authorization }, raw: { headers: { authorization }, rawHeaders }, auth: null }) as unknown as FastifyRequest;
 
   it('opens the session of the bearer token and returns the token', async () => {
     const seen: string[] = [];
@@ -54,5 +55,11 @@ describe('authenticator', () => {
     for (const header of [undefined, 'Basic dXNlcjpwYXNz', 'Bearer s3cr!t']) {
       await assert.rejects(authenticate(request(header)), (err) => isLadingError(err, 'UNAUTHENTICATED') && !err.details.invalidToken);
     }
+  });
+
+  it('refuses a request with two Authorization headers with BAD_REQUEST, before asking the sessions', async () => {
+    const authenticate = authenticator({ authenticate: async () => assert.fail('no session lookup with two credentials') });
+    const req = request('Bearer tok-1', ['Authorization', 'Bearer tok-1', 'authorization', 'Bearer tok-2']);
+    await assert.rejects(authenticate(req), (err) => isLadingError(err, 'BAD_REQUEST'));
   });
 });
