@@ -130,7 +130,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerMethodRules(app);
   registerProtocolRules(app, { bodyIdleTimeoutMs: deps.bodyIdleTimeoutMs ?? 60_000 });
   registerBodyParsers(app);
-  await app.register(multipart, { throwFileSizeLimit: false });
+  // NOTE: preservePath hands lading the form's file name as sent: busboy would otherwise cut it
+  // to its last segment, so `a/b.txt` or `..\\b.txt` would be stored as `b.txt` instead of
+  // being refused by the name rule like every other way of naming an entity.
+  await app.register(multipart, { throwFileSizeLimit: false, preservePath: true });
 
   await app.register(swagger, openapiOptions(deps.version));
   await app.register(swaggerUi, { routePrefix: '/api/docs', uiConfig: { url: '/api/specs' } as never });

@@ -150,15 +150,19 @@ export const LoginBody = Type.Object({
 });
 
 /** The 4xx statuses a route may document; each is a code's status in `errors.ts`. */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 412 | 413 | 415 | 416 | 429;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 408 | 409 | 412 | 413 | 415 | 416 | 429 | 431;
+
+/** What any request may get before it reaches its route: malformed (400), stalled (408), a head too large (431). */
+type Refusal = 400 | 408 | 431;
 
 /**
- * The error responses of a route: 400 (every route gives it, e.g. for a bad Host header), the
- * other 4xx statuses `statuses` names, and any 5xx; all JSON error envelopes.
+ * The error responses of a route: those any request may get before it is routed (400 for a
+ * malformed request or a bad Host header, 408 when it stalls, 431 when its head is too large),
+ * the other 4xx statuses `statuses` names, and any 5xx; all JSON error envelopes.
  */
-export function errorResponses<S extends ErrorStatus = never>(...statuses: S[]): Record<400 | S, typeof ErrorEnvelope> & { '5xx': typeof ErrorEnvelope } {
-  const out: Record<string, typeof ErrorEnvelope> = { 400: ErrorEnvelope };
+export function errorResponses<S extends ErrorStatus = never>(...statuses: S[]): Record<Refusal | S, typeof ErrorEnvelope> & { '5xx': typeof ErrorEnvelope } {
+  const out: Record<string, typeof ErrorEnvelope> = { 400: ErrorEnvelope, 408: ErrorEnvelope, 431: ErrorEnvelope };
   for (const status of statuses) out[status] = ErrorEnvelope;
   out['5xx'] = ErrorEnvelope;
-  return out as Record<400 | S, typeof ErrorEnvelope> & { '5xx': typeof ErrorEnvelope };
+  return out as Record<Refusal | S, typeof ErrorEnvelope> & { '5xx': typeof ErrorEnvelope };
 }

@@ -16,13 +16,7 @@ import { checkProperty, fuzzRunFromEnv, settingsFor } from './scenario-runner.ts
  * Properties today's server does not have, with the findings (FINDINGS.md) that break them.
  * Remove an entry when they are fixed: the sub-test then fails the suite again.
  */
-const TODO: Record<string, string> = {
-  'no-server-error': 'PUT with Content-Type multipart/form-data and no boundary answers 500 (FINDINGS.md 1)',
-  'malformed-body-refused': 'a JSON body with invalid UTF-8 is accepted and decoded to U+FFFD (FINDINGS.md 2)',
-  'json-envelope': 'a request head over 16 KiB gets a 431 in Fastify\'s shape, not the envelope (FINDINGS.md 3)',
-  'documented-status': 'no operation documents the 431 a request head over 16 KiB gets (FINDINGS.md 3)',
-  'names-listed': 'a form\'s file name with a directory part is stored under its last segment (FINDINGS.md 4)',
-};
+const TODO: Record<string, string> = {};
 
 describe('fuzz: requests generated from /api/specs', () => {
   let fuzz: FuzzServer;

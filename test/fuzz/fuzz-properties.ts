@@ -112,6 +112,9 @@ const documentedStatus: FuzzProperty = {
   exchange(ex, op) {
     if (!ex.response) return null;
     if (documentedResponse(op, ex.response.status)) return null;
+    // NOTE: an empty backend path makes the target the bare `/api/registered`, which is another
+    // path of the document; a method it does not list there is rightly refused with 405.
+    if (ex.response.status === 405 && ex.request.target.split('?')[0] === '/api/registered') return null;
     return `status ${ex.response.status} is not documented for ${op.id} (documented: ${Object.keys(op.responses).join(', ') || 'none'})`;
   },
 };

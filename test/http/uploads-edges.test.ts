@@ -117,6 +117,18 @@ describe('upload edges', () => {
       assert.equal(await read('fields.txt'), 'abc');
     });
 
+    it('a form file name with a directory part, uploaded into a collection: 400 naming the rule, nothing stored', async () => {
+      for (const filename of ['sub/dir/f8.txt', '../f8.txt', '/f8.txt']) {
+        const res = await putForm('', [{ name: 'file', value: 'x', filename }], '/');
+        assert.equal(res.status, 400, filename);
+        assert.match(message(await json(res)), /name/i, filename);
+      }
+      assert.equal((await fetch(s.home('alice', 'f8.txt'), { headers: { authorization: alice } })).status, 404, 'not stored under its last segment');
+      const plain = await putForm('', [{ name: 'file', value: 'y', filename: 'C:\\Users\\x\\f9.txt' }], '/');
+      assert.equal(plain.status, 200, 'a backslash is an ordinary character of a name: stored as sent');
+      assert.equal((await json(plain)).Response.data.filename, 'C:\\Users\\x\\f9.txt');
+    });
+
     it('multipart/form-data without a boundary: 400', async () => {
       for (const type of ['multipart/form-data', 'multipart/form-data;boundary', 'multipart/form-data; boundary=']) {
         const res = await put('noboundary.txt', { headers: { 'content-type': type }, body: 'x' });
