@@ -262,7 +262,7 @@ export class Backend {
       }
       const { object, replacedBlob, jobIds } = await this.#catalog.commitObject({
         path, owner: actor.user, size, checksum: checksumString(sha256), blob, now: this.#clock.now(),
-        overwrite: await options.overwrite, jobs: this.#jobs,
+        overwrite: await options.overwrite, jobs: this.#jobs, fenced: true,
       });
       if (jobIds.length > 0) this.#onJobs();
       // NOTE: the commit left the replaced blob tracked; where deleting it now could cut a

@@ -32,10 +32,13 @@ export interface NamespaceStore {
    * crash before that one is deleted leaves it to the sweeper). Rejects with `CONFLICT` when an
    * object exists and `overwrite` is false or when `path` is a collection,
    * `NOT_FOUND` when the parent is missing, `NOT_A_COLLECTION` when the parent is a data object.
-   * Overwriting keeps the object's owner, access list, metadata and creation time.
+   * Overwriting keeps the object's owner, access list, metadata and creation time. With
+   * `fenced`, `blob` must still be tracked: when recovery took it for abandoned meanwhile (its
+   * writer was silent too long, so its bytes may be gone), rejects with `UNAVAILABLE` and
+   * commits nothing.
    */
   commitObject(input: {
-    path: Path; owner: string; size: number; checksum: string; blob: string; now: Date; overwrite: boolean; jobs?: JobsFor;
+    path: Path; owner: string; size: number; checksum: string; blob: string; now: Date; overwrite: boolean; jobs?: JobsFor; fenced?: boolean;
   }): Promise<{ object: DataObject; replacedBlob: string | null; jobIds: string[] }>;
   /**
    * Moves the entity at `from` (and, for a collection, everything below it) to `to`, keeping

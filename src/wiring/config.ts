@@ -92,7 +92,7 @@ export const CONFIG_SCHEMA = Type.Object({
   }),
   recovery: Type.Object({
     grace: amount(86400, 'How long, in seconds, replaced contents are kept for downloads still reading them where the store cannot delete them at once (S3), and, with the PostgreSQL catalog, the age after which leftovers no node owns are removed. An unfinished upload of a node is removed only once that node has stopped beating (recovery.heartbeat); with SQLite every leftover is removed at start.'),
-    heartbeat: amount(10, 'With the PostgreSQL catalog, seconds between a node\'s heartbeats; a node silent for six of them counts as dead, and only then are its unfinished uploads removed by other nodes.'),
+    heartbeat: amount(10, 'Seconds between a node\'s heartbeats in the catalog; a node silent for six of them counts as dead, and only then are its unfinished uploads removed (by the sweeper, or by another node sharing the catalog).'),
   }),
   pid: Type.Object({
     rules: optionalText('Rules file binding backend events to PID actions (see "PIDs" in the README); empty: no rules, every PID stays null.'),

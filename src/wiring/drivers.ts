@@ -76,13 +76,14 @@ export async function openResource(config: Config, dataDir: string): Promise<Res
 export const HEARTBEATS_TO_DEATH = 6;
 
 /**
- * What recovery may remove at `now`. With the embedded catalog this process owns everything
- * (it holds the data directory's lock), so every leftover; with a shared catalog, a node's
- * unfinished uploads only once it has been silent for `HEARTBEATS_TO_DEATH` heartbeats — a live
- * node's, never, however old — and leftovers no node owns once older than `recovery.grace`.
+ * What recovery may remove at `now`: a node's unfinished uploads only once it has been silent
+ * for `HEARTBEATS_TO_DEATH` heartbeats — a live node's, this one's included, never, however old
+ * — and leftovers no node owns once older than `recovery.grace`. At the start of a node on the
+ * embedded catalog every leftover goes: the process holds the data directory's lock, so
+ * whatever an earlier one left is abandoned.
  */
-export function recoveryCutoff(config: Config, now: Date): RecoveryCutoff {
-  if (config.catalog.driver !== 'postgres') return { staleBefore: now };
+export function recoveryCutoff(config: Config, now: Date, atStart: boolean): RecoveryCutoff {
+  if (atStart && config.catalog.driver !== 'postgres') return { staleBefore: now };
   return {
     staleBefore: new Date(now.getTime() - config.recovery.grace * 1000),
     deadBefore: new Date(now.getTime() - HEARTBEATS_TO_DEATH * config.recovery.heartbeat * 1000),

@@ -64,10 +64,10 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
     // NOTE: with the embedded catalog this process owns the data directory (it holds the
     // lock), so everything an earlier process left unfinished is stale; with a shared one,
     // other nodes may be uploading right now, so only what dead nodes left is (see
-    // `recoveryCutoff`). The first heartbeat goes before, so no node takes this one for dead.
-    const shared = config.catalog.driver === 'postgres';
-    if (shared) await deps.catalog.heartbeat(deps.node, new Date());
-    const { swept } = await deps.backend.init(recoveryCutoff(config, new Date()));
+    // `recoveryCutoff`). The first heartbeat goes before, so no node takes this one for dead;
+    // the periodic sweeper judges this node's own uploads by the same heartbeat.
+    await deps.catalog.heartbeat(deps.node, new Date());
+    const { swept } = await deps.backend.init(recoveryCutoff(config, new Date(), true));
     if (swept > 0) deps.logger.info({ swept }, 'removed leftovers of interrupted uploads');
     const app = await buildApp({
       backend: deps.backend, sessions: deps.sessions, logger: deps.logger, publicBase: deps.publicBase,
@@ -99,17 +99,15 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
     // Replaced contents a resource could not delete at once (see `deleteSparesOpenReads`),
     // and leftovers of uploads on nodes that died, go once `recovery.grace` has passed.
     const sweeper = setInterval(() => {
-      deps.backend.sweep(recoveryCutoff(config, new Date()))
+      deps.backend.sweep(recoveryCutoff(config, new Date(), false))
         .catch((err: unknown) => deps.logger.warn({ err }, 'sweeping replaced blobs failed'));
     }, SWEEP_EVERY_MS);
     sweeper.unref();
-    const heartbeat = shared
-      ? setInterval(() => {
-        deps.catalog.heartbeat(deps.node, new Date())
-          .catch((err: unknown) => deps.logger.warn({ err }, 'heartbeat failed: other nodes may take this one for dead'));
-      }, config.recovery.heartbeat * 1000)
-      : null;
-    heartbeat?.unref();
+    const heartbeat = setInterval(() => {
+      deps.catalog.heartbeat(deps.node, new Date())
+        .catch((err: unknown) => deps.logger.warn({ err }, 'heartbeat failed: other nodes may take this one for dead'));
+    }, config.recovery.heartbeat * 1000);
+    heartbeat.unref();
     let closing: Promise<void> | null = null;
     const cutOff = (reason: string): void => {
       const requests = inFlight.describe();
@@ -127,10 +125,8 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
           deadline.unref();
           await app.close();
           clearTimeout(deadline);
-          if (heartbeat) {
-            clearInterval(heartbeat);
-            await deps.catalog.forgetNode(deps.node).catch(() => {});
-          }
+          clearInterval(heartbeat);
+          await deps.catalog.forgetNode(deps.node).catch(() => {});
           await deps.close();
           lock?.release();
         })();

@@ -70,6 +70,25 @@ export const namespaceContract: ContractSuite = ({ name, create }) => {
       assert.deepEqual((await c.trackedBlobs(new Date(t1.getTime() + 1))).map((b) => b.blob), ['blob00000001'], 'the replaced blob is tracked for deletion');
     });
 
+    it('refuses a fenced commit whose blob is no longer tracked, committing nothing', async () => {
+      await c.createCollection({ path: p('/z'), owner: 'alice', now: t0 });
+      const commit = (path: string, blob: string) => c.commitObject({
+        path: p(path), owner: 'alice', size: 3, checksum: `sha2:${blob}`, blob, now: t0, overwrite: true, fenced: true,
+      });
+      await c.trackBlob('blob00000011', t0, 'node-a');
+      assert.equal((await commit('/z/kept', 'blob00000011')).object.kind, 'dataobject', 'a tracked blob commits');
+      await c.trackBlob('blob00000012', t0, 'node-a');
+      await c.untrackBlob('blob00000012');
+      await rejectsWith(commit('/z/swept', 'blob00000012'), 'UNAVAILABLE');
+      assert.equal(await c.getEntity(p('/z/swept')), null, 'nothing became visible');
+      await c.trackBlob('blob00000013', t0, 'node-a');
+      await c.untrackBlob('blob00000013');
+      await rejectsWith(commit('/z/kept', 'blob00000013'), 'UNAVAILABLE');
+      const kept = await c.getEntity(p('/z/kept'));
+      assert.equal(kept?.kind === 'dataobject' ? kept.blob : null, 'blob00000011', 'an overwrite is rolled back whole');
+      assert.deepEqual((await c.trackedBlobs(t1)).map((b) => b.blob), [], 'the blob it would have replaced is not tracked for deletion');
+    });
+
     it('refuses an object where a collection is, and under a missing or data-object parent', async () => {
       await c.createCollection({ path: p('/z'), owner: 'alice', now: t0 });
       await rejectsWith(obj('/z', 'blob00000001', true), 'CONFLICT');

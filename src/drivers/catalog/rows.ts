@@ -2,6 +2,7 @@
  * Row mappers shared by the SQL catalog drivers: both keep the same tables and columns, so a
  * row means the same in SQLite and in PostgreSQL. Pure functions; no driver is imported here.
  */
+import { LadingError } from '../../core/errors.ts';
 import type { Path } from '../../core/path.ts';
 import type { OidcRecord, TrackedBlob } from '../../core/ports.ts';
 import {
@@ -82,4 +83,9 @@ export function toTrackedBlob(row: Row): TrackedBlob {
     owner: (row.owner as string | null) ?? null,
     ownerSeenAt: row.seen_at === null || row.seen_at === undefined ? null : new Date(Number(row.seen_at)),
   };
+}
+
+/** The refusal of a fenced commit whose blob recovery took for abandoned (`commitObject`). */
+export function abandonedBlob(path: Path): LadingError {
+  return new LadingError('UNAVAILABLE', `The upload to '${path}' took too long to reach the catalog and was given up as abandoned; upload it again.`);
 }

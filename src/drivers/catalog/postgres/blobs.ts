@@ -11,9 +11,9 @@ export async function trackBlobRow(db: PostgresConnection, c: PgQueryable, blob:
   await c.query(`INSERT INTO ${db.S}blobs (blob, since, owner) VALUES ($1, $2, $3) ON CONFLICT (blob) DO NOTHING`, [blob, now.getTime(), owner]);
 }
 
-/** Stops tracking `blob` (no-op when untracked), on `c` (the pool or a transaction). */
-export async function untrackBlobRow(db: PostgresConnection, c: PgQueryable, blob: string): Promise<void> {
-  await c.query(`DELETE FROM ${db.S}blobs WHERE blob = $1`, [blob]);
+/** Stops tracking `blob`, on `c` (the pool or a transaction); false when it was not tracked. */
+export async function untrackBlobRow(db: PostgresConnection, c: PgQueryable, blob: string): Promise<boolean> {
+  return ((await c.query(`DELETE FROM ${db.S}blobs WHERE blob = $1`, [blob])).rowCount ?? 0) > 0;
 }
 
 /** The blob-tracking role over `db`; each method is one statement. */

@@ -13,7 +13,7 @@ import type { NamespaceStore } from '../../../core/ports.ts';
 import {
   ACCESS_RANK, type AccessEntry, type Avu, type BackendEvent, type Collection, type DataObject, type Entity,
 } from '../../../core/types.ts';
-import { levelOf, toEntity } from '../rows.ts';
+import { abandonedBlob, levelOf, toEntity } from '../rows.ts';
 import { trackBlobRow, untrackBlobRow } from './blobs.ts';
 import { type PgClientLike, type PgQueryable, type PostgresConnection, all, one } from './connection.ts';
 import { insertJobs } from './jobs.ts';
@@ -71,7 +71,7 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
       });
     },
 
-    async commitObject({ path, owner, size, checksum, blob, now, overwrite, jobs }) {
+    async commitObject({ path, owner, size, checksum, blob, now, overwrite, jobs, fenced }) {
       return tx(async (c) => {
         await lockParent(c, path);
         const lockExisting = async () => one(c, `SELECT id, uid, kind, blob FROM ${S}entities WHERE path = $1 FOR UPDATE`, [path]);
@@ -102,7 +102,7 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
           await trackBlobRow(db, c, replacedBlob, now);
           event = { type: 'object.overwritten', entityId: existing.uid as string, path };
         }
-        await untrackBlobRow(db, c, blob);
+        if (!(await untrackBlobRow(db, c, blob)) && fenced) throw abandonedBlob(path);
         const jobIds = event ? await insertJobs(db, c, jobs?.(event) ?? [], now) : [];
         return { object: (await entityAt(c, path)) as DataObject, replacedBlob, jobIds };
       });

@@ -11,9 +11,9 @@ export function trackBlobRow(db: SqliteConnection, blob: string, now: Date, owne
   db.q('INSERT OR IGNORE INTO blobs (blob, since, owner) VALUES (?, ?, ?)').run(blob, now.getTime(), owner);
 }
 
-/** Stops tracking `blob` (no-op when untracked), inside the caller's transaction if any. */
-export function untrackBlobRow(db: SqliteConnection, blob: string): void {
-  db.q('DELETE FROM blobs WHERE blob = ?').run(blob);
+/** Stops tracking `blob`, inside the caller's transaction if any; false when it was not tracked. */
+export function untrackBlobRow(db: SqliteConnection, blob: string): boolean {
+  return Number(db.q('DELETE FROM blobs WHERE blob = ?').run(blob).changes) > 0;
 }
 
 /** The blob-tracking role over `db`; each method is one statement. */

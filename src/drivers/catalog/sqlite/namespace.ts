@@ -10,7 +10,7 @@ import type { NamespaceStore } from '../../../core/ports.ts';
 import {
   ACCESS_RANK, type AccessEntry, type Avu, type BackendEvent, type Collection, type DataObject, type Entity,
 } from '../../../core/types.ts';
-import { levelOf, toEntity } from '../rows.ts';
+import { abandonedBlob, levelOf, toEntity } from '../rows.ts';
 import { trackBlobRow, untrackBlobRow } from './blobs.ts';
 import type { Row, SqliteConnection } from './connection.ts';
 import { insertJobs } from './jobs.ts';
@@ -59,7 +59,7 @@ export function createSqliteNamespace(db: SqliteConnection): NamespaceStore {
       });
     },
 
-    async commitObject({ path, owner, size, checksum, blob, now, overwrite, jobs }) {
+    async commitObject({ path, owner, size, checksum, blob, now, overwrite, jobs, fenced }) {
       return tx(() => {
         const existing = entityAt(path);
         let replacedBlob: string | null = null;
@@ -81,7 +81,7 @@ export function createSqliteNamespace(db: SqliteConnection): NamespaceStore {
           q('INSERT INTO acls (entity_id, principal, level) VALUES (?, ?, ?)').run(res.lastInsertRowid, owner, ACCESS_RANK.own);
           event = { type: 'object.created', entityId: uid, path };
         }
-        untrackBlobRow(db, blob);
+        if (!untrackBlobRow(db, blob) && fenced) throw abandonedBlob(path);
         const jobIds = insertJobs(db, jobs?.(event) ?? [], now);
         return { object: entityAt(path) as DataObject, replacedBlob, jobIds };
       });
