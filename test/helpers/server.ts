@@ -2,6 +2,7 @@
  * Starts a whole lading node for a test — the same `startServer` as `lading serve` — on port 0
  * with a temporary data directory, plus small HTTP helpers.
  */
+import { request } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -95,4 +96,25 @@ export async function rawRequest(
     req.on('error', reject);
     req.end(body);
   });
+}
+
+/**
+ * Starts a PUT of a raw body that the test feeds itself (`write`, then `end`), so something can
+ * happen while the upload is in flight. `answer` resolves with the status and the body text.
+ */
+export function heldUpload(url: string, authorization: string): {
+  write(chunk: Buffer): void;
+  end(chunk?: Buffer): void;
+  answer: Promise<{ status: number; body: string }>;
+} {
+  const req = request(new URL(url), { method: 'PUT', headers: { authorization, 'content-type': 'application/octet-stream' } });
+  const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+    req.on('response', (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => { body += c.toString(); });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+  });
+  return { write: (chunk) => void req.write(chunk), end: (chunk) => void req.end(chunk), answer };
 }

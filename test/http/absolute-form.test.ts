@@ -5,25 +5,8 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
 import { startTestServer, json, type TestServer } from '../helpers/server.ts';
-
-/** Sends `head` + `body` on a new connection and resolves with the status and the body text. */
-function rawExchange(url: string, head: string, body = ''): Promise<{ status: number; body: string }> {
-  const u = new URL(url);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(u.port), u.hostname);
-    let text = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => { text += chunk; });
-    socket.on('error', reject);
-    socket.on('end', () => {
-      const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(text)?.[1] ?? 0);
-      resolve({ status, body: text.slice(text.indexOf('\r\n\r\n') + 4) });
-    });
-    socket.write(head + body);
-  });
-}
+import { rawExchange } from './raw-socket.ts';
 
 describe('absolute-form request targets', () => {
   let s: TestServer;
@@ -38,7 +21,7 @@ describe('absolute-form request targets', () => {
     const host = new URL(s.url).host;
     const path = `/api/registered/${s.zone}/home/alice/abs.txt`;
     const up = await rawExchange(s.url,
-      `PUT http://abcdefg${path} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: ${alice}\r\nContent-Type: application/octet-stream\r\nContent-Length: 5\r\nConnection: close\r\n\r\n`, 'hello');
+      `PUT http://abcdefg${path} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: ${alice}\r\nContent-Type: application/octet-stream\r\nContent-Length: 5\r\nConnection: close\r\n\r\n` + 'hello');
     assert.equal(up.status, 200, up.body);
     assert.equal(JSON.parse(up.body).Response.data.path, `/${s.zone}/home/alice`);
 
@@ -52,7 +35,7 @@ describe('absolute-form request targets', () => {
 
     const body = JSON.stringify({ newname: 'abs2.txt' });
     const renamed = await rawExchange(s.url,
-      `PATCH https://elsewhere.example:8443${path} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: ${alice}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`, body);
+      `PATCH https://elsewhere.example:8443${path} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: ${alice}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n` + body);
     assert.equal(renamed.status, 200, renamed.body);
     assert.equal((await fetch(s.home('alice', 'abs2.txt'), { headers: { authorization: alice } })).status, 200);
   });

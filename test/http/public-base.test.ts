@@ -5,30 +5,16 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { startTestServer, json, type TestServer } from '../helpers/server.ts';
+import { rawExchange } from './raw-socket.ts';
 import { PublicBase } from '../../src/core/public-base.ts';
 import { loadConfig } from '../../src/wiring/config.ts';
 import { checkDeployment } from '../../src/wiring/check.ts';
-
-/** Sends `head` on a new connection; resolves with the status and the body. */
-function rawExchange(url: string, head: string): Promise<{ status: number; body: string }> {
-  const u = new URL(url);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(u.port), u.hostname);
-    let text = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => { text += chunk; });
-    socket.on('error', reject);
-    socket.on('end', () => resolve({ status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(text)?.[1] ?? 0), body: text.slice(text.indexOf('\r\n\r\n') + 4) }));
-    socket.write(head);
-  });
-}
 
 describe('PublicBase', () => {
   it('answers the configured URL for every request and outside requests', () => {

@@ -11,10 +11,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
-import { request } from 'node:http';
 import { Readable } from 'node:stream';
 import pg from 'pg';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { heldUpload, startTestServer, type TestServer } from '../helpers/server.ts';
 
 const pgUrl = process.env.LADING_TEST_PG_URL;
 const s3 = {
@@ -98,18 +97,8 @@ if (!pgUrl || !s3.endpoint || !s3.bucket || !s3.key || !s3.secret || !s3.region)
       // A slow upload to node a: more than one S3 part sent, then waiting.
       const head = randomBytes(9 * 1024 * 1024);
       const tail = randomBytes(1024 * 1024);
-      const url = new URL(a.home('alice', 'slow.bin'));
-      let answer!: Promise<{ status: number; body: string }>;
-      const req = request(url, { method: 'PUT', headers: { authorization: alice, 'content-type': 'application/octet-stream' } });
-      answer = new Promise((resolve, reject) => {
-        req.on('response', (res) => {
-          let body = '';
-          res.on('data', (c: Buffer) => { body += c.toString(); });
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-        });
-        req.on('error', reject);
-      });
-      req.write(head);
+      const upload = heldUpload(a.home('alice', 'slow.bin'), alice);
+      upload.write(head);
       await new Promise((resolve) => setTimeout(resolve, 1000));
       // A third node starts with a grace period of zero: age alone would make the upload stale.
       const c = await startTestServer({ ...flags, 'recovery.grace': 0 }, { dataDir, keepData: true });
@@ -117,8 +106,8 @@ if (!pgUrl || !s3.endpoint || !s3.bucket || !s3.key || !s3.secret || !s3.region)
         assert.equal(await c.deps.resource.size('leftover-of-dead-node'), null, 'the dead node\'s leftover is removed');
         const tracked = (await c.deps.catalog.trackedBlobs(new Date(Date.now() + 1000))).map((t) => t.blob);
         assert.ok(!tracked.includes('leftover-of-dead-node'));
-        req.end(tail);
-        const res = await answer;
+        upload.end(tail);
+        const res = await upload.answer;
         assert.equal(res.status, 200, res.body);
         const whole = Buffer.concat([head, tail]);
         const expected = `sha2:${createHash('sha256').update(whole).digest('base64')}`;

@@ -6,10 +6,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { request } from 'node:http';
 import { Readable } from 'node:stream';
 import { recoveryCutoff } from '../../src/wiring/drivers.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { heldUpload, startTestServer, type TestServer } from '../helpers/server.ts';
 
 let s: TestServer;
 let alice: string;
@@ -29,24 +28,14 @@ describe('the sweeper and uploads in flight', () => {
     await s.deps.resource.write('left-by-dead-writer', Readable.from([Buffer.from('left behind')]));
     const head = randomBytes(1024 * 1024);
     const tail = randomBytes(1024);
-    const req = request(new URL(s.home('alice', 'in-flight.bin')), {
-      method: 'PUT', headers: { authorization: alice, 'content-type': 'application/octet-stream' },
-    });
-    const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
-      req.on('response', (res) => {
-        let body = '';
-        res.on('data', (c: Buffer) => { body += c.toString(); });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      });
-      req.on('error', reject);
-    });
-    req.write(head);
+    const upload = heldUpload(s.home('alice', 'in-flight.bin'), alice);
+    upload.write(head);
     await new Promise((resolve) => setTimeout(resolve, 300));
     const swept = await s.deps.backend.sweep(recoveryCutoff(s.deps.config, new Date(), false));
     assert.equal(swept, 1, 'only the dead writer\'s leftover');
     assert.equal(await s.deps.resource.size('left-by-dead-writer'), null);
-    req.end(tail);
-    const res = await answer;
+    upload.end(tail);
+    const res = await upload.answer;
     assert.equal(res.status, 200, res.body);
     const expected = `sha2:${createHash('sha256').update(Buffer.concat([head, tail])).digest('base64')}`;
     assert.equal(JSON.parse(res.body).Response.data.checksum, expected);
