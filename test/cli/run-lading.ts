@@ -5,8 +5,8 @@
  * to a running server (an upload that sends its body slowly, a `serve` whose output is kept).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { request } from 'node:http';
 import { LADING_BIN } from '../helpers/process.ts';
+import { heldUpload } from '../helpers/server.ts';
 
 export interface Ran {
   code: number;
@@ -54,30 +54,15 @@ export function slowUpload(url: string, token: string, chunk: Buffer, total: num
   /** Resolves once the first chunk is on its way. */
   started: Promise<void>;
 } {
-  const u = new URL(url);
   let resume = (): void => {};
   const resumed = new Promise<void>((r) => { resume = r; });
-  let markStarted = (): void => {};
-  const started = new Promise<void>((r) => { markStarted = r; });
-  const done = new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = request({
-      host: u.hostname, port: u.port, path: u.pathname, method: 'PUT',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream', 'content-length': total * chunk.length },
-    }, (res) => {
-      let body = '';
-      res.on('data', (c) => { body += String(c); });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('error', reject);
-    req.write(chunk, () => markStarted());
-    void resumed.then(async () => {
-      for (let i = 1; i < total; i++) {
-        if (!req.write(chunk)) await new Promise((r) => req.once('drain', r));
-      }
-      req.end();
-    });
+  const upload = heldUpload(url, `Bearer ${token}`, { contentLength: total * chunk.length });
+  const started = upload.write(chunk);
+  void resumed.then(async () => {
+    for (let i = 1; i < total; i++) await upload.write(chunk);
+    upload.end();
   });
-  return { resume, done, started };
+  return { resume, done: upload.answer, started };
 }
 
 /** Starts `bin/lading serve` with `args`, collecting its output, without waiting for it. */

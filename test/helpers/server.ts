@@ -100,14 +100,17 @@ export async function rawRequest(
 
 /**
  * Starts a PUT of a raw body that the test feeds itself (`write`, then `end`), so something can
- * happen while the upload is in flight. `answer` resolves with the status and the body text.
+ * happen while the upload is in flight: chunked, or with `contentLength` announced. `write`
+ * resolves once its chunk is handed to the socket; `answer` with the status and the body text.
  */
-export function heldUpload(url: string, authorization: string): {
-  write(chunk: Buffer): void;
+export function heldUpload(url: string, authorization: string, options: { contentLength?: number } = {}): {
+  write(chunk: Buffer): Promise<void>;
   end(chunk?: Buffer): void;
   answer: Promise<{ status: number; body: string }>;
 } {
-  const req = request(new URL(url), { method: 'PUT', headers: { authorization, 'content-type': 'application/octet-stream' } });
+  const headers: Record<string, string | number> = { authorization, 'content-type': 'application/octet-stream' };
+  if (options.contentLength !== undefined) headers['content-length'] = options.contentLength;
+  const req = request(new URL(url), { method: 'PUT', headers });
   const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
     req.on('response', (res) => {
       let body = '';
@@ -116,5 +119,5 @@ export function heldUpload(url: string, authorization: string): {
     });
     req.on('error', reject);
   });
-  return { write: (chunk) => void req.write(chunk), end: (chunk) => void req.end(chunk), answer };
+  return { write: (chunk) => new Promise((resolve) => { req.write(chunk, () => resolve()); }), end: (chunk) => void req.end(chunk), answer };
 }

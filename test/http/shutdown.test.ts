@@ -7,7 +7,6 @@
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import { request } from 'node:http';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createSqliteCatalog } from '../../src/drivers/catalog/sqlite.ts';
 import { parsePath } from '../../src/core/path.ts';
 import { lading, spawnServe, stopProcess } from '../helpers/process.ts';
-import { json } from '../helpers/server.ts';
+import { heldUpload, json } from '../helpers/server.ts';
 import { cleanEnv, slowUpload } from '../cli/run-lading.ts';
 
 async function visible(data: string, path: string): Promise<boolean> {
@@ -75,32 +74,19 @@ describe('graceful shutdown', () => {
     const { proc, url } = await spawnServe(data, env);
     const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
     const token = (await json(await fetch(`${url}/auth/login`, { method: 'POST', body: new URLSearchParams({ username: 'gus', password: 'gus-pw' }) }))).Response.data.token;
-    const u = new URL(`${url}/api/registered/tz/home/gus/inflight.bin`);
     const chunk = Buffer.alloc(1024 * 1024, 7);
     const total = 8;
-    const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request({
-        host: u.hostname, port: u.port, path: u.pathname, method: 'PUT',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream', 'content-length': total * chunk.length },
-      }, (res) => {
-        let body = '';
-        res.on('data', (c) => { body += String(c); });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      });
-      req.on('error', reject);
-      void (async () => {
-        for (let i = 0; i < total; i++) {
-          req.write(chunk);
-          if (i === 2) {
-            proc.kill('SIGTERM');
-            await sleep(300);
-          }
-          await sleep(50);
-        }
-        req.end();
-      })();
-    });
-    const { status, body } = await answer;
+    const upload = heldUpload(`${url}/api/registered/tz/home/gus/inflight.bin`, `Bearer ${token}`, { contentLength: total * chunk.length });
+    for (let i = 0; i < total; i++) {
+      void upload.write(chunk);
+      if (i === 2) {
+        proc.kill('SIGTERM');
+        await sleep(300);
+      }
+      await sleep(50);
+    }
+    upload.end();
+    const { status, body } = await upload.answer;
     assert.equal(status, 200, body);
     assert.equal(await exited, 0);
     const catalog = createSqliteCatalog({ file: join(data, 'catalog.sqlite') });
