@@ -17,6 +17,11 @@ import {
 
 /** The group every user belongs to; access granted to it is access granted to all users. */
 export const PUBLIC_GROUP = 'public';
+/**
+ * The principal of a caller who presents no credential at all. Read access granted to it is
+ * what publishing an entity means (`/api/public/…`); no user or group can take the name.
+ */
+export const ANONYMOUS = 'anonymous';
 /** Owner of the zone's top collections; not a name a user can take. */
 export const SYSTEM_OWNER = '_system';
 
@@ -24,8 +29,8 @@ const USER_NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
 
 /** Validates a user or group name; rejects with `BAD_REQUEST`. */
 export function parseUserName(name: string): string {
-  if (!USER_NAME.test(name) || name === PUBLIC_GROUP) {
-    throw new LadingError('BAD_REQUEST', `'${name}' is not a valid user name: use 1 to 64 letters, digits, '.', '_', '@' or '-', starting with a letter or digit ('public' is reserved).`);
+  if (!USER_NAME.test(name) || name === PUBLIC_GROUP || name === ANONYMOUS) {
+    throw new LadingError('BAD_REQUEST', `'${name}' is not a valid user name: use 1 to 64 letters, digits, '.', '_', '@' or '-', starting with a letter or digit ('public' and 'anonymous' are reserved).`);
   }
   return name;
 }
@@ -85,10 +90,16 @@ export interface ReadPlan {
   skipBody?: boolean;
 }
 
-interface Actor {
-  user: string;
-  principals: string[];
-  admin: boolean;
+/**
+ * Who an operation runs as, with every principal whose access it holds. Minted only inside the
+ * core: by `actorOf` from a credential the authority verified, by `anonymousActor` for a caller
+ * with none, and by `actorFor` for a core service that verified something else (a share link's
+ * token) on behalf of the user it names. The HTTP layer passes actors along and never builds one.
+ */
+export interface Actor {
+  readonly user: string;
+  readonly principals: readonly string[];
+  readonly admin: boolean;
 }
 
 export class Backend {
@@ -185,18 +196,65 @@ export class Backend {
   }
 
   /**
+   * The actor a credential stands for, after the authority verified it: the user, the
+   * `public` group, the user's groups. `PROXY_EXPIRED`, `INVALID_CREDENTIAL`.
+   */
+  actorOf(cred: BackendCredential): Promise<Actor> {
+    return this.#actor(cred);
+  }
+
+  /** The actor of a caller without a credential: it holds only what is granted to `anonymous`. */
+  anonymousActor(): Actor {
+    return { user: ANONYMOUS, principals: [ANONYMOUS], admin: false };
+  }
+
+  /**
+   * The actor of `user`, for a core service that verified a claim other than a credential (a
+   * share link) made on that user's behalf. Never an admin's powers: the actor holds what the
+   * user, `public` and the user's groups are granted. Rejects with `INVALID_CREDENTIAL` when
+   * the user is gone, is a group or is disabled.
+   */
+  async actorFor(user: string): Promise<Actor> {
+    const record = await this.#catalog.getUser(user);
+    if (!record || record.kind === 'group' || record.disabled) throw new LadingError('INVALID_CREDENTIAL', `The account '${user}' no longer exists or is disabled.`);
+    return { user, principals: [user, PUBLIC_GROUP, ...(await this.#catalog.groupsOf(user))], admin: false };
+  }
+
+  /**
+   * Rejects with `FORBIDDEN` unless `actor` holds `level` on `path` (or on a collection above
+   * it); an admin holds every level.
+   */
+  async require(actor: Actor, path: Path, level: AccessLevel): Promise<void> {
+    return this.#require(actor, path, level);
+  }
+
+  /** The highest level `actor` holds on `path`, or null; `own` for an admin. */
+  async levelOf(actor: Actor, path: Path): Promise<AccessLevel | null> {
+    if (actor.admin) return 'own';
+    return this.#catalog.accessLevel(path, actor.principals);
+  }
+
+  /**
    * The entity at `path`. Rejects with `FORBIDDEN` when the caller may not read it (whether or
    * not it exists, so existence does not leak) and `NOT_FOUND` when it does not exist.
    */
   async stat(cred: BackendCredential, path: Path): Promise<Entity> {
-    const actor = await this.#actor(cred);
+    return this.statAs(await this.#actor(cred), path);
+  }
+
+  /** `stat` as `actor`. */
+  async statAs(actor: Actor, path: Path): Promise<Entity> {
     await this.#require(actor, path, 'read');
     return this.#mustExist(path);
   }
 
   /** The children of a collection. `FORBIDDEN`, `NOT_FOUND`, `NOT_A_COLLECTION`. */
   async list(cred: BackendCredential, path: Path): Promise<{ collection: Collection; children: Entity[] }> {
-    const actor = await this.#actor(cred);
+    return this.listAs(await this.#actor(cred), path);
+  }
+
+  /** `list` as `actor`. */
+  async listAs(actor: Actor, path: Path): Promise<{ collection: Collection; children: Entity[] }> {
     await this.#require(actor, path, 'read');
     const entity = await this.#mustExist(path);
     if (entity.kind !== 'collection') throw new LadingError('NOT_A_COLLECTION', `'${path}' is a data object, not a collection.`);
@@ -212,7 +270,13 @@ export class Backend {
   async openObject(
     cred: BackendCredential, path: Path, plan: (object: DataObject) => ReadPlan = () => ({}),
   ): Promise<{ object: DataObject; range: ByteRange | undefined; stream: ResourceStream | null }> {
-    const actor = await this.#actor(cred);
+    return this.openObjectAs(await this.#actor(cred), path, plan);
+  }
+
+  /** `openObject` as `actor`. */
+  async openObjectAs(
+    actor: Actor, path: Path, plan: (object: DataObject) => ReadPlan = () => ({}),
+  ): Promise<{ object: DataObject; range: ByteRange | undefined; stream: ResourceStream | null }> {
     await this.#require(actor, path, 'read');
     for (let attempt = 0; ; attempt++) {
       const entity = await this.#mustExist(path);
@@ -238,7 +302,11 @@ export class Backend {
    * `INCOMPLETE_BODY`, `STORAGE_FULL`.
    */
   async upload(cred: BackendCredential, path: Path, source: Readable, options: UploadOptions): Promise<{ object: DataObject; jobIds: string[] }> {
-    const actor = await this.#actor(cred);
+    return this.uploadAs(await this.#actor(cred), path, source, options);
+  }
+
+  /** `upload` as `actor`; the new object is owned by `actor.user`. */
+  async uploadAs(actor: Actor, path: Path, source: Readable, options: UploadOptions): Promise<{ object: DataObject; jobIds: string[] }> {
     await this.#require(actor, path, 'write');
     // Refuse before reading the body what would be refused at commit anyway.
     const existing = await this.#catalog.getEntity(path);
