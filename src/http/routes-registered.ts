@@ -7,14 +7,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Backend } from '../core/backend.ts';
 import { LadingError, isLadingError } from '../core/errors.ts';
-import { checksumDigest } from '../core/meter.ts';
 import { type Path, childOf, parseName, parseNewPath, parsePath, parseUrlPath } from '../core/path.ts';
 import type { BackendCredential } from '../core/ports.ts';
 import type { Collection, DataObject, Entity } from '../core/types.ts';
 import type { Authenticate } from './authorization.ts';
 import { hasBody } from './protocol.ts';
 import { UploadForm } from './upload-form.ts';
-import { announcedDigests, contentDisposition, evaluatePreconditions, selectRange } from './conditional.ts';
+import { announcedDigests } from './conditional.ts';
+import { sendDownload } from './download.ts';
 import {
   type Urls, collectionResult, entityRecord, envelope, renameResult, uploadResult,
 } from './envelope.ts';
@@ -66,10 +66,6 @@ function credentialOf(request: FastifyRequest): BackendCredential {
   return request.auth!.credential;
 }
 
-function etagOf(object: DataObject): string {
-  return `"${checksumDigest(object.checksum).toString('hex')}"`;
-}
-
 /**
  * Registers the routes; returns `downloadAt`, which authenticates a request and streams the
  * data object at an `/api/registered/…` URL path (used by PID resolution).
@@ -89,54 +85,8 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
     return envelope(children.map((e) => entityRecord(urls, e)));
   };
 
-  const download = async (request: FastifyRequest, reply: FastifyReply, path: Path) => {
-    const head = request.method === 'HEAD';
-    let notModified = false;
-    const { object, range, stream } = await backend.openObject(credentialOf(request), path, (obj) => {
-      const validators = { etag: etagOf(obj), lastModified: obj.modifiedAt, size: obj.size };
-      if (evaluatePreconditions(request.headers, validators) === 'not-modified') {
-        notModified = true;
-        return { skipBody: true };
-      }
-      return { range: selectRange(request.headers, validators), skipBody: head };
-    });
-    reply.header('ETag', etagOf(object));
-    reply.header('Last-Modified', object.modifiedAt.toUTCString());
-    reply.header('Accept-Ranges', 'bytes');
-    reply.header('Repr-Digest', `sha-256=:${checksumDigest(object.checksum).toString('base64')}:`);
-    if (notModified) return reply.code(304).send();
-    reply.header('Content-Type', 'application/octet-stream');
-    reply.header('Content-Disposition', contentDisposition(object.name));
-    if (range) {
-      reply.code(206);
-      reply.header('Content-Range', `bytes ${range.start}-${range.end}/${object.size}`);
-      reply.header('Content-Length', range.end - range.start + 1);
-    } else {
-      reply.header('Content-Length', object.size);
-    }
-    if (stream?.copyTo) {
-      // NOTE: the resource copies into the socket through reused buffers; piping the stream
-      // allocates a buffer per chunk, which halves throughput and grows the memory held by
-      // garbage with the size of the download (bench/throughput.sh). The reply is hijacked, so
-      // headers must be set before this point: onSend hooks do not run for it (onResponse do).
-      reply.hijack();
-      const res = reply.raw;
-      for (const [name, value] of Object.entries(reply.getHeaders())) {
-        if (value !== undefined) res.setHeader(name, value);
-      }
-      res.writeHead(reply.statusCode);
-      try {
-        await stream.copyTo(res);
-        res.end();
-      } catch (err) {
-        // The status line is sent: all that can be said to the client is a cut connection.
-        request.log.info({ err }, 'download interrupted');
-        res.destroy();
-      }
-      return reply;
-    }
-    return reply.send(stream ?? undefined);
-  };
+  const download = (request: FastifyRequest, reply: FastifyReply, path: Path) =>
+    sendDownload(request, reply, (plan) => backend.openObject(credentialOf(request), path, plan));
 
   app.route({
     method: ['GET', 'HEAD'],
