@@ -16,9 +16,11 @@ const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
 
 describe('README', () => {
   it('its curl session runs as shown against `lading serve`', async () => {
-    const m = /<!-- readme-example: begin -->\s*```bash\n([\s\S]*?)```\s*<!-- readme-example: end -->/.exec(readme);
-    assert.ok(m, 'the README has a marked example block');
-    const script = m[1]!;
+    // NOTE: the session starts in the block marked `begin`; blocks marked `continue` (in later
+    // sections) go on in the same shell, in the order they appear.
+    const blocks = [...readme.matchAll(/<!-- readme-example: (begin|continue) -->\s*```bash\n([\s\S]*?)```\s*<!-- readme-example: end -->/g)];
+    assert.equal(blocks[0]?.[1], 'begin', 'the README has a marked example block, and it comes first');
+    const script = blocks.map((b) => b[2]!).join('\n');
     assert.match(script, /^LADING=http:\/\/127\.0\.0\.1:8080$/m);
     const s = await startTestServer({ zone: 'lading' });
     const cwd = await mkdtemp(join(tmpdir(), 'lading-readme-'));
