@@ -1,12 +1,12 @@
 /**
  * The catalog port, as named roles: the namespace (with access control and metadata), accounts,
- * sessions, durable jobs, PID records, blob tracking and the OpenID Connect store, composed into
- * `Catalog`. Drivers in `src/drivers/catalog/` implement it; the core imports no driver.
+ * sessions, durable jobs, PID records, blob tracking, the OpenID Connect store and publishing,
+ * composed into `Catalog`. Drivers in `src/drivers/catalog/` implement it; the core imports no driver.
  */
 import type { Path } from './path.ts';
 import type {
   AccessEntry, AccessLevel, Avu, Collection, DataObject, Entity, HandleRecord, HandleValues, JobInput,
-  JobRecord, JobState, JobsFor, SessionRecord, UserRecord,
+  JobRecord, JobState, JobsFor, PublicationEvent, SessionRecord, UserRecord,
 } from './types.ts';
 
 /**
@@ -163,6 +163,31 @@ export interface HandleStore {
 }
 
 /**
+ * Publishing: read access granted to the principal that stands for callers without a
+ * credential, changed together with a durable record of who changed it and when, and with the
+ * jobs the change causes, in one transaction. Contract:
+ * `test/contracts/catalog-publications-contract.ts`.
+ */
+export interface PublicationStore {
+  /**
+   * Grants `principal` read access on the entity at `path`, records a `published` event by
+   * `actor` at `now` and enqueues the jobs `jobs` gives for an `entity.published` event, in
+   * one transaction. When `principal` already holds access there, changes nothing and resolves
+   * with `changed: false` and no jobs. Rejects with `NOT_FOUND` when nothing is at `path`.
+   */
+  publish(input: { path: Path; principal: string; actor: string; now: Date; jobs?: JobsFor }): Promise<{ changed: boolean; jobIds: string[] }>;
+  /**
+   * Removes `principal`'s access on the entity at `path` itself (not on collections above it),
+   * records an `unpublished` event and enqueues the jobs of an `entity.unpublished` event, in
+   * one transaction. When `principal` holds no access there, changes nothing (`changed:
+   * false`). Rejects with `NOT_FOUND` when nothing is at `path`.
+   */
+  unpublish(input: { path: Path; principal: string; actor: string; now: Date; jobs?: JobsFor }): Promise<{ changed: boolean; jobIds: string[] }>;
+  /** The publication events of the entity with the stable id `entityId`, newest first, at most `limit`. */
+  publicationEvents(entityId: string, limit: number): Promise<PublicationEvent[]>;
+}
+
+/**
  * Blobs written to the resource but referenced by no object, so the sweeper can delete what a
  * crash left behind, and the heartbeats of the nodes writing them, so that a node sweeps only
  * what a dead node left. `NamespaceStore.commitObject` stops and starts tracking in its own
@@ -249,6 +274,7 @@ export interface CatalogRoles {
   handles: HandleStore;
   blobs: BlobTracker;
   oidc: OidcStore;
+  publications: PublicationStore;
 }
 
 /** The name of one role of the catalog. */
@@ -258,7 +284,7 @@ export type CatalogRole = keyof CatalogRoles;
  * The catalog: every role in one store, behind one connection. Every method is atomic on its
  * own. Implementations pass every suite `test/contracts/catalog-contract.ts` lists.
  */
-export interface Catalog extends NamespaceStore, AccountStore, SessionStore, JobStore, HandleStore, BlobTracker, OidcStore {
+export interface Catalog extends NamespaceStore, AccountStore, SessionStore, JobStore, HandleStore, BlobTracker, OidcStore, PublicationStore {
   readonly driver: string;
   close(): Promise<void>;
 }

@@ -13,6 +13,7 @@ import type { BackendEvent, BackendEventType, JobInput } from './types.ts';
 
 export const EVENTS: readonly BackendEventType[] = [
   'object.created', 'object.overwritten', 'object.renamed', 'collection.created', 'collection.renamed',
+  'entity.published', 'entity.unpublished',
 ];
 export const ACTIONS = ['pid.register', 'pid.update'] as const;
 export type Action = (typeof ACTIONS)[number];

@@ -70,9 +70,10 @@ export interface SessionRecord {
 }
 
 export type BackendEventType =
-  | 'object.created' | 'object.overwritten' | 'object.renamed' | 'collection.created' | 'collection.renamed';
+  | 'object.created' | 'object.overwritten' | 'object.renamed' | 'collection.created' | 'collection.renamed'
+  | 'entity.published' | 'entity.unpublished';
 
-/** A change in the namespace that rules can react to. */
+/** A change in the namespace that rules can react to (publishing is read access granted to `anonymous`). */
 export interface BackendEvent {
   type: BackendEventType;
   entityId: string;
@@ -116,4 +117,16 @@ export interface HandleRecord {
   values: HandleValues;
   createdAt: Date;
   updatedAt: Date;
+}
+
+/** A durable record of publishing or unpublishing an entity: who did it, when, and at which path. */
+export interface PublicationEvent {
+  /** The entity's stable id. */
+  entityId: string;
+  /** The entity's path at the time. */
+  path: Path;
+  action: 'published' | 'unpublished';
+  /** The user who did it. */
+  actor: string;
+  at: Date;
 }

@@ -12,6 +12,7 @@ import { handlesContract } from './catalog-handles-contract.ts';
 import { jobsContract } from './catalog-jobs-contract.ts';
 import { namespaceContract } from './catalog-namespace-contract.ts';
 import { oidcContract } from './catalog-oidc-contract.ts';
+import { publicationsContract } from './catalog-publications-contract.ts';
 import { sessionsContract } from './catalog-sessions-contract.ts';
 
 // NOTE: other contracts and tests import the error-code assertion from here.
@@ -26,6 +27,7 @@ export const CATALOG_CONTRACTS = {
   handles: handlesContract,
   blobs: blobsContract,
   oidc: oidcContract,
+  publications: publicationsContract,
 } satisfies Record<CatalogRole, ContractSuite>;
 
 /** Registers every role's suite for the driver `target`. */

@@ -16,6 +16,7 @@ import { createPostgresHandles } from './postgres/handles.ts';
 import { createPostgresJobs } from './postgres/jobs.ts';
 import { createPostgresNamespace } from './postgres/namespace.ts';
 import { createPostgresOidc } from './postgres/oidc.ts';
+import { createPostgresPublications } from './postgres/publications.ts';
 import { createPostgresSessions } from './postgres/sessions.ts';
 
 export type { PgClientLike, PgPoolLike, PgResultLike } from './postgres/connection.ts';
@@ -63,5 +64,6 @@ export async function createPostgresCatalog(options: PostgresCatalogOptions): Pr
     handles: createPostgresHandles(db),
     blobs: createPostgresBlobs(db),
     oidc: createPostgresOidc(db),
+    publications: createPostgresPublications(db),
   });
 }

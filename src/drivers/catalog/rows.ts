@@ -7,7 +7,7 @@ import type { Path } from '../../core/path.ts';
 import type { OidcRecord, TrackedBlob } from '../../core/ports.ts';
 import {
   ACCESS_LEVELS, type AccessLevel, type Entity, type JobRecord, type JobState, type PrincipalKind,
-  type SessionRecord, type UserRecord,
+  type PublicationEvent, type SessionRecord, type UserRecord,
 } from '../../core/types.ts';
 
 export type Row = Record<string, unknown>;
@@ -82,6 +82,16 @@ export function toTrackedBlob(row: Row): TrackedBlob {
     trackedAt: new Date(Number(row.since)),
     owner: (row.owner as string | null) ?? null,
     ownerSeenAt: row.seen_at === null || row.seen_at === undefined ? null : new Date(Number(row.seen_at)),
+  };
+}
+
+export function toPublicationEvent(row: Row): PublicationEvent {
+  return {
+    entityId: row.entity_uid as string,
+    path: row.path as Path,
+    action: row.action as PublicationEvent['action'],
+    actor: row.actor as string,
+    at: new Date(Number(row.at)),
   };
 }
 

@@ -14,6 +14,7 @@ import { createSqliteHandles } from './sqlite/handles.ts';
 import { createSqliteJobs } from './sqlite/jobs.ts';
 import { createSqliteNamespace } from './sqlite/namespace.ts';
 import { createSqliteOidc } from './sqlite/oidc.ts';
+import { createSqlitePublications } from './sqlite/publications.ts';
 import { createSqliteSessions } from './sqlite/sessions.ts';
 
 export interface SqliteCatalogOptions {
@@ -36,5 +37,6 @@ export function createSqliteCatalog(options: SqliteCatalogOptions): Catalog {
     handles: createSqliteHandles(db),
     blobs: createSqliteBlobs(db),
     oidc: createSqliteOidc(db),
+    publications: createSqlitePublications(db),
   });
 }

@@ -151,4 +151,19 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: (S: string) =
       CREATE TABLE ${S}nodes (id TEXT PRIMARY KEY, seen_at BIGINT NOT NULL);
     `,
   },
+  {
+    // Who published or unpublished an entity, and when (the access itself is an ACL entry).
+    version: 9,
+    sql: (S) => `
+      CREATE TABLE ${S}publication_events (
+        id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        entity_uid TEXT NOT NULL,
+        path TEXT COLLATE "C" NOT NULL,
+        action TEXT NOT NULL CHECK (action IN ('published', 'unpublished')),
+        actor TEXT NOT NULL,
+        at BIGINT NOT NULL
+      );
+      CREATE INDEX publication_events_by_entity ON ${S}publication_events (entity_uid, id);
+    `,
+  },
 ];

@@ -141,4 +141,19 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE TABLE nodes (id TEXT PRIMARY KEY, seen_at INTEGER NOT NULL);
     `,
   },
+  {
+    // Who published or unpublished an entity, and when (the access itself is an ACL entry).
+    version: 9,
+    sql: `
+      CREATE TABLE publication_events (
+        id INTEGER PRIMARY KEY,
+        entity_uid TEXT NOT NULL,
+        path TEXT NOT NULL,
+        action TEXT NOT NULL CHECK (action IN ('published', 'unpublished')),
+        actor TEXT NOT NULL,
+        at INTEGER NOT NULL
+      );
+      CREATE INDEX publication_events_by_entity ON publication_events (entity_uid, id);
+    `,
+  },
 ];
