@@ -37,6 +37,8 @@ export interface RuleJob {
   entityId: string;
   path: string;
   from?: string;
+  /** Set on the jobs a collection's change fans out to the entities below it: that collection's path. */
+  below?: string;
 }
 
 export const RULE_JOB = 'rule';

@@ -11,6 +11,9 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Backend } from '../core/backend.ts';
+import type { AccessControl } from '../core/access-control.ts';
+import type { Metadata } from '../core/metadata.ts';
+import type { Publishing } from '../core/publishing.ts';
 import type { PublicBase } from '../core/public-base.ts';
 import { LadingError } from '../core/errors.ts';
 import type { SessionService, AuthenticatedSession } from '../identity/sessions/sessions.ts';
@@ -24,6 +27,7 @@ import { openapiOptions } from './openapi.ts';
 import { registerResponseCheck } from './response-check.ts';
 import { registerRegisteredRoutes } from './routes-registered.ts';
 import { registerPidRoutes } from './routes-pids.ts';
+import { registerAccessRoutes } from './routes-access.ts';
 import type { PidProvider } from '../core/ports.ts';
 import { registerAuthRoutes } from './routes-auth.ts';
 import { registerStatusRoutes } from './routes-status.ts';
@@ -33,6 +37,10 @@ import type { OidcLogin } from '../identity/oidc/oidc-login.ts';
 
 export interface AppDeps {
   backend: Backend;
+  /** Access lists, metadata and publishing over the API (`/api/acl`, `/api/metadata`, `/api/publish`, `/api/public`). */
+  accessControl: AccessControl;
+  metadata: Metadata;
+  publishing: Publishing;
   sessions: SessionService;
   logger: FastifyBaseLogger;
   /** Where links start: the configured public URL, else each request's checked Host. */
@@ -144,7 +152,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerStatusRoutes(app, deps.publicBase);
   registerAuthRoutes(app, { ...deps, authenticate });
   const registered = registerRegisteredRoutes(app, { ...deps, urls, authenticate, pidAwaitMs: deps.pidAwaitMs ?? 10_000 });
-  if (deps.pids) registerPidRoutes(app, { pids: deps.pids, download: registered.downloadAt });
+  registerAccessRoutes(app, { ...deps, urls, authenticate });
+  if (deps.pids) {
+    registerPidRoutes(app, {
+      pids: deps.pids, download: registered.downloadAt, publishing: deps.publishing, urls,
+      viewerOf: async () => deps.backend.anonymousActor(),
+    });
+  }
   if (deps.ca) registerCaRoutes(app, deps.ca);
   if (deps.oidc) await registerOidcRoutes(app, { ...deps, oidc: deps.oidc });
   return fastify;

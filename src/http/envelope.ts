@@ -49,6 +49,11 @@ export function linkOf(urls: Urls, path: Path): string {
   return `${urls.base}/api/registered${encodePath(path)}`;
 }
 
+/** Where anyone reads a published entity: its URL under `/api/public`. */
+export function publicLinkOf(urls: Pick<Urls, 'base'>, path: Path): string {
+  return `${urls.base}/api/public${encodePath(path)}`;
+}
+
 export function locationOf(urls: Urls, path: Path): string {
   return `${urls.backend}${path}`;
 }
@@ -61,12 +66,12 @@ export interface EntityRecord {
   path: string;
 }
 
-/** `{<name>: record}` as in spec 2.2. */
-export function entityRecord(urls: Urls, entity: Entity): Record<string, EntityRecord> {
+/** `{<name>: record}` as in spec 2.2; `link` is made by `link` (default: the registered link). */
+export function entityRecord(urls: Urls, entity: Entity, link: (urls: Urls, path: Path) => string = linkOf): Record<string, EntityRecord> {
   return {
     [entity.name]: {
       dataobject: entity.name,
-      link: linkOf(urls, entity.path),
+      link: link(urls, entity.path),
       location: locationOf(urls, entity.path),
       metadata: {
         PID: entity.pid,

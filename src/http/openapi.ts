@@ -12,6 +12,9 @@ import { Bytes, Pem } from './schemas.ts';
 export const TAGS = [
   { name: 'registered', description: 'Data objects and collections in the registered domain: metadata, listing, download, upload, collection creation, rename.' },
   { name: 'auth', description: 'Login (local credentials or the identity provider), token check, proxy regeneration, logout.' },
+  { name: 'access', description: 'Access lists: who may read, write or own an entity (users, groups, public), for its owners.' },
+  { name: 'metadata', description: 'Attribute–value–unit metadata of entities: read with read access, changed with write access.' },
+  { name: 'publishing', description: 'Publishing data to anyone without a token, and reading published data at /api/public.' },
   { name: 'pids', description: 'Resolution of persistent identifiers registered by the backend\'s rules.' },
   { name: 'ca', description: 'The online certificate authority: the CA certificate, and user certificates for the issuer credential.' },
   { name: 'status', description: 'Liveness.' },

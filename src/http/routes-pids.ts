@@ -1,23 +1,62 @@
 /**
  * PID resolution: `/api/pids/<pid>` answers a handle's record in the envelope (and, with
- * `download=true`, streams the object when the record's URL points at this server), and
- * `/api/handles/<pid>` answers the Handle REST API's read shape so generic handle tooling can
- * resolve local PIDs. Records are public, as handle records are; downloads need a token.
+ * `download=true`, streams the object when the record's URL points at this server) — or, to a
+ * client that prefers HTML (a browser), the PID's landing page — and `/api/handles/<pid>`
+ * answers the Handle REST API's read shape so generic handle tooling can resolve local PIDs.
+ * Records are public, as handle records are; downloads need a token.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Actor } from '../core/backend.ts';
 import { LadingError } from '../core/errors.ts';
+import type { Path } from '../core/path.ts';
 import type { PidProvider } from '../core/ports.ts';
-import { envelope } from './envelope.ts';
-import { Bytes, Envelope, GetQuery, PidParams, type TypedApp, errorResponses, isSet } from './schemas.ts';
+import type { Publishing } from '../core/publishing.ts';
+import { type Urls, encodePath, envelope, publicLinkOf } from './envelope.ts';
+import { preferredType } from './negotiation.ts';
+import { type DownloadOffer, PID_PAGE_HEADERS, renderElsewherePage, renderPidPage, renderUnknownPidPage } from './pid-page.ts';
+import { entityTarget } from './target.ts';
+import { Bytes, Envelope, ErrorEnvelope, GetQuery, PidParams, type TypedApp, errorResponses, isSet } from './schemas.ts';
 import { Type } from '@sinclair/typebox';
 
 interface PidRouteDeps {
   pids: PidProvider;
   /** Streams a data object at an `/api/registered` URL path to the reply, authenticating first. */
-  download: (request: FastifyRequest, reply: FastifyReply, registeredUrlPath: string) => Promise<FastifyReply>;
+  /** Streams the data object at a path to the reply, authenticating first. */
+  download: (request: FastifyRequest, reply: FastifyReply, path: Path) => Promise<FastifyReply>;
+  /** What a landing page may show, and whether its viewer may download. */
+  publishing: Pick<Publishing, 'pidSubject'>;
+  urls: (request: FastifyRequest) => Urls;
+  /**
+   * Who views a landing page. NOTE: browsers send no bearer token, so today every viewer is
+   * the anonymous actor and the page offers a download exactly when the object is published;
+   * a cookie session of the web app will answer here with its user, and the page then offers
+   * the download to whoever may read the object.
+   */
+  viewerOf: (request: FastifyRequest) => Promise<Actor>;
+}
+
+/** The URL prefixes of entities here that a PID record's URL may name. */
+const ENTITY_PREFIXES = ['/api/registered', '/api/public'];
+
+/** The entity paths a record's URL may name here (none when it names none). */
+function candidatePaths(url: string | null): Path[] {
+  if (url === null) return [];
+  const paths: Path[] = [];
+  for (const prefix of ENTITY_PREFIXES) {
+    const at = url.indexOf(`${prefix}/`);
+    if (at < 0) continue;
+    try {
+      paths.push(entityTarget(prefix, url.slice(at)).path);
+    } catch {
+      // Not a path of ours after all: the page says where the record points.
+    }
+  }
+  return paths;
 }
 
 const PidRecord = Envelope(Type.Record(Type.String(), Type.String()), 'A PID record: URL, EUDAT/CHECKSUM, EUDAT/CHECKSUM_TIMESTAMP, EUDAT/ROR.');
+
+const Html = Type.String({ description: 'An HTML page, for clients that prefer text/html (browsers).' });
 
 const HandleValue = Type.Object({
   index: Type.Integer(), type: Type.String(), data: Type.Object({ format: Type.Literal('string'), value: Type.String() }), ttl: Type.Integer(),
@@ -39,31 +78,62 @@ export function registerPidRoutes(app: TypedApp, deps: PidRouteDeps): void {
     return values;
   };
 
+  const landingPage = async (request: FastifyRequest, reply: FastifyReply, handle: string) => {
+    const base = deps.urls(request).base;
+    const recordHref = `${base}/api/handles/${handle.split('/').map(encodeURIComponent).join('/')}`;
+    const values = await deps.pids.resolve(handle);
+    if (!values) return reply.code(404).headers(PID_PAGE_HEADERS).send(renderUnknownPidPage(handle));
+    const url = values.URL ?? null;
+    const subject = await deps.publishing.pidSubject(handle, candidatePaths(url), await deps.viewerOf(request));
+    if (!subject) return reply.headers(PID_PAGE_HEADERS).send(renderElsewherePage({ handle, url, recordHref }));
+    const { entity, published, viewerMayRead } = subject;
+    const publicUrl = publicLinkOf({ base }, entity.path);
+    let download: DownloadOffer;
+    if (entity.kind === 'collection') download = { kind: 'none', reason: published ? '' : 'This collection is not public. Its owner can publish it.' };
+    else if (published) download = { kind: 'link', href: `${publicUrl}?download=true` };
+    else if (viewerMayRead) download = { kind: 'link', href: `${base}/api/pids/${handle.split('/').map(encodeURIComponent).join('/')}?download=true` };
+    else download = { kind: 'none', reason: `This data object is not public. Users with access download it with their token: GET ${base}/api/pids/${handle}?download=true, or ask its owner to publish it.` };
+    return reply.headers(PID_PAGE_HEADERS).send(renderPidPage({
+      handle, kind: entity.kind, name: entity.name, owner: entity.owner, createdAt: entity.createdAt, modifiedAt: entity.modifiedAt,
+      ...(entity.kind === 'dataobject' ? { size: entity.size, checksum: entity.checksum } : {}),
+      download, listing: entity.kind === 'collection' && published ? `${base}/api/public${encodePath(entity.path)}/` : null, recordHref,
+    }));
+  };
+
   app.route({
     method: ['GET', 'HEAD'],
     url: '/api/pids/*',
     exposeHeadRoute: false,
     schema: {
-      tags: ['pids'], operationId: 'resolvePid', summary: 'Resolve a PID to its record; download=true streams the object it points at (with a token)',
+      tags: ['pids'], operationId: 'resolvePid', summary: 'Resolve a PID to its record; download=true streams the object it points at (with a token); browsers get its landing page',
+      description: 'Content negotiation by Accept: a client that prefers text/html to application/json (a browser) gets the landing page — name, size, checksum, dates, owner, the PID with a copy button, and a download button when the object is published — or, for an unknown PID, an HTML 404 page; every other client (curl\'s */* included) gets the JSON envelope.',
       params: PidParams, querystring: GetQuery,
       response: {
         200: {
-          description: 'The PID record; with download=true, the bytes of the data object it points at.',
-          content: { 'application/json': { schema: PidRecord }, 'application/octet-stream': { schema: Bytes } },
+          description: 'The PID record; with download=true, the bytes of the data object it points at; to a browser, the landing page.',
+          content: { 'application/json': { schema: PidRecord }, 'application/octet-stream': { schema: Bytes }, 'text/html': { schema: Html } },
         },
         206: { description: 'The requested range (download=true with Range).', content: { 'application/octet-stream': { schema: Bytes } } },
         304: Type.Null({ description: 'Not modified (download=true with If-None-Match or If-Modified-Since).' }),
-        ...errorResponses(401, 403, 404, 412, 416),
+        ...errorResponses(401, 403, 412, 416),
+        404: {
+          description: 'The PID is not registered here (or, with download=true, points elsewhere): the error envelope, or an HTML page for a browser.',
+          content: { 'application/json': { schema: ErrorEnvelope }, 'text/html': { schema: Html } },
+        },
       },
     },
     handler: async (request, reply) => {
       const handle = handleOf(request.params);
+      reply.header('Vary', 'Accept');
+      if (!isSet(request.query.download) && preferredType(request.headers.accept, ['application/json', 'text/html']) === 'text/html') {
+        return landingPage(request, reply, handle);
+      }
       const values = await resolve(handle);
       if (isSet(request.query.download)) {
         const url = values.URL ?? '';
-        const at = url.indexOf('/api/registered/');
-        if (at < 0) throw new LadingError('NOT_FOUND', `The PID ${handle} points elsewhere (${url}); download it from there.`);
-        return deps.download(request, reply, url.slice(at));
+        const [path] = candidatePaths(url);
+        if (path === undefined) throw new LadingError('NOT_FOUND', `The PID ${handle} points elsewhere (${url}); download it from there.`);
+        return deps.download(request, reply, path);
       }
       // NOTE: to a HEAD request, Node sends the headers of this answer without its body.
       return envelope(values);

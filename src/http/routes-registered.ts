@@ -7,7 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Backend } from '../core/backend.ts';
 import { LadingError, isLadingError } from '../core/errors.ts';
-import { type Path, childOf, parseName, parseNewPath, parsePath, parseUrlPath } from '../core/path.ts';
+import { type Path, childOf, parseName, parseNewPath, parsePath } from '../core/path.ts';
 import type { BackendCredential } from '../core/ports.ts';
 import type { Collection, DataObject, Entity } from '../core/types.ts';
 import type { Authenticate } from './authorization.ts';
@@ -15,6 +15,7 @@ import { hasBody } from './protocol.ts';
 import { UploadForm } from './upload-form.ts';
 import { announcedDigests } from './conditional.ts';
 import { sendDownload } from './download.ts';
+import { entityTarget } from './target.ts';
 import {
   type Urls, collectionResult, entityRecord, envelope, renameResult, uploadResult,
 } from './envelope.ts';
@@ -36,22 +37,9 @@ interface RegisteredDeps {
 
 const PREFIX = '/api/registered';
 
-// NOTE: the scheme and authority of an absolute-form request target (`PUT http://host/api/…`),
-// which the router strips before matching, as this does.
-const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i;
-
-/**
- * The entity path a request target (`/api/registered/…`, absolute-form `http://host/api/registered/…`,
- * or a PID record's URL path) names, and whether it ended in `/` (a listing): the one place a
- * registered path is taken from a URL. The route's wildcard parameter is the same text after
- * the router decoded it, `%2F` into `/`; decoding here, segment by segment, keeps an encoded
- * `/` from becoming a separator. Rejects with `INVALID_PATH`.
- */
+/** The entity path and trailing slash of a target below `/api/registered` (see `entityTarget`). `INVALID_PATH`. */
 function targetOf(target: string): { path: Path; trailingSlash: boolean } {
-  const pathname = target.split('?', 1)[0]!.replace(ABSOLUTE_FORM, '');
-  if (!pathname.startsWith(PREFIX)) throw new LadingError('INVALID_PATH', `The path must start with ${PREFIX}.`);
-  const rest = pathname.slice(PREFIX.length);
-  return { path: parseUrlPath(rest), trailingSlash: rest.length > 1 && rest.endsWith('/') };
+  return entityTarget(PREFIX, target);
 }
 
 /** OpenAPI links from an answer to reading and renaming what it names; `path` is a runtime expression giving the entity's path. */
@@ -68,10 +56,10 @@ function credentialOf(request: FastifyRequest): BackendCredential {
 
 /**
  * Registers the routes; returns `downloadAt`, which authenticates a request and streams the
- * data object at an `/api/registered/…` URL path (used by PID resolution).
+ * data object at a path (used by PID resolution).
  */
 export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
-  downloadAt: (request: FastifyRequest, reply: FastifyReply, urlPath: string) => Promise<FastifyReply>;
+  downloadAt: (request: FastifyRequest, reply: FastifyReply, path: Path) => Promise<FastifyReply>;
 } {
   const { backend } = deps;
   const secured = { security: [{ bearer: [] }], tags: ['registered'] };
@@ -242,9 +230,9 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
   }
 
   return {
-    async downloadAt(request, reply, urlPath) {
+    async downloadAt(request, reply, path) {
       await deps.authenticate(request);
-      return download(request, reply, targetOf(urlPath).path);
+      return download(request, reply, path);
     },
   };
 }

@@ -10,6 +10,7 @@ import type {
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { type Static, Type, type TSchema } from '@sinclair/typebox';
 import { REFUSED_IN_NAMES, STORED_NAME_PATTERN } from '../core/path.ts';
+import { entityParams } from './target.ts';
 
 /** The application as routes see it: handlers get requests typed by their route's schemas. */
 export type TypedApp = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
@@ -115,11 +116,7 @@ export const Bytes = Type.String({ format: 'binary', description: 'The bytes of 
 export const Pem = Type.String({ description: 'PEM text.' });
 
 /** The path below `/api/registered` that a route's wildcard names. */
-export const RegisteredParams = Type.Object({
-  '*': Type.String({
-    description: `Path of the entity below /api/registered, e.g. zone/home/alice/data.csv; each segment percent-encoded (an encoded '/' never separates); empty segments are ignored. A trailing '/' lists a collection. Refused with 400: '.' and '..' segments, segments longer than 255 UTF-8 bytes, invalid percent-encoding or UTF-8, and in names given by an upload these characters: ${REFUSED_IN_NAMES}.`,
-  }),
-});
+export const RegisteredParams = entityParams('/api/registered');
 
 /** The PID a route's wildcard names. */
 export const PidParams = Type.Object({
@@ -143,6 +140,77 @@ export const CreateBody = Type.Object({
 export const RenameBody = Type.Object({
   newname: Type.String({ minLength: 1, description: `New name: no '/', not '.' or '..', at most 255 UTF-8 bytes, none of ${REFUSED_IN_NAMES}.` }),
 });
+
+const AccessLevelSchema = Type.Union([Type.Literal('read'), Type.Literal('write'), Type.Literal('own')], {
+  description: 'read: read and list; write: also upload, create, rename and set metadata; own: also change the access list and publish.',
+});
+
+const AclEntry = Type.Object({
+  principal: Type.String({ description: 'A user, an administrator, a group, `public` (every signed-in user) or `anonymous` (anyone: the entity is published).' }),
+  level: AccessLevelSchema,
+});
+
+const ACL_EXAMPLE = {
+  path: '/lading/home/alice/campaign-2026',
+  owner: 'alice',
+  entries: [{ principal: 'alice', level: 'own' }, { principal: 'bob', level: 'read' }],
+  inherited: [{ principal: 'alice', level: 'own', from: '/lading/home/alice' }],
+};
+
+export const AclResult = Envelope(Type.Object({
+  path: Type.String({ description: 'The entity.' }),
+  owner: Type.String({ description: 'The user who created it.' }),
+  entries: Type.Array(AclEntry, { description: 'Entries set on the entity itself.' }),
+  inherited: Type.Array(Type.Object({
+    principal: AclEntry.properties.principal,
+    level: AccessLevelSchema,
+    from: Type.String({ description: 'The collection above the entity that the entry is set on; it covers everything below it.' }),
+  }), { description: 'Entries inherited from the collections above it, nearest first.' }),
+}, { examples: [ACL_EXAMPLE] }), 'The access list of an entity: its owner, its own entries and those it inherits.');
+
+export const AclGrantBody = Type.Object({
+  principal: Type.String({ minLength: 1, maxLength: 64, description: 'A user, an administrator, a group, or `public` (every signed-in user). Not `anonymous`: publish instead.' }),
+  level: AccessLevelSchema,
+}, { examples: [{ principal: 'bob', level: 'read' }, { principal: 'public', level: 'read' }, { principal: 'team-ocean', level: 'write' }] });
+
+export const AclRevokeQuery = Type.Object({
+  principal: Type.String({ minLength: 1, description: 'The principal whose entry on the entity itself is removed.', examples: ['bob'] }),
+}, { additionalProperties: true });
+
+const AvuSchema = Type.Object({
+  attribute: Type.String(),
+  value: Type.String(),
+  unit: Type.String({ description: 'Empty when none was given.' }),
+});
+
+export const MetadataResult = Envelope(Type.Array(AvuSchema, {
+  examples: [[{ attribute: 'PID', value: '21.T99999/5f0c…', unit: '' }, { attribute: 'depth', value: '1200', unit: 'm' }]],
+}), 'The attribute–value–unit metadata of an entity, sorted by attribute, value and unit.');
+
+export const AvuBody = Type.Object({
+  attribute: Type.String({ minLength: 1, maxLength: 2700, description: 'At most 2,700 bytes (UTF-8), no control characters; not `PID` nor `EUDAT/…`, which the PID rules write.' }),
+  value: Type.String({ minLength: 1, maxLength: 2700, description: 'At most 2,700 bytes (UTF-8).' }),
+  unit: Type.Optional(Type.String({ maxLength: 2700, description: 'At most 2,700 bytes (UTF-8); empty by default.' })),
+}, { examples: [{ attribute: 'depth', value: '1200', unit: 'm' }, { attribute: 'instrument', value: 'CTD SBE 911plus' }] });
+
+export const MetadataDeleteQuery = Type.Object({
+  attribute: Type.String({ minLength: 1, description: 'Remove the AVUs with this attribute …', examples: ['depth'] }),
+  value: Type.Optional(Type.String({ description: '… and, when given, only those with this value (whatever their unit).', examples: ['1200'] })),
+}, { additionalProperties: true });
+
+export const PublicationResult = Envelope(Type.Object({
+  path: Type.String({ description: 'The entity.' }),
+  published: Type.Boolean({ description: 'Anyone may read it without a token, at public_url.' }),
+  via: Type.Union([Type.String(), Type.Null()], { description: 'The published entity that makes it public: itself, or a collection above it; null when not published.' }),
+  published_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When `via` was published.' }),
+  published_by: Type.Union([Type.String(), Type.Null()], { description: 'Who published `via`.' }),
+  public_url: Type.Union([Type.String(), Type.Null()], { description: 'Where anyone reads it (add ?download=true for the bytes); null when not published.' }),
+}, {
+  examples: [{
+    path: '/lading/home/alice/campaign-2026', published: true, via: '/lading/home/alice/campaign-2026',
+    published_at: '2026-11-23T12:00:00.000Z', published_by: 'alice', public_url: 'https://staging.example.org/api/public/lading/home/alice/campaign-2026',
+  }],
+}), 'Whether an entity is published, since when and by whom.');
 
 export const LoginBody = Type.Object({
   username: Type.String({ minLength: 1 }),

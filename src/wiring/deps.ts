@@ -20,7 +20,10 @@ import { pidJobHandler } from '../core/pid-jobs.ts';
 import { RULE_JOB, type RuleSet } from '../core/rules.ts';
 import { loadRules, openPidProvider } from './pids.ts';
 import { PublicBase } from '../core/public-base.ts';
-import { linkOf } from '../http/envelope.ts';
+import { linkOf, publicLinkOf } from '../http/envelope.ts';
+import { AccessControl } from '../core/access-control.ts';
+import { Metadata } from '../core/metadata.ts';
+import { Publishing } from '../core/publishing.ts';
 import { openCatalog, openResource } from './drivers.ts';
 import type { CredentialManager } from '../core/ports.ts';
 import { type CredentialStack, createCredentialStack } from './credentials.ts';
@@ -44,6 +47,12 @@ export interface Deps {
   backend: Backend;
   /** The operator's use cases (the admin commands). */
   admin: AdminService;
+  /** Access lists as owners read and change them over the API. */
+  accessControl: AccessControl;
+  /** AVU metadata as users read and change it over the API. */
+  metadata: Metadata;
+  /** Publishing, and reads of published data without a credential. */
+  publishing: Publishing;
   sessions: SessionService;
   /** The credential manager sessions use (X.509 proxies unless overridden). */
   credentials: CredentialManager;
@@ -102,7 +111,13 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   const jobs = new JobWorker({
     catalog, clock, workerId: node,
     leaseMs: config.jobs.lease * 1000,
-    handlers: { [RULE_JOB]: pidJobHandler({ catalog, clock, provider: pids, linkOf: (path) => linkOf({ base: publicBase.outside(), backend: '' }, path) }) },
+    handlers: {
+      [RULE_JOB]: pidJobHandler({
+        catalog, clock, provider: pids,
+        linkOf: (path) => linkOf({ base: publicBase.outside(), backend: '' }, path),
+        publicLinkOf: (path) => publicLinkOf({ base: publicBase.outside() }, path),
+      }),
+    },
     log: logger,
   });
   const backend = new Backend({
@@ -114,6 +129,12 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   const admin = new AdminService({
     backend, catalog, credentials, clock, hashPassword, revokeProviderGrants: (user) => revokeAccount(catalog, clock, user),
   });
+  const accessControl = new AccessControl({ backend, catalog });
+  const metadata = new Metadata({ backend, catalog });
+  const publishing = new Publishing({
+    backend, catalog, clock, audit: logger,
+    jobs: rules.rules.length > 0 ? rules.jobsFor : undefined, onJobs: () => jobs.wake(),
+  });
   const login = new LoginService({ catalog, clock, logger, maxFailedLogins: config.oidc.max_failed_logins });
   const oidc = await createOidc(config, { catalog, backend, clock, logger, login, publicBase }, x509);
   const sessions = new SessionService({
@@ -121,7 +142,8 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     reauthorize: oidc.reauthorize, externalBearer: oidc.externalBearer,
   });
   return {
-    config, dataDir, logger, clock, catalog, resource, backend, admin, sessions, credentials, x509, caEndpoint: x509.caEndpoint, oidc,
+    config, dataDir, logger, clock, catalog, resource, backend, admin, accessControl, metadata, publishing,
+    sessions, credentials, x509, caEndpoint: x509.caEndpoint, oidc,
     rules, pids, jobs, publicBase, node,
     async close() {
       await jobs.stop();

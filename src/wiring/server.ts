@@ -70,7 +70,7 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
     const { swept } = await deps.backend.init(recoveryCutoff(config, new Date(), true));
     if (swept > 0) deps.logger.info({ swept }, 'removed leftovers of interrupted uploads');
     const app = await buildApp({
-      backend: deps.backend, sessions: deps.sessions, logger: deps.logger, publicBase: deps.publicBase,
+      backend: deps.backend, accessControl: deps.accessControl, metadata: deps.metadata, publishing: deps.publishing, sessions: deps.sessions, logger: deps.logger, publicBase: deps.publicBase,
       backendUrl: config.backend_url, maxUploadBytes: config.limits.upload_bytes, trustProxy: config.trust_proxy,
       version: VERSION, ca: deps.caEndpoint, oidc: deps.oidc,
       jobs: deps.rules.rules.length > 0 ? deps.jobs : undefined, pids: deps.pids, pidAwaitMs: config.pid.await_timeout * 1000,

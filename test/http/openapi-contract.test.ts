@@ -43,6 +43,17 @@ const ERRORS: Record<string, number[]> = {
   'GET /api/pids/{*}': [400, 401, 403, 404, 408, 412, 416, 431],
   'HEAD /api/pids/{*}': [400, 401, 403, 404, 408, 412, 416, 431],
   'GET /api/handles/{*}': [400, 404, 408, 431],
+  'GET /api/acl/{*}': [400, 401, 403, 404, 408, 431],
+  'PUT /api/acl/{*}': [400, 401, 403, 404, 408, 409, 413, 415, 431],
+  'DELETE /api/acl/{*}': [400, 401, 403, 404, 408, 409, 431],
+  'GET /api/metadata/{*}': [400, 401, 403, 404, 408, 431],
+  'POST /api/metadata/{*}': [400, 401, 403, 404, 408, 413, 415, 431],
+  'DELETE /api/metadata/{*}': [400, 401, 403, 404, 408, 431],
+  'GET /api/publish/{*}': [400, 401, 403, 404, 408, 431],
+  'PUT /api/publish/{*}': [400, 401, 403, 404, 408, 431],
+  'DELETE /api/publish/{*}': [400, 401, 403, 404, 408, 409, 431],
+  'GET /api/public/{*}': [400, 404, 408, 412, 416, 431],
+  'HEAD /api/public/{*}': [400, 404, 408, 412, 416, 431],
   'GET /auth/askauth': [400, 408, 431],
   'GET /auth/callback': [400, 401, 403, 408, 431],
   'POST /ca/certificate': [400, 401, 408, 413, 415, 431],
@@ -56,13 +67,19 @@ const BODIES: Record<string, string[]> = {
   'POST /api/registered': ['application/json'],
   'PUT /api/registered/{*}': ['application/octet-stream', 'multipart/form-data'],
   'PATCH /api/registered/{*}': ['application/json'],
+  'PUT /api/acl/{*}': ['application/json'],
+  'POST /api/metadata/{*}': ['application/json'],
   'POST /ca/certificate': ['application/pkcs10', 'application/x-pem-file'],
 };
+
+/** Error statuses whose answer is also an HTML page (to a client that prefers HTML). */
+const HTML_ERRORS: Record<string, number[]> = { 'GET /api/pids/{*}': [404] };
 
 /** Success content types where they are not only JSON. */
 const SUCCESS_TYPES: Record<string, Record<string, string[]>> = {
   'GET /api/registered/{*}': { 200: ['application/json', 'application/octet-stream'], 206: ['application/octet-stream'] },
-  'GET /api/pids/{*}': { 200: ['application/json', 'application/octet-stream'], 206: ['application/octet-stream'] },
+  'GET /api/pids/{*}': { 200: ['application/json', 'application/octet-stream', 'text/html'], 206: ['application/octet-stream'] },
+  'GET /api/public/{*}': { 200: ['application/json', 'application/octet-stream'], 206: ['application/octet-stream'] },
   'POST /ca/certificate': { 200: ['application/x-pem-file'] },
   'GET /ca/cacert.pem': { 200: ['application/x-pem-file'] },
 };
@@ -91,10 +108,10 @@ describe('the OpenAPI document', () => {
     assert.deepEqual(operations().map(([name]) => name).sort(), Object.keys(ERRORS).sort());
   });
 
-  it('gives each operation a success answer with its content types (HEAD without a body, DELETE none)', () => {
+  it('gives each operation a success answer with its content types (HEAD without a body, DELETE in the registered domain none)', () => {
     for (const [name, op] of operations()) {
       const successes = Object.entries(op.responses).filter(([status]) => /^[23]/.test(status));
-      if (name.startsWith('DELETE ')) {
+      if (name.startsWith('DELETE /api/registered')) {
         assert.deepEqual(successes, [], `${name} is always refused`);
         continue;
       }
@@ -124,7 +141,8 @@ describe('the OpenAPI document', () => {
       assert.ok(op.responses['5XX'], `${name} documents 5xx`);
       if (name.startsWith('HEAD ')) continue;
       for (const status of documented) {
-        assert.deepEqual(Object.keys(op.responses[status]!.content ?? {}), ['application/json'], `${name} ${status} is JSON`);
+        const types = HTML_ERRORS[name]?.includes(Number(status)) ? ['application/json', 'text/html'] : ['application/json'];
+        assert.deepEqual(Object.keys(op.responses[status]!.content ?? {}), types, `${name} ${status} is JSON`);
       }
     }
   });

@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import { LadingError, isLadingError } from '../../core/errors.ts';
 import type { LoginService } from '../sessions/login.ts';
 import type { Clock, OidcStore } from '../../core/ports.ts';
+import { esc, pageLayout as layout } from './pages.ts';
 import { PROVIDER_MOUNT, SCOPE_CLAIMS } from './provider.ts';
 
 const CSRF_KIND = 'lading:csrf';
@@ -48,55 +49,6 @@ export const PAGE_HEADERS: Record<string, string> = {
   'referrer-policy': 'same-origin',
   'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
 };
-
-function esc(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-const STYLE = `
-  :root { color-scheme: light; --ink: #1b2430; --muted: #556070; --line: #d5dbe3; --accent: #0b5cad; --accent-ink: #fff; --bad: #a4161a; }
-  * { box-sizing: border-box; }
-  body { margin: 0; min-height: 100vh; display: flex; align-items: center; justify-content: center; background: #eef2f6;
-         font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; color: var(--ink); }
-  main { width: min(420px, 100% - 32px); background: #fff; border: 1px solid var(--line); border-radius: 10px; padding: 32px 32px 24px;
-         box-shadow: 0 8px 24px rgba(27, 36, 48, .08); }
-  .brand { display: flex; align-items: center; gap: 10px; margin-bottom: 20px; font-weight: 600; letter-spacing: .02em; }
-  .brand svg { flex: none; }
-  h1 { font-size: 1.4rem; margin: 0 0 6px; }
-  p { margin: 0 0 16px; color: var(--muted); }
-  label { display: block; font-weight: 600; margin: 16px 0 6px; }
-  input[type=text], input[type=password] { width: 100%; padding: 10px 12px; font: inherit; border: 1px solid #9aa5b4; border-radius: 6px; }
-  input:focus, button:focus { outline: 3px solid #8ab8ea; outline-offset: 1px; }
-  .actions { display: flex; gap: 12px; margin-top: 24px; }
-  button { font: inherit; font-weight: 600; padding: 10px 18px; border-radius: 6px; border: 1px solid var(--accent); cursor: pointer; }
-  button.primary { background: var(--accent); color: var(--accent-ink); flex: 1; }
-  button.secondary { background: #fff; color: var(--accent); }
-  .error { border: 1px solid var(--bad); background: #fdecec; color: var(--bad); padding: 10px 12px; border-radius: 6px; margin: 0 0 8px; }
-  ul.claims { margin: 0 0 8px; padding-left: 20px; }
-  ul.claims li { margin: 6px 0; }
-  footer { margin-top: 24px; padding-top: 16px; border-top: 1px solid var(--line); font-size: .875rem; color: var(--muted); }
-  .who { font-weight: 600; color: var(--ink); }
-`;
-
-const LOGO = `<svg width="28" height="28" viewBox="0 0 28 28" aria-hidden="true"><rect width="28" height="28" rx="6" fill="#0b5cad"/><path d="M7 19h14M7 14h14M7 9h9" stroke="#fff" stroke-width="2.4" stroke-linecap="round"/></svg>`;
-
-function layout(title: string, body: string): string {
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${esc(title)} · lading</title>
-<style>${STYLE}</style>
-</head>
-<body>
-<main>
-<div class="brand">${LOGO}<span>lading data staging</span></div>
-${body}
-</main>
-</body>
-</html>`;
-}
 
 /** The login page; `error` is shown above the form, `username` is kept on a retry. */
 export function renderLoginPage(input: { action: string; csrf: string; error?: string; username?: string }): string {

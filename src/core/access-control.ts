@@ -1,0 +1,131 @@
+/**
+ * Access lists as their owners see and change them: who may read, write or own an entity —
+ * users, groups and `public` (every signed-in user) — on the entity itself and inherited from
+ * the collections above it. Only a holder of `own` (or an admin) reads or changes a list. The
+ * `anonymous` principal is not set here: publishing (`publishing.ts`) is its only way in. An
+ * entity never loses its last owner. Takes ports; knows nothing of HTTP.
+ */
+import { type Actor, ANONYMOUS, type Backend, PUBLIC_GROUP, SYSTEM_OWNER } from './backend.ts';
+import { LadingError } from './errors.ts';
+import { type Path, lineage } from './path.ts';
+import type { AccountStore, NamespaceStore } from './ports.ts';
+import { ACCESS_LEVELS, type AccessEntry, type AccessLevel } from './types.ts';
+
+/** An entry held on a collection above the entity, which covers the entity too. */
+export interface InheritedEntry extends AccessEntry {
+  /** The collection the entry is set on. */
+  from: Path;
+}
+
+/** The access list of an entity as its owner sees it. */
+export interface AccessList {
+  path: Path;
+  /** The user who created the entity. */
+  owner: string;
+  /** Entries set on the entity itself, by principal. */
+  entries: AccessEntry[];
+  /**
+   * Entries set on the collections above it, nearest collection first. Entries of the zone's
+   * own owner (`_system`), which nobody signs in as, are left out.
+   */
+  inherited: InheritedEntry[];
+}
+
+export interface AccessControlOptions {
+  backend: Pick<Backend, 'require'>;
+  catalog: Pick<NamespaceStore, 'getEntity' | 'listAccess' | 'setAccess'> & Pick<AccountStore, 'getUser'>;
+}
+
+export class AccessControl {
+  readonly #o: AccessControlOptions;
+
+  constructor(options: AccessControlOptions) {
+    this.#o = options;
+  }
+
+  /**
+   * The access list of the entity at `path`. Rejects with `FORBIDDEN` unless `actor` holds
+   * `own` on it (whether or not it exists) and `NOT_FOUND` when it does not exist.
+   */
+  async list(actor: Actor, path: Path): Promise<AccessList> {
+    const owner = await this.#ownedEntity(actor, path);
+    const entries = await this.#o.catalog.listAccess(path);
+    return { path, owner, entries, inherited: await this.#inherited(path) };
+  }
+
+  /**
+   * Gives `principal` exactly `level` on `path` (and so on everything below it), replacing
+   * what it held there; answers the new list. Rejects with `FORBIDDEN` unless `actor` holds
+   * `own`, `NOT_FOUND` when the path does not exist or the principal is no user, admin or group
+   * (nor `public`), `BAD_REQUEST` for an unknown level or for `anonymous` (publish instead), and
+   * `CONFLICT` when lowering an `own` entry would leave the entity without an owner.
+   */
+  async grant(actor: Actor, path: Path, principal: string, level: AccessLevel): Promise<AccessList> {
+    await this.#ownedEntity(actor, path);
+    if (!ACCESS_LEVELS.includes(level)) throw new LadingError('BAD_REQUEST', `level must be one of ${ACCESS_LEVELS.join(', ')}.`);
+    await this.#mustBePrincipal(principal);
+    await this.#keepsAnOwner(path, principal, level);
+    await this.#o.catalog.setAccess(path, principal, level);
+    return this.list(actor, path);
+  }
+
+  /**
+   * Removes `principal`'s entry on `path` itself; answers the new list. Rejects with
+   * `FORBIDDEN` unless `actor` holds `own`, `NOT_FOUND` when the path does not exist or has no
+   * entry of `principal` (an inherited entry is changed on the collection it is set on),
+   * `BAD_REQUEST` for `anonymous` (unpublish instead), and `CONFLICT` when the entry is the
+   * entity's last `own`.
+   */
+  async revoke(actor: Actor, path: Path, principal: string): Promise<AccessList> {
+    await this.#ownedEntity(actor, path);
+    if (principal === ANONYMOUS) throw this.#anonymousRefused();
+    const entries = await this.#o.catalog.listAccess(path);
+    if (!entries.some((e) => e.principal === principal)) {
+      const from = (await this.#inherited(path)).find((e) => e.principal === principal)?.from;
+      throw new LadingError('NOT_FOUND', from
+        ? `'${principal}' has no entry on '${path}' itself; its access is set on the collection '${from}'; change it there.`
+        : `'${principal}' has no entry on '${path}'.`);
+    }
+    await this.#keepsAnOwner(path, principal, null);
+    await this.#o.catalog.setAccess(path, principal, null);
+    return this.list(actor, path);
+  }
+
+  /** The entity's owner, once `actor` is known to hold `own` on it. `FORBIDDEN`, `NOT_FOUND`. */
+  async #ownedEntity(actor: Actor, path: Path): Promise<string> {
+    await this.#o.backend.require(actor, path, 'own');
+    const entity = await this.#o.catalog.getEntity(path);
+    if (!entity) throw new LadingError('NOT_FOUND', `'${path}' does not exist.`);
+    return entity.owner;
+  }
+
+  async #inherited(path: Path): Promise<InheritedEntry[]> {
+    const above = lineage(path).slice(0, -1).reverse();
+    const lists = await Promise.all(above.map(async (from) => (await this.#o.catalog.listAccess(from)).map((e) => ({ ...e, from }))));
+    return lists.flat().filter((e) => e.principal !== SYSTEM_OWNER);
+  }
+
+  #anonymousRefused(): LadingError {
+    return new LadingError('BAD_REQUEST', `'${ANONYMOUS}' (callers without a token) gets read access only by publishing the entity.`);
+  }
+
+  /** `NOT_FOUND` unless `principal` is `public` or an existing user, admin or group; `BAD_REQUEST` for `anonymous`. */
+  async #mustBePrincipal(principal: string): Promise<void> {
+    if (principal === ANONYMOUS) throw this.#anonymousRefused();
+    if (principal === PUBLIC_GROUP) return;
+    if (!(await this.#o.catalog.getUser(principal))) throw new LadingError('NOT_FOUND', `There is no user or group '${principal}'.`);
+  }
+
+  /**
+   * `CONFLICT` when giving `principal` `level` (null: nothing) on `path` would leave no
+   * principal but the zone's own owner holding `own` there, directly or through a collection above.
+   */
+  async #keepsAnOwner(path: Path, principal: string, level: AccessLevel | null): Promise<void> {
+    if (level === 'own') return;
+    const after = (await this.#o.catalog.listAccess(path)).filter((e) => e.principal !== principal);
+    const owners = [...after, ...(await this.#inherited(path))].filter((e) => e.level === 'own');
+    if (owners.length === 0) {
+      throw new LadingError('CONFLICT', `'${principal}' holds the last own access to '${path}'; grant own to another user or group first, so the entity keeps an owner.`);
+    }
+  }
+}

@@ -1,0 +1,213 @@
+/**
+ * Access lists (`/api/acl/…`), metadata (`/api/metadata/…`) and publishing (`/api/publish/…`)
+ * of an entity, for signed-in users, and reads of published data without a token
+ * (`/api/public/…`). Routes translate HTTP to the core services and back; the services decide
+ * every permission, and paths come only through `target.ts`.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { Actor, Backend } from '../core/backend.ts';
+import type { AccessControl, AccessList } from '../core/access-control.ts';
+import type { Metadata } from '../core/metadata.ts';
+import type { PublicationState, Publishing } from '../core/publishing.ts';
+import type { Path } from '../core/path.ts';
+import type { Authenticate } from './authorization.ts';
+import { sendDownload } from './download.ts';
+import { type Urls, entityRecord, envelope, publicLinkOf } from './envelope.ts';
+import {
+  AclGrantBody, AclResult, AclRevokeQuery, AvuBody, Bytes, EntityList, GetQuery, MetadataDeleteQuery, MetadataResult,
+  PublicationResult, type TypedApp, errorResponses, isSet,
+} from './schemas.ts';
+import { entityParams, entityTarget } from './target.ts';
+
+interface AccessRouteDeps {
+  backend: Backend;
+  accessControl: AccessControl;
+  metadata: Metadata;
+  publishing: Publishing;
+  urls: (request: FastifyRequest) => Urls;
+  authenticate: Authenticate;
+}
+
+const ACL = '/api/acl';
+const METADATA = '/api/metadata';
+const PUBLISH = '/api/publish';
+const PUBLIC = '/api/public';
+
+function aclData(list: AccessList) {
+  return { path: list.path, owner: list.owner, entries: list.entries, inherited: list.inherited };
+}
+
+function publicationData(urls: Urls, state: PublicationState) {
+  return {
+    path: state.path,
+    published: state.published,
+    via: state.via,
+    published_at: state.publishedAt?.toISOString() ?? null,
+    published_by: state.publishedBy,
+    public_url: state.published ? publicLinkOf(urls, state.path) : null,
+  };
+}
+
+export function registerAccessRoutes(app: TypedApp, deps: AccessRouteDeps): void {
+  const { backend } = deps;
+  const security = [{ bearer: [] }];
+  /** The signed-in caller and the entity path below `prefix`. `UNAUTHENTICATED`, `INVALID_PATH`, … */
+  const callerAt = async (request: FastifyRequest, prefix: string): Promise<{ actor: Actor; path: Path }> => {
+    await deps.authenticate(request);
+    const { path } = entityTarget(prefix, request.url);
+    return { actor: await backend.actorOf(request.auth!.credential), path };
+  };
+
+  // Access lists.
+  const aclParams = entityParams(ACL);
+  app.get(`${ACL}/*`, {
+    schema: {
+      tags: ['access'], security, operationId: 'getAcl', params: aclParams,
+      summary: 'The access list of an entity: owner, its own entries, and those inherited from the collections above it (needs own)',
+      response: { 200: AclResult, ...errorResponses(401, 403, 404) },
+    },
+  }, async (request) => {
+    const { actor, path } = await callerAt(request, ACL);
+    return envelope(aclData(await deps.accessControl.list(actor, path)));
+  });
+
+  app.put(`${ACL}/*`, {
+    schema: {
+      tags: ['access'], security, operationId: 'grantAccess', params: aclParams, body: AclGrantBody,
+      summary: 'Give a user, a group or public (every signed-in user) read, write or own access to an entity and what lies below it (needs own)',
+      description: 'Replaces the principal\'s entry on the entity. 404 for an unknown principal; 400 for `anonymous` (publish instead); 409 when lowering the last own entry would leave the entity without an owner.',
+      response: { 200: AclResult, ...errorResponses(401, 403, 404, 409, 413, 415) },
+    },
+  }, async (request) => {
+    const { actor, path } = await callerAt(request, ACL);
+    return envelope(aclData(await deps.accessControl.grant(actor, path, request.body.principal, request.body.level)));
+  });
+
+  app.delete(`${ACL}/*`, {
+    schema: {
+      tags: ['access'], security, operationId: 'revokeAccess', params: aclParams, querystring: AclRevokeQuery,
+      summary: 'Remove a principal\'s entry on an entity (needs own)',
+      description: '404 when the principal has no entry on the entity itself (an inherited entry is changed where it is set); 409 for the entity\'s last own entry.',
+      response: { 200: AclResult, ...errorResponses(401, 403, 404, 409) },
+    },
+  }, async (request) => {
+    const { actor, path } = await callerAt(request, ACL);
+    return envelope(aclData(await deps.accessControl.revoke(actor, path, request.query.principal)));
+  });
+
+  // Metadata.
+  const metaParams = entityParams(METADATA);
+  app.get(`${METADATA}/*`, {
+    schema: {
+      tags: ['metadata'], security, operationId: 'getMetadata', params: metaParams,
+      summary: 'The attribute–value–unit metadata of an entity (needs read)',
+      response: { 200: MetadataResult, ...errorResponses(401, 403, 404) },
+    },
+  }, async (request) => {
+    const { actor, path } = await callerAt(request, METADATA);
+    return envelope(await deps.metadata.list(actor, path));
+  });
+
+  app.post(`${METADATA}/*`, {
+    schema: {
+      tags: ['metadata'], security, operationId: 'addMetadata', params: metaParams, body: AvuBody,
+      summary: 'Add an attribute–value–unit triple to an entity (needs write); answers all of its metadata',
+      description: 'Adding a triple that is there changes nothing. 403 for `PID` and `EUDAT/…`, which the PID rules write; 400 for a part over 2,700 bytes, control characters in the attribute, or an entity that carries 1,000 AVUs already.',
+      response: { 200: MetadataResult, ...errorResponses(401, 403, 404, 413, 415) },
+    },
+  }, async (request) => {
+    const { actor, path } = await callerAt(request, METADATA);
+    const { attribute, value, unit = '' } = request.body;
+    return envelope(await deps.metadata.add(actor, path, { attribute, value, unit }));
+  });
+
+  app.delete(`${METADATA}/*`, {
+    schema: {
+      tags: ['metadata'], security, operationId: 'removeMetadata', params: metaParams, querystring: MetadataDeleteQuery,
+      summary: 'Remove the AVUs with an attribute (and a value) from an entity (needs write); answers what remains',
+      description: '404 when no AVU matches; 403 for `PID` and `EUDAT/…`.',
+      response: { 200: MetadataResult, ...errorResponses(401, 403, 404) },
+    },
+  }, async (request) => {
+    const { actor, path } = await callerAt(request, METADATA);
+    return envelope(await deps.metadata.remove(actor, path, request.query.attribute, request.query.value));
+  });
+
+  // Publishing.
+  const publishParams = entityParams(PUBLISH);
+  app.get(`${PUBLISH}/*`, {
+    schema: {
+      tags: ['publishing'], security, operationId: 'getPublication', params: publishParams,
+      summary: 'Whether an entity is published (itself or through a collection above it), since when and by whom (needs read)',
+      response: { 200: PublicationResult, ...errorResponses(401, 403, 404) },
+    },
+  }, async (request) => {
+    const { actor, path } = await callerAt(request, PUBLISH);
+    return envelope(publicationData(deps.urls(request), await deps.publishing.status(actor, path)));
+  });
+
+  app.put(`${PUBLISH}/*`, {
+    schema: {
+      tags: ['publishing'], security, operationId: 'publish', params: publishParams,
+      summary: 'Publish a data object or a collection (and everything in it): anyone may read it at /api/public without a token (needs own)',
+      description: 'Idempotent. With PID rules for entity.published, the PID records of the entity and of the registered entities below it point to the public URL.',
+      response: { 200: PublicationResult, ...errorResponses(401, 403, 404) },
+    },
+  }, async (request) => {
+    const { actor, path } = await callerAt(request, PUBLISH);
+    return envelope(publicationData(deps.urls(request), await deps.publishing.publish(actor, path)));
+  });
+
+  app.delete(`${PUBLISH}/*`, {
+    schema: {
+      tags: ['publishing'], security, operationId: 'unpublish', params: publishParams,
+      summary: 'Unpublish an entity: reads without a token stop at once (needs own)',
+      description: 'Idempotent. 409 when the entity is published only through a collection above it. With PID rules for entity.unpublished, PID records point to the registered URL again.',
+      response: { 200: PublicationResult, ...errorResponses(401, 403, 404, 409) },
+    },
+  }, async (request) => {
+    const { actor, path } = await callerAt(request, PUBLISH);
+    return envelope(publicationData(deps.urls(request), await deps.publishing.unpublish(actor, path)));
+  });
+
+  // Published data, for anyone.
+  const publicRecords = (request: FastifyRequest, entities: Parameters<typeof entityRecord>[1][]) =>
+    envelope(entities.map((e) => entityRecord(deps.urls(request), e, publicLinkOf)));
+  app.route({
+    method: ['GET', 'HEAD'],
+    url: `${PUBLIC}/*`,
+    exposeHeadRoute: false,
+    schema: {
+      tags: ['publishing'],
+      operationId: 'getPublic',
+      summary: 'Published data, without a token: metadata of a data object, listing of a collection (path ending in /), or download (download=true)',
+      description: 'Needs no token and ignores one: the answer is the same for everyone. What is not published answers 404, whether or not it exists. download=true answers the bytes (Range and conditional requests apply); on a collection it is 400.',
+      params: entityParams(PUBLIC, 'the published entity'),
+      querystring: GetQuery,
+      response: {
+        200: {
+          description: 'Entity records (links under /api/public); with download=true, the bytes of the data object.',
+          content: { 'application/json': { schema: EntityList }, 'application/octet-stream': { schema: Bytes } },
+        },
+        206: { description: 'The requested range of the data object (download=true with Range).', content: { 'application/octet-stream': { schema: Bytes } } },
+        304: Type.Null({ description: 'Not modified (download=true with If-None-Match or If-Modified-Since).' }),
+        ...errorResponses(404, 412, 416),
+      },
+    },
+    onRequest: async (_request, reply: FastifyReply) => {
+      // NOTE: published data may be fetched by pages of any origin; no credential is involved.
+      reply.header('Access-Control-Allow-Origin', '*');
+      // NOTE: caches must ask again (cheaply, by ETag) so that unpublishing takes effect at once.
+      reply.header('Cache-Control', 'no-cache');
+    },
+    handler: async (request, reply) => {
+      const { path, trailingSlash } = entityTarget(PUBLIC, request.url);
+      if (isSet(request.query.download)) return sendDownload(request, reply, (plan) => deps.publishing.open(path, plan));
+      if (trailingSlash) return publicRecords(request, (await deps.publishing.list(path)).children);
+      const entity = await deps.publishing.stat(path);
+      if (entity.kind === 'collection') return publicRecords(request, (await deps.publishing.list(path)).children);
+      return publicRecords(request, [entity]);
+    },
+  });
+}

@@ -1,0 +1,68 @@
+/**
+ * The look of lading's HTML pages: one stylesheet, the brand mark and the page frame, shared by
+ * the embedded provider's sign-in and consent pages and by the PID landing pages of `http/`.
+ * Pages are self-contained (inline CSS, no external asset), so they work offline and under a
+ * strict Content-Security-Policy. Pure functions: no I/O, no request.
+ */
+
+/** `text` safe inside HTML text and quoted attribute values. */
+export function esc(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** The stylesheet every page starts with (contrast of text on its background at least 4.5:1). */
+export const PAGE_STYLE = `
+  :root { color-scheme: light; --ink: #1b2430; --muted: #556070; --line: #d5dbe3; --accent: #0b5cad; --accent-ink: #fff; --bad: #a4161a; }
+  * { box-sizing: border-box; }
+  body { margin: 0; min-height: 100vh; display: flex; align-items: center; justify-content: center; background: #eef2f6;
+         font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; color: var(--ink); }
+  main { width: min(420px, 100% - 32px); background: #fff; border: 1px solid var(--line); border-radius: 10px; padding: 32px 32px 24px;
+         box-shadow: 0 8px 24px rgba(27, 36, 48, .08); }
+  .brand { display: flex; align-items: center; gap: 10px; margin-bottom: 20px; font-weight: 600; letter-spacing: .02em; }
+  .brand svg { flex: none; }
+  h1 { font-size: 1.4rem; margin: 0 0 6px; }
+  p { margin: 0 0 16px; color: var(--muted); }
+  label { display: block; font-weight: 600; margin: 16px 0 6px; }
+  input[type=text], input[type=password] { width: 100%; padding: 10px 12px; font: inherit; border: 1px solid #9aa5b4; border-radius: 6px; }
+  input:focus, button:focus { outline: 3px solid #8ab8ea; outline-offset: 1px; }
+  .actions { display: flex; gap: 12px; margin-top: 24px; }
+  button { font: inherit; font-weight: 600; padding: 10px 18px; border-radius: 6px; border: 1px solid var(--accent); cursor: pointer; }
+  button.primary { background: var(--accent); color: var(--accent-ink); flex: 1; }
+  button.secondary { background: #fff; color: var(--accent); }
+  .error { border: 1px solid var(--bad); background: #fdecec; color: var(--bad); padding: 10px 12px; border-radius: 6px; margin: 0 0 8px; }
+  ul.claims { margin: 0 0 8px; padding-left: 20px; }
+  ul.claims li { margin: 6px 0; }
+  footer { margin-top: 24px; padding-top: 16px; border-top: 1px solid var(--line); font-size: .875rem; color: var(--muted); }
+  .who { font-weight: 600; color: var(--ink); }
+`;
+
+const LOGO = `<svg width="28" height="28" viewBox="0 0 28 28" aria-hidden="true"><rect width="28" height="28" rx="6" fill="#0b5cad"/><path d="M7 19h14M7 14h14M7 9h9" stroke="#fff" stroke-width="2.4" stroke-linecap="round"/></svg>`;
+
+/** The text of a page's `<style>` element: `PAGE_STYLE` followed by `extra` (for a CSP hash). */
+export function pageStyle(extra = ''): string {
+  return PAGE_STYLE + extra;
+}
+
+/**
+ * A whole page titled `title` around `body` (trusted HTML: escape what goes into it), with
+ * `style` added to the stylesheet and `script` as one inline script at the end of the body.
+ * An empty data: icon keeps browsers from asking the server for /favicon.ico.
+ */
+export function pageLayout(title: string, body: string, options: { style?: string; script?: string } = {}): string {
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${esc(title)} · lading</title>
+<link rel="icon" href="data:,">
+<style>${pageStyle(options.style)}</style>
+</head>
+<body>
+<main>
+<div class="brand">${LOGO}<span>lading data staging</span></div>
+${body}
+</main>
+${options.script ? `<script>${options.script}</script>\n` : ''}</body>
+</html>`;
+}
