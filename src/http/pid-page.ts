@@ -28,7 +28,7 @@ const STYLE = `
   a:focus, a.button:focus { outline: 3px solid #8ab8ea; outline-offset: 1px; }
   a.button { display: inline-block; text-decoration: none; text-align: center; font-weight: 600; padding: 10px 18px; border-radius: 6px; border: 1px solid var(--accent); }
   a.button.primary { background: var(--accent); color: var(--accent-ink); flex: 1; }
-  .note { border: 1px solid var(--line); background: #f6f8fb; color: var(--ink); padding: 10px 12px; border-radius: 6px; margin: 24px 0 0; }
+  .note { border: 1px solid var(--line); background: #f6f8fb; color: var(--ink); padding: 10px 12px; border-radius: 6px; margin: 24px 0 0; overflow-wrap: anywhere; }
 `;
 
 // NOTE: the only script of the pages; the CSP names its hash, so no other script can run.
@@ -117,7 +117,8 @@ function pidBox(handle: string): string {
 export function renderPidPage(page: PidPage): string {
   const facts: [string, string][] = [];
   if (page.kind === 'dataobject') {
-    facts.push(['Size', `${esc(humanSize(page.size ?? 0))} <span class="bytes">(${esc((page.size ?? 0).toLocaleString('en-US'))} bytes)</span>`]);
+    const size = page.size ?? 0;
+    facts.push(['Size', size < 1024 ? esc(humanSize(size)) : `${esc(humanSize(size))} <span class="bytes">(${esc(size.toLocaleString('en-US'))} bytes)</span>`]);
     facts.push(['Checksum', `<code>${esc(page.checksum ?? '')}</code>`]);
   }
   facts.push(['Created', date(page.createdAt)], ['Modified', date(page.modifiedAt)], ['Owner', esc(page.owner)]);

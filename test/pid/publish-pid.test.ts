@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, json, type TestServer } from '../helpers/server.ts';
 import { preferredType } from '../../src/http/negotiation.ts';
+import { humanSize } from '../../src/http/pid-page.ts';
 
 const RULES = `
 object.created      /tz/home/**   pid.register
@@ -177,5 +178,16 @@ describe('Accept negotiation', () => {
     assert.equal(preferredType('text/html;q=0, */*', offered), 'application/json');
     assert.equal(preferredType('image/png', offered), 'application/json', 'nothing acceptable: the default');
     assert.equal(preferredType('TEXT/HTML', offered), 'text/html');
+  });
+});
+
+describe('sizes on the landing page', () => {
+  it('reads as people read them', () => {
+    assert.equal(humanSize(0), '0 bytes');
+    assert.equal(humanSize(1), '1 byte');
+    assert.equal(humanSize(1023), '1023 bytes');
+    assert.equal(humanSize(1024), '1.0 KiB');
+    assert.equal(humanSize(1_234_567), '1.2 MiB');
+    assert.equal(humanSize(250 * 1024 ** 3), '250 GiB');
   });
 });
