@@ -82,6 +82,9 @@ export interface Credentials {
 
 const REGISTERED = '/api/registered';
 
+/** Operations whose wildcard names a backend path, like `/api/registered/{*}`. */
+const ENTITY_ROUTES = [REGISTERED, '/api/acl', '/api/metadata', '/api/publish', '/api/public'];
+
 /**
  * How far a part of a plan strays: `valid` uses only values the document allows and the
  * user's credential, so requests reach the handlers and build state; `any` adds wrong types,
@@ -92,7 +95,7 @@ type Mode = 'valid' | 'any';
 // NOTE: the wildcard parameter `*` of `/api/registered/{*}` is a backend path, of `/api/pids/{*}`
 // and `/api/handles/{*}` a PID; the document types both only as strings.
 function targetKindOf(template: string): 'registered' | 'pid' | null {
-  if (template.startsWith(`${REGISTERED}/`)) return 'registered';
+  if (ENTITY_ROUTES.some((prefix) => template.startsWith(`${prefix}/`))) return 'registered';
   if (template.startsWith('/api/pids/') || template.startsWith('/api/handles/')) return 'pid';
   return null;
 }
@@ -143,6 +146,8 @@ const formFileName: fc.Arbitrary<string> = fc.oneof(
 const HINTS: Hints = {
   path: pathRef,
   newname: entityName,
+  principal: fc.oneof({ weight: 4, arbitrary: fc.constantFrom('bob', 'public', 'alice') }, { weight: 1, arbitrary: fc.constantFrom('anonymous', 'nobody', '_system') }),
+  attribute: fc.oneof({ weight: 4, arbitrary: safeName }, { weight: 1, arbitrary: fc.constantFrom('PID', 'EUDAT/ROR') }),
   username: fc.oneof({ weight: 3, arbitrary: fc.constant('alice') }, { weight: 1, arbitrary: edgeString }),
   password: fc.oneof({ weight: 3, arbitrary: fc.constant('pw-alice') }, { weight: 1, arbitrary: edgeString }),
 };
@@ -331,22 +336,24 @@ function backendPathOf(t: TargetPlan, state: ScenarioState): { path: string; int
 function urlOf(template: string, t: TargetPlan | null, state: ScenarioState): { url: string; intent: ResolvedRequest['intent']; isCollection: boolean } {
   if (!t) return { url: template, intent: null, isCollection: false };
   const prefix = template.slice(0, template.indexOf('{'));
+  // NOTE: the route's own prefix (`/api/registered`, `/api/acl`, …) for backend paths.
+  const route = prefix.replace(/\/$/, '');
   switch (t.kind) {
     case 'pid':
       return { url: prefix + (pick(state.pids, t.pick) ?? '21.T99999/00000000-0000-0000-0000-000000000000').split('/').map(encodeWtf8).join('/'), intent: null, isCollection: false };
     case 'text':
       return { url: prefix + t.value, intent: null, isCollection: false };
     case 'hostile':
-      return { url: `${REGISTERED}${encodeBackendPath(state.entities[0]!.path)}/${t.tail}`, intent: null, isCollection: false };
+      return { url: `${route}${encodeBackendPath(state.entities[0]!.path)}/${t.tail}`, intent: null, isCollection: false };
     case 'outside':
-      return { url: `${REGISTERED}${t.raw.startsWith('/') || t.raw === '' ? '' : '/'}${t.raw.split('/').map((s) => (s.startsWith('%') || s === '..' ? s : encodeWtf8(s))).join('/')}`, intent: null, isCollection: false };
+      return { url: `${route}${t.raw.startsWith('/') || t.raw === '' ? '' : '/'}${t.raw.split('/').map((s) => (s.startsWith('%') || s === '..' ? s : encodeWtf8(s))).join('/')}`, intent: null, isCollection: false };
     case 'existing': {
       const entity = pick(state.entities, t.pick)!;
-      return { url: `${REGISTERED}${encodeBackendPath(entity.path)}${t.trailingSlash ? '/' : ''}`, intent: null, isCollection: entity.kind === 'collection' };
+      return { url: `${route}${encodeBackendPath(entity.path)}${t.trailingSlash ? '/' : ''}`, intent: null, isCollection: entity.kind === 'collection' };
     }
     case 'new': {
       const { path, intent } = backendPathOf(t, state);
-      return { url: `${REGISTERED}${encodeBackendPath(path)}${t.trailingSlash ? '/' : ''}`, intent, isCollection: false };
+      return { url: `${route}${encodeBackendPath(path)}${t.trailingSlash ? '/' : ''}`, intent, isCollection: false };
     }
   }
 }
