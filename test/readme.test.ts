@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { CONFIG_KEYS } from '../src/wiring/config.ts';
 import { ERROR_CODES } from '../src/core/errors.ts';
 import { startTestServer } from './helpers/server.ts';
@@ -22,10 +23,12 @@ describe('README', () => {
     assert.equal(blocks[0]?.[1], 'begin', 'the README has a marked example block, and it comes first');
     const script = blocks.map((b) => b[2]!).join('\n');
     assert.match(script, /^LADING=http:\/\/127\.0\.0\.1:8080$/m);
-    const s = await startTestServer({ zone: 'lading' });
+    // NOTE: with the example rules, so the sections on publishing and landing pages have PIDs.
+    const s = await startTestServer({ zone: 'lading', 'pid.rules': fileURLToPath(new URL('../examples/rules.txt', import.meta.url)) });
     const cwd = await mkdtemp(join(tmpdir(), 'lading-readme-'));
     try {
       await s.addUser('alice', 'secret');
+      await s.addUser('bob', 'secret-bob');
       // NOTE: asynchronous, since the server answering the script runs in this process.
       const run = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
         const child = spawn('bash', ['-euo', 'pipefail', '-c', script.replace(/^LADING=.*$/m, `LADING=${s.url}`)], { cwd, timeout: 60_000 });
@@ -48,6 +51,25 @@ describe('README', () => {
       assert.match(out, /"Completed":"Current proxy is still valid."/);
       assert.equal(await readFile(join(cwd, 'copy.csv'), 'utf8'), 'temperature,depth\n');
       assert.match(await readFile(join(cwd, 'openapi.json'), 'utf8'), /"openapi":"3/);
+      // Access control, metadata, publishing and landing pages.
+      assert.match(out, /"owner":"alice","entries":\[\{"principal":"alice","level":"own"\}\]/);
+      assert.match(out, /"principal":"bob","level":"read"/);
+      assert.match(out, /bob lists it: 200\n[^\n]*"entries":\[\{"principal":"alice","level":"own"\}\][^\n]*bob lists it: 403/);
+      assert.match(out, /"attribute":"depth","value":"1200","unit":"m"/);
+      assert.match(out, /"Forbidden":"The attribute 'PID' is written by the backend's PID rules/);
+      assert.match(out, /"published":true,"via":"\/lading\/home\/alice\/campaign-2026-final"/);
+      assert.match(out, /"published_by":"alice"/);
+      assert.match(out, /"link":"[^"]*\/api\/public\/lading\/home\/alice\/campaign-2026-final\/cast-01\.csv"/);
+      assert.match(out, /"EUDAT\/ROR":"21\.T99999\//);
+      assert.match(out, /public download: 404/);
+      const landing = await readFile(join(cwd, 'landing.html'), 'utf8');
+      assert.match(landing, /^<!DOCTYPE html>/);
+      assert.match(landing, /cast-01\.csv/);
+      assert.match(landing, /Download cast-01\.csv/, 'published when the page was fetched');
+      // The record pointed at the public URL while published, and points back once the jobs ran.
+      const pid = /<code id="pid"[^>]*>([^<]+)<\/code>/.exec(landing)![1]!;
+      for (let i = 0; i < 100 && (await s.deps.pids.resolve(pid))?.URL?.includes('/api/public/'); i++) await new Promise((r) => setTimeout(r, 50));
+      assert.equal((await s.deps.pids.resolve(pid))?.URL, `${s.url}/api/registered/lading/home/alice/campaign-2026-final/cast-01.csv`);
     } finally {
       await s.stop();
       await rm(cwd, { recursive: true, force: true });
