@@ -13,7 +13,7 @@ export const systemClock: Clock = { now: () => new Date() };
 
 export type {
   AccountStore, BlobTracker, Catalog, CatalogRole, CatalogRoles, HandleStore, JobStore, NamespaceStore, OidcRecord, OidcRecordInput,
-  OidcStore, SessionStore, TrackedBlob,
+  OidcStore, SessionStore, ShareStore, TrackedBlob,
 } from './catalog.ts';
 
 export interface ResourceCapabilities {

@@ -15,6 +15,7 @@ import { createSqliteJobs } from './sqlite/jobs.ts';
 import { createSqliteNamespace } from './sqlite/namespace.ts';
 import { createSqliteOidc } from './sqlite/oidc.ts';
 import { createSqliteSessions } from './sqlite/sessions.ts';
+import { createSqliteShares } from './sqlite/shares.ts';
 
 export interface SqliteCatalogOptions {
   /** File name of the database, or `:memory:`. */
@@ -36,5 +37,6 @@ export function createSqliteCatalog(options: SqliteCatalogOptions): Catalog {
     handles: createSqliteHandles(db),
     blobs: createSqliteBlobs(db),
     oidc: createSqliteOidc(db),
+    shares: createSqliteShares(db),
   });
 }
