@@ -12,6 +12,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Backend } from '../core/backend.ts';
 import type { PublicBase } from '../core/public-base.ts';
+import type { ShareService } from '../core/shares.ts';
 import { LadingError } from '../core/errors.ts';
 import type { SessionService, AuthenticatedSession } from '../identity/sessions/sessions.ts';
 import { authenticator } from './authorization.ts';
@@ -24,6 +25,7 @@ import { openapiOptions } from './openapi.ts';
 import { registerResponseCheck } from './response-check.ts';
 import { registerRegisteredRoutes } from './routes-registered.ts';
 import { registerPidRoutes } from './routes-pids.ts';
+import { registerShareRoutes } from './routes-shares.ts';
 import type { PidProvider } from '../core/ports.ts';
 import { registerAuthRoutes } from './routes-auth.ts';
 import { registerStatusRoutes } from './routes-status.ts';
@@ -55,6 +57,8 @@ export interface AppDeps {
   pidAwaitMs?: number;
   /** How long a request body may send nothing before it is dropped, in ms (default 60 s). */
   bodyIdleTimeoutMs?: number;
+  /** Share links and drop boxes (`/api/shares`, `/api/shared`); not mounted when absent. */
+  shares?: ShareService | null;
   /** Fail a JSON answer that its response schema would change (tests; see `response-check.ts`). */
   checkResponses?: boolean;
 }
@@ -144,6 +148,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerStatusRoutes(app, deps.publicBase);
   registerAuthRoutes(app, { ...deps, authenticate });
   const registered = registerRegisteredRoutes(app, { ...deps, urls, authenticate, pidAwaitMs: deps.pidAwaitMs ?? 10_000 });
+  if (deps.shares) registerShareRoutes(app, { shares: deps.shares, backend: deps.backend, authenticate, urls, maxUploadBytes: deps.maxUploadBytes });
   if (deps.pids) registerPidRoutes(app, { pids: deps.pids, download: registered.downloadAt });
   if (deps.ca) registerCaRoutes(app, deps.ca);
   if (deps.oidc) await registerOidcRoutes(app, { ...deps, oidc: deps.oidc });
