@@ -222,7 +222,7 @@ export class ShareService {
     });
     this.#o.log.info({
       user: actor.user, creator, path: entity.path, kind: share.kind, share: share.id,
-      expiresAt: expiresAt?.toISOString() ?? null, maxUses, password: password !== null,
+      expiresAt: expiresAt?.toISOString() ?? null, maxUses, passwordProtected: password !== null,
     }, 'share link created');
     return { view: { share, path: entity.path, state: 'active' }, token };
   }

@@ -66,12 +66,22 @@ const ShareLinkFields = {
   }),
 };
 
-const ShareLink = Type.Object(ShareLinkFields);
+const LINK_EXAMPLE = {
+  id: '0b4e5f7a-2c1d-4e8f-9a3b-6c5d4e3f2a1b', kind: 'read', path: '/lading/home/alice/results.csv', creator: 'alice',
+  created_at: '2026-06-01T09:30:00.000Z', expires_at: '2026-06-08T09:30:00.000Z', max_uses: null, uses: 3, password: false, state: 'active',
+};
+
+const ShareLink = Type.Object(ShareLinkFields, { examples: [LINK_EXAMPLE] });
 
 const CreatedShare = Envelope(Type.Object({
   ...ShareLinkFields,
   token: Type.String({ description: 'The link\'s secret token; shown only in this answer.' }),
   url: Type.String({ description: 'The link: GET it to download or list, PUT <url>/<name> or POST a form to it to deposit.' }),
+}, {
+  examples: [{
+    ...LINK_EXAMPLE, uses: 0, token: 'q3Vb0mY1xJ9sT2kW8fR4nL6pC7hD5gA0eZ1uI3oK9yM',
+    url: 'https://staging.example.org/api/shared/q3Vb0mY1xJ9sT2kW8fR4nL6pC7hD5gA0eZ1uI3oK9yM',
+  }],
 }), 'The new link, with its token and URL (shown only here).');
 
 const ShareList = Envelope(Type.Array(ShareLink), 'Share links.');
@@ -86,6 +96,12 @@ const SharedMember = Type.Object({
   modified_at: Type.String({ description: 'ISO 8601.' }),
   path: Type.String({ description: 'The member\'s path below the shared collection, e.g. /run1/reads.bam.' }),
   link: Type.String({ description: 'The member under the share link: a data object downloads, a collection lists.' }),
+}, {
+  examples: [{
+    name: 'reads.bam', kind: 'dataobject', size: 52428800, checksum: 'sha2:n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=',
+    created_at: '2026-06-01T09:00:00.000Z', modified_at: '2026-06-01T09:00:00.000Z', path: '/run1/reads.bam',
+    link: 'https://staging.example.org/api/shared/q3Vb0mY1xJ9sT2kW8fR4nL6pC7hD5gA0eZ1uI3oK9yM/run1/reads.bam',
+  }],
 });
 
 const SharedListing = Envelope(Type.Array(SharedMember), 'The members of the shared collection (or of a collection below it), sorted by name.');
@@ -94,7 +110,7 @@ const Deposit = Envelope(Type.Object({
   filename: Type.String(),
   size: Type.Integer(),
   checksum: Type.String({ description: 'sha2:<base64 of SHA-256>.' }),
-}), 'The deposited file.');
+}, { examples: [{ filename: 'results.csv', size: 18, checksum: 'sha2:0Vxbt+7qK1tJ2XgP3xP5r1oHn1cVnN6Zf0kC9y0E0nU=' }] }), 'The deposited file.');
 
 const TokenParams = Type.Object({
   token: Type.String({ description: 'The share link\'s token.' }),

@@ -120,7 +120,7 @@ describe('share service', () => {
       assert.deepEqual({ path: view.path, state: view.state, creator: view.share.creator, uses: view.share.uses }, { path: home('alice', 'data'), state: 'active', creator: 'alice', uses: 0 });
       const line = log.lines.find((l) => l.message === 'share link created');
       assert.deepEqual(line?.fields, {
-        user: 'alice', creator: 'alice', path: '/z/home/alice/data', kind: 'read', share: view.share.id, expiresAt: null, maxUses: null, password: true,
+        user: 'alice', creator: 'alice', path: '/z/home/alice/data', kind: 'read', share: view.share.id, expiresAt: null, maxUses: null, passwordProtected: true,
       });
       assert.ok(!JSON.stringify(log.lines).includes(token), 'no token in the audit lines');
       assert.ok(!JSON.stringify(log.lines).includes('secret'), 'no password in the audit lines');
