@@ -336,7 +336,15 @@ export class ShareService {
   }> {
     const path = this.#readable(access, relative);
     const opened = await this.#conceal(access, () => this.#o.backend.openObjectAs(inner(access).actor, path, plan));
-    if (opened.stream !== null && !(await this.#o.catalog.consumeShareUse(inner(access).share.id, this.#o.clock.now()))) {
+    if (opened.stream === null) return opened;
+    let taken: boolean;
+    try {
+      taken = await this.#o.catalog.consumeShareUse(inner(access).share.id, this.#o.clock.now());
+    } catch (err) {
+      opened.stream.destroy();
+      throw err;
+    }
+    if (!taken) {
       opened.stream.destroy();
       throw usedUp(inner(access).share);
     }

@@ -112,17 +112,19 @@ const Deposit = Envelope(Type.Object({
   checksum: Type.String({ description: 'sha2:<base64 of SHA-256>.' }),
 }, { examples: [{ filename: 'results.csv', size: 18, checksum: 'sha2:0Vxbt+7qK1tJ2XgP3xP5r1oHn1cVnN6Zf0kC9y0E0nU=' }] }), 'The deposited file.');
 
+// NOTE: the router refuses a parameter over 100 characters with 414 before any handler runs.
+const TOKEN_DOC = 'The share link\'s token (43 characters; one over 100 is refused with 414).';
 const TokenParams = Type.Object({
-  token: Type.String({ description: 'The share link\'s token.' }),
+  token: Type.String({ description: TOKEN_DOC }),
 });
 const TokenPathParams = Type.Object({
-  token: Type.String({ description: 'The share link\'s token.' }),
+  token: Type.String({ description: TOKEN_DOC }),
   '*': Type.String({ description: 'A path below the shared collection, each segment percent-encoded; for PUT, the name of the new file.' }),
 });
 const ListSharesQuery = Type.Object({
   path: Type.Optional(Type.String({ minLength: 1, description: 'An entity you own: list its links. Without it: the links that act as you.' })),
 }, { additionalProperties: true });
-const ShareIdParams = Type.Object({ id: Type.String({ description: 'The link\'s id.' }) });
+const ShareIdParams = Type.Object({ id: Type.String({ description: 'The link\'s id (one over 100 characters is refused with 414).' }) });
 
 // NOTE: the scheme and authority of an absolute-form request target, which the router strips.
 const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i;
@@ -229,7 +231,7 @@ export function registerShareRoutes(app: TypedApp, deps: ShareRouteDeps): void {
       operationId: 'revokeShare',
       summary: 'Revoke a link (its creator, or a holder of own on its entity): refused from the next request on, on every node',
       params: ShareIdParams,
-      response: { 200: RevokedShare, ...errorResponses(401, 404) },
+      response: { 200: RevokedShare, ...errorResponses(401, 404, 414) },
     },
     preHandler,
   }, async (request) => {
@@ -263,7 +265,7 @@ export function registerShareRoutes(app: TypedApp, deps: ShareRouteDeps): void {
       },
       206: { description: 'The requested range of the data object.', content: { 'application/octet-stream': { schema: Bytes } } },
       304: Type.Null({ description: 'Not modified (If-None-Match or If-Modified-Since).' }),
-      ...errorResponses(401, 403, 404, 410, 412, 416, 429),
+      ...errorResponses(401, 403, 404, 410, 412, 414, 416, 429),
     },
   };
 
@@ -285,7 +287,7 @@ export function registerShareRoutes(app: TypedApp, deps: ShareRouteDeps): void {
 
   const depositSchema = {
     ...holder,
-    response: { 201: Deposit, ...errorResponses(401, 403, 404, 409, 410, 413, 415, 429) },
+    response: { 201: Deposit, ...errorResponses(401, 403, 404, 409, 410, 413, 414, 415, 429) },
   };
 
   app.put(`${SHARED}/:token/*`, {
