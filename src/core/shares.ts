@@ -178,9 +178,10 @@ export class ShareService {
    * Rejects with `FORBIDDEN` (no `own`; or the user the link would act as cannot read, or for a
    * drop box write, the entity), `NOT_FOUND`, `NOT_A_COLLECTION` (a drop box onto a data
    * object), `BAD_REQUEST` (both `expiresAt` and `expiresIn`, an expiry not in the future or
-   * not a date, a use count that is not a positive integer, an empty or over-long password) and `TOO_MANY_REQUESTS` (`details.retryAfter`)
-   * when the user the link acts as already holds `maxActivePerUser` active links. Logs an
-   * audit line (never the token or the password).
+   * not a date, a use count that is not a positive integer, an empty or over-long password),
+   * and `TOO_MANY_REQUESTS` (`details.retryAfter`) when the user the link acts as already
+   * holds `maxActivePerUser` active links (`FORBIDDEN` for everyone when that limit is 0).
+   * Logs an audit line (never the token or the password).
    */
   async create(actor: Actor, input: NewShare): Promise<{ view: ShareView; token: string }> {
     const { backend, catalog, clock, limits } = this.#o;
@@ -209,6 +210,7 @@ export class ShareService {
     if (held === null || ACCESS_RANK[held] < ACCESS_RANK[needed]) {
       throw new LadingError('FORBIDDEN', `A link acts as '${creator}', who does not have ${needed} access to '${entity.path}'.`);
     }
+    if (limits.maxActivePerUser === 0) throw new LadingError('FORBIDDEN', 'This server allows no share links.');
     if ((await catalog.countActiveShares(creator, now)) >= limits.maxActivePerUser) {
       const retryAfter = await this.#whenOneEnds(creator, now);
       this.#o.log.warn({ user: actor.user, creator, path: entity.path, kind: input.kind, retryAfter }, 'share link refused: too many active links');
@@ -358,7 +360,7 @@ export class ShareService {
    * fails. Rejects with `FORBIDDEN` for a read link, `INVALID_PATH` for a name the name rule
    * refuses, `CONFLICT` when the name is taken, `GONE` when the link was used up meanwhile,
    * and as `Backend.uploadAs` does (`PAYLOAD_TOO_LARGE`, `DIGEST_MISMATCH`, `INCOMPLETE_BODY`,
-   * `STORAGE_FULL`, …); no message names the owner's paths.
+   * `STORAGE_FULL`, …); no message names the owner's paths. Logs an audit line per stored file.
    */
   async upload(access: ShareAccess, name: string, source: Readable, options: { expected?: { sha256?: Buffer; md5?: Buffer } } = {}): Promise<DataObject> {
     const share = inner(access).share;
@@ -368,6 +370,7 @@ export class ShareService {
     if (!(await this.#o.catalog.consumeShareUse(share.id, this.#o.clock.now()))) throw usedUp(share);
     try {
       const { object } = await this.#conceal(access, () => this.#o.backend.uploadAs(inner(access).actor, path, source, { overwrite: false, expected: options.expected }));
+      this.#o.log.info({ share: share.id, creator: share.creator, path: object.path, size: object.size }, 'share link deposit');
       return object;
     } catch (err) {
       await this.#o.catalog.releaseShareUse(share.id);

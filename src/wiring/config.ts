@@ -108,7 +108,7 @@ export const CONFIG_SCHEMA = Type.Object({
     lease: amount(60, 'Seconds a node holds a claimed job (PID registration) before other nodes may take it over; a job of a node that died runs again after this.'),
   }),
   shares: Type.Object({
-    max_active_per_user: amount(200, 'Share links one user may hold that are neither expired nor used up; creating one more gets 429 (0 turns creating links off).'),
+    max_active_per_user: amount(200, 'Share links one user may hold that are neither expired nor used up; creating one more gets 429 (0: nobody may create links, 403).'),
     request_window: amount(60, 'Length, in seconds, of the fixed window in which requests to share links are counted (shares.requests_per_link, shares.requests_per_address), by every node together.'),
     requests_per_link: amount(12000, 'Requests one share link may receive per window, from all addresses together (downloads, ranges, listings, uploads); further ones get 429. A genome viewer reading by ranges sends a few hundred a minute.'),
     requests_per_address: amount(3000, 'Requests one client address may send to /api/shared per window, to any link or to unknown tokens; further ones get 429.'),

@@ -296,6 +296,8 @@ describe('share service', () => {
       const object = await shares.upload(access, 'result.csv', Readable.from([Buffer.from('a,b\n')]));
       assert.equal(object.owner, 'alice');
       assert.equal(object.path, home('alice', 'inbox/result.csv'));
+      assert.deepEqual(log.lines.find((l) => l.message === 'share link deposit')?.fields,
+        { share: view.share.id, creator: 'alice', path: '/z/home/alice/inbox/result.csv', size: 4 });
       await assert.rejects(shares.upload(access, 'result.csv', Readable.from([Buffer.from('other')])), (err) =>
         isLadingError(err, 'CONFLICT') && !err.message.includes('/z/home'));
       await rejectsWith(shares.upload(access, 'a/b.csv', Readable.from([Buffer.from('x')])), 'INVALID_PATH');
@@ -330,6 +332,7 @@ describe('share service', () => {
       clock.advance(120);
       await shares.create(dora, { path: home('dora'), kind: 'upload' });
       assert.ok(log.lines.some((l) => l.message === 'share link refused: too many active links'));
+      await rejectsWith(service({ maxActivePerUser: 0 }).create(alice, { path: home('alice', 'data'), kind: 'read' }), 'FORBIDDEN');
     });
 
     it('counts requests per link and per address in fixed windows, answering with the time left', async () => {
