@@ -50,6 +50,16 @@ describe('README', () => {
       assert.match(out, /"Method not allowed"/);
       assert.match(out, /"Completed":"Current proxy is still valid."/);
       assert.equal(await readFile(join(cwd, 'copy.csv'), 'utf8'), 'temperature,depth\n');
+      // Sharing: a download and a member through links, a listing with relative paths, two
+      // deposits into a drop box, the links listed, and a revoked link refused.
+      assert.equal(await readFile(join(cwd, 'shared.csv'), 'utf8'), 'temperature,depth\n');
+      assert.equal(await readFile(join(cwd, 'member.csv'), 'utf8'), 'temperature,depth\n');
+      assert.match(out, /"name":"sample.csv","kind":"dataobject","size":18,[^}]*"path":"\/sample.csv"/);
+      assert.match(out, /"filename":"sample.csv","size":18/);
+      assert.match(out, /"filename":"copy.csv","size":18/);
+      assert.match(out, /"kind":"read","path":"\/lading\/home\/alice\/sample.csv","creator":"alice"/);
+      assert.match(out, /"kind":"upload","path":"\/lading\/home\/alice\/campaign-2026-final"/);
+      assert.match(out, /"Not found":"No such link/);
       assert.match(await readFile(join(cwd, 'openapi.json'), 'utf8'), /"openapi":"3/);
       // Access control, metadata, publishing and landing pages.
       assert.match(out, /"owner":"alice","entries":\[\{"principal":"alice","level":"own"\}\]/);

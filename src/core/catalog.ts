@@ -1,12 +1,13 @@
 /**
  * The catalog port, as named roles: the namespace (with access control and metadata), accounts,
- * sessions, durable jobs, PID records, blob tracking, the OpenID Connect store and publishing,
+ * sessions, durable jobs, PID records, blob tracking, the OpenID Connect store, publishing and
+ * share links,
  * composed into `Catalog`. Drivers in `src/drivers/catalog/` implement it; the core imports no driver.
  */
 import type { Path } from './path.ts';
 import type {
   AccessEntry, AccessLevel, Avu, Collection, DataObject, Entity, HandleRecord, HandleValues, JobInput,
-  JobRecord, JobState, JobsFor, PublicationEvent, SessionRecord, UserRecord,
+  JobRecord, JobState, JobsFor, PublicationEvent, SessionRecord, ShareRecord, UserRecord,
 } from './types.ts';
 
 /**
@@ -262,6 +263,38 @@ export interface OidcStore {
 }
 
 /**
+ * Share links: found by the hash of their token or by their id, listed by entity or creator,
+ * revoked, and used up atomically, so that every node sharing the catalog sees a revocation or
+ * the last use at once. Contract: `test/contracts/catalog-shares-contract.ts`.
+ */
+export interface ShareStore {
+  /**
+   * Stores a new link with no use yet and resolves with it. Rejects with `CONFLICT` when its id
+   * or its token hash is taken.
+   */
+  createShare(share: Omit<ShareRecord, 'uses'>): Promise<ShareRecord>;
+  /** The link whose token has this hash, or null (also once revoked). Expired or used-up links are returned. */
+  getShareByToken(tokenHash: string): Promise<ShareRecord | null>;
+  /** The link with this id, or null. */
+  getShare(id: string): Promise<ShareRecord | null>;
+  /** The links of the entity with this stable id, oldest first. */
+  listSharesOfEntity(entityId: string): Promise<ShareRecord[]>;
+  /** The links `creator` made (or that act as `creator`), oldest first. */
+  listSharesOfCreator(creator: string): Promise<ShareRecord[]>;
+  /** How many links of `creator` are active at `now`: neither expired (at or before `now`) nor used up. */
+  countActiveShares(creator: string, now: Date): Promise<number>;
+  /** Removes the link; true when it existed. Idempotent. */
+  revokeShare(id: string): Promise<boolean>;
+  /**
+   * Takes one use of the link, atomically: true when it was taken, false when the link is
+   * gone, expired at `now` or used up — so two racing requests cannot both take the last use.
+   */
+  consumeShareUse(id: string, now: Date): Promise<boolean>;
+  /** Gives back one use taken by `consumeShareUse` (for an upload that failed); never below zero. No-op when the link is gone. */
+  releaseShareUse(id: string): Promise<void>;
+}
+
+/**
  * The roles of the catalog by name. A driver composes one of each into a `Catalog`, and the
  * contract suites are listed by these names, so a role added here without a suite (or a
  * driver part) does not compile.
@@ -275,6 +308,7 @@ export interface CatalogRoles {
   blobs: BlobTracker;
   oidc: OidcStore;
   publications: PublicationStore;
+  shares: ShareStore;
 }
 
 /** The name of one role of the catalog. */
@@ -284,7 +318,7 @@ export type CatalogRole = keyof CatalogRoles;
  * The catalog: every role in one store, behind one connection. Every method is atomic on its
  * own. Implementations pass every suite `test/contracts/catalog-contract.ts` lists.
  */
-export interface Catalog extends NamespaceStore, AccountStore, SessionStore, JobStore, HandleStore, BlobTracker, OidcStore, PublicationStore {
+export interface Catalog extends NamespaceStore, AccountStore, SessionStore, JobStore, HandleStore, BlobTracker, OidcStore, PublicationStore, ShareStore {
   readonly driver: string;
   close(): Promise<void>;
 }

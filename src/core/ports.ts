@@ -13,7 +13,7 @@ export const systemClock: Clock = { now: () => new Date() };
 
 export type {
   AccountStore, BlobTracker, Catalog, CatalogRole, CatalogRoles, HandleStore, JobStore, NamespaceStore, OidcRecord, OidcRecordInput,
-  OidcStore, PublicationStore, SessionStore, TrackedBlob,
+  OidcStore, PublicationStore, SessionStore, ShareStore, TrackedBlob,
 } from './catalog.ts';
 
 export interface ResourceCapabilities {

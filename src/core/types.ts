@@ -130,3 +130,31 @@ export interface PublicationEvent {
   actor: string;
   at: Date;
 }
+
+/** What a share link lets whoever holds it do: download (`read`) or deposit new files (`upload`, a drop box). */
+export type ShareKind = 'read' | 'upload';
+
+/**
+ * A share link as the catalog keeps it. The token is never stored, only its SHA-256; the link
+ * names its entity by the stable id, so it follows renames.
+ */
+export interface ShareRecord {
+  /** Stable identifier (a UUID) by which the creator lists and revokes the link; not a secret. */
+  id: string;
+  /** SHA-256 of the link's token, hex. */
+  tokenHash: string;
+  /** The stable id of the collection or data object the link opens. */
+  entityId: string;
+  kind: ShareKind;
+  /** The user the link acts as: downloads read, and deposits are owned, as this user. */
+  creator: string;
+  createdAt: Date;
+  /** End of life; null for a link that does not expire. */
+  expiresAt: Date | null;
+  /** How many uses the link allows; null for no limit. */
+  maxUses: number | null;
+  /** How many uses it has had. */
+  uses: number;
+  /** scrypt hash of the link's password, or null when it has none. */
+  passwordHash: string | null;
+}

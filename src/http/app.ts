@@ -15,6 +15,7 @@ import type { AccessControl } from '../core/access-control.ts';
 import type { Metadata } from '../core/metadata.ts';
 import type { Publishing } from '../core/publishing.ts';
 import type { PublicBase } from '../core/public-base.ts';
+import type { ShareService } from '../core/shares.ts';
 import { LadingError } from '../core/errors.ts';
 import type { SessionService, AuthenticatedSession } from '../identity/sessions/sessions.ts';
 import { authenticator } from './authorization.ts';
@@ -28,6 +29,7 @@ import { registerResponseCheck } from './response-check.ts';
 import { registerRegisteredRoutes } from './routes-registered.ts';
 import { registerPidRoutes } from './routes-pids.ts';
 import { registerAccessRoutes } from './routes-access.ts';
+import { registerShareRoutes } from './routes-shares.ts';
 import type { PidProvider } from '../core/ports.ts';
 import { registerAuthRoutes } from './routes-auth.ts';
 import { registerStatusRoutes } from './routes-status.ts';
@@ -63,6 +65,8 @@ export interface AppDeps {
   pidAwaitMs?: number;
   /** How long a request body may send nothing before it is dropped, in ms (default 60 s). */
   bodyIdleTimeoutMs?: number;
+  /** Share links and drop boxes (`/api/shares`, `/api/shared`); not mounted when absent. */
+  shares?: ShareService | null;
   /** Fail a JSON answer that its response schema would change (tests; see `response-check.ts`). */
   checkResponses?: boolean;
 }
@@ -159,6 +163,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       viewerOf: async () => deps.backend.anonymousActor(),
     });
   }
+  if (deps.shares) registerShareRoutes(app, { shares: deps.shares, backend: deps.backend, authenticate, urls, maxUploadBytes: deps.maxUploadBytes });
   if (deps.ca) registerCaRoutes(app, deps.ca);
   if (deps.oidc) await registerOidcRoutes(app, { ...deps, oidc: deps.oidc });
   return fastify;

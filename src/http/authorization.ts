@@ -1,6 +1,7 @@
 /**
  * The one reader of the `Authorization` header: it extracts a bearer credential (RFC 6750) and
- * authenticates API requests with it. It decides no permission and never logs a credential.
+ * authenticates API requests with it, and reads the password of an HTTP Basic header (RFC
+ * 7617) for share links. It decides no permission and never logs a credential.
  */
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { FastifyRequest } from 'fastify';
@@ -35,6 +36,28 @@ export function requestCredential(request: Pick<IncomingMessage, 'headers' | 'ra
   }
   if (count > 1) throw new LadingError('BAD_REQUEST', 'Send one Authorization header, not several.');
   return bearerCredential(request.headers, syntax);
+}
+
+const BASIC = /^Basic\s+([A-Za-z0-9+/]+={0,2})\s*$/i;
+
+/**
+ * The password of an `Authorization: Basic` header (RFC 7617; the user name, whatever it is,
+ * is ignored, so `curl -u :PASSWORD` works), or null when the request sends no such header
+ * or one that is not base64 of UTF-8 `user:password`. A bearer credential is no password:
+ * null too. Throws `BAD_REQUEST` for several `Authorization` headers.
+ */
+export function basicPassword(request: Pick<IncomingMessage, 'headers' | 'rawHeaders'>): string | null {
+  requestCredential(request);
+  const encoded = BASIC.exec(request.headers.authorization ?? '')?.[1];
+  if (encoded === undefined) return null;
+  let pair: string;
+  try {
+    pair = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(encoded, 'base64'));
+  } catch {
+    return null;
+  }
+  const colon = pair.indexOf(':');
+  return colon < 0 ? null : pair.slice(colon + 1);
 }
 
 /** Authenticates a request: sets `request.auth` and returns the bearer token. */

@@ -32,6 +32,7 @@ export const STATUS_BY_CODE = {
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed', advice: 'See the Allow header.' },
   REQUEST_TIMEOUT: { status: 408, title: 'Request timeout', advice: 'The request body stalled; upload it again.' },
   CONFLICT: { status: 409, title: 'Conflict', advice: 'Choose another name, or add force=true to overwrite.' },
+  GONE: { status: 410, title: 'Gone', advice: 'The link expired or was used up; ask its owner for a new one.' },
   PRECONDITION_FAILED: { status: 412, title: 'Precondition failed', advice: 'The object changed; fetch it again.' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large', advice: 'The body exceeds the configured limit.' },
   URI_TOO_LONG: { status: 414, title: 'URI too long', advice: 'Shorten the path segment or the query.' },
@@ -109,7 +110,9 @@ export function toLadingError(err: unknown): LadingError {
 export function sendError(reply: FastifyReply, err: LadingError): FastifyReply {
   const { status, body } = errorEnvelopeOf(err);
   if (status === 401) {
-    reply.header('WWW-Authenticate', err.details.invalidToken ? 'Bearer realm="lading", error="invalid_token"' : 'Bearer realm="lading"');
+    // NOTE: a share link's password travels as HTTP Basic; every other 401 asks for a bearer token.
+    reply.header('WWW-Authenticate', err.details.passwordRequired ? 'Basic realm="lading share link", charset="UTF-8"'
+      : err.details.invalidToken ? 'Bearer realm="lading", error="invalid_token"' : 'Bearer realm="lading"');
   }
   if (err.code === 'METHOD_NOT_ALLOWED') reply.header('Allow', String(err.details.allow ?? 'GET, HEAD, PUT, POST, PATCH'));
   if (err.code === 'RANGE_NOT_SATISFIABLE' && typeof err.details.size === 'number') reply.header('Content-Range', `bytes */${err.details.size}`);

@@ -15,6 +15,7 @@ export const TAGS = [
   { name: 'access', description: 'Access lists: who may read, write or own an entity (users, groups, public), for its owners.' },
   { name: 'metadata', description: 'Attribute–value–unit metadata of entities: read with read access, changed with write access.' },
   { name: 'publishing', description: 'Publishing data to anyone without a token, and reading published data at /api/public.' },
+  { name: 'shares', description: 'Share links and drop boxes: owners create, list and revoke them (bearer token); anyone holding a link downloads or lists what it shares, or deposits files into a drop box, without an account (/api/shared, HTTP Basic for a link\'s password).' },
   { name: 'pids', description: 'Resolution of persistent identifiers registered by the backend\'s rules.' },
   { name: 'ca', description: 'The online certificate authority: the CA certificate, and user certificates for the issuer credential.' },
   { name: 'status', description: 'Liveness.' },
@@ -56,7 +57,7 @@ export function openapiOptions(version: string): FastifyDynamicSwaggerOptions {
         description: 'Upload, download, list, create and rename data in a storage backend whose rules assign persistent identifiers. Compatible with the EUDAT B2STAGE HTTP API.',
       },
       tags: TAGS.map((t) => ({ ...t })),
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' }, sharePassword: { type: 'http', scheme: 'basic', description: 'The password of a password-protected share link, with any user name.' } } },
     },
     transform: ({ schema, url }) => {
       if (!schema?.consumes || schema.body) return { schema, url };

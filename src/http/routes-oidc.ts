@@ -31,8 +31,13 @@ const STATE_COOKIE = 'lading_login';
 
 const SECRET_PARAMS = new Set(['code', 'state', 'nonce', 'code_verifier', 'token', 'access_token', 'id_token', 'refresh_token', 'client_secret', 'password']);
 
-/** `url` with the values of secret-bearing query parameters (authorization codes, tokens) replaced, for log lines. */
-export function logSafeUrl(url: string): string {
+/**
+ * `given` with the values of secret-bearing query parameters (authorization codes, tokens) and
+ * the token of a share link's path replaced, for log lines.
+ */
+export function logSafeUrl(given: string): string {
+  // NOTE: a share link's token is its path's segment after /api/shared/.
+  const url = given.replace(/^((?:https?:\/\/[^/?#]*)?\/api\/shared\/)[^/?#]+/i, '$1[redacted]');
   const q = url.indexOf('?');
   if (q < 0) return url;
   const params = new URLSearchParams(url.slice(q + 1));

@@ -107,6 +107,14 @@ export const CONFIG_SCHEMA = Type.Object({
   jobs: Type.Object({
     lease: amount(60, 'Seconds a node holds a claimed job (PID registration) before other nodes may take it over; a job of a node that died runs again after this.'),
   }),
+  shares: Type.Object({
+    max_active_per_user: amount(200, 'Share links one user may hold that are neither expired nor used up; creating one more gets 429 (0: nobody may create links, 403).'),
+    request_window: amount(60, 'Length, in seconds, of the fixed window in which requests to share links are counted (shares.requests_per_link, shares.requests_per_address), by every node together.'),
+    requests_per_link: amount(12000, 'Requests one share link may receive per window, from all addresses together (downloads, ranges, listings, uploads); further ones get 429. A genome viewer reading by ranges sends a few hundred a minute.'),
+    requests_per_address: amount(3000, 'Requests one client address may send to /api/shared per window, to any link or to unknown tokens; further ones get 429.'),
+    max_failed_passwords: amount(10, 'Wrong passwords a password-protected share link accepts per shares.password_window; further attempts get 429, with the right password too.'),
+    password_window: amount(900, 'Length, in seconds, of the window in which wrong share-link passwords are counted.'),
+  }),
   shutdown: Type.Object({
     grace: amount(30, 'Seconds `lading serve` lets requests in flight finish after SIGTERM or SIGINT before it cuts them off (a cut-off upload never becomes visible); a second signal cuts them off at once.'),
   }),
@@ -313,6 +321,9 @@ function checkRules(config: Config): void {
   parseListen(config.listen);
   // NOTE: a lease shorter than a job's run would hand running jobs to other workers at once.
   if (config.jobs.lease < 1) throw new ConfigError(`jobs.lease: must be at least 1 second, got ${config.jobs.lease}.`);
+  for (const key of ['request_window', 'password_window'] as const) {
+    if (config.shares[key] < 1) throw new ConfigError(`shares.${key}: must be at least 1 second, got ${config.shares[key]}.`);
+  }
   if (config.recovery.heartbeat < 1) throw new ConfigError(`recovery.heartbeat: must be at least 1 second, got ${config.recovery.heartbeat}.`);
   if (config.catalog.driver === 'postgres' && !config.catalog.url && !config.catalog.url_file) {
     throw new ConfigError('catalog.driver is postgres: set catalog.url_file or LADING_CATALOG_URL to the PostgreSQL connection string.');

@@ -10,7 +10,8 @@ import type { Logger } from 'pino';
 import { type Config, ConfigError } from './config.ts';
 import { Backend } from '../core/backend.ts';
 import { AdminService } from '../core/admin.ts';
-import { hashPassword } from '../identity/secrets/password.ts';
+import { hashPassword, verifyPassword } from '../identity/secrets/password.ts';
+import { ShareService } from '../core/shares.ts';
 import { secretSetting } from './secret-file.ts';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -70,6 +71,8 @@ export interface Deps {
   jobs: JobWorker;
   /** The one source of the public base URL; `startServer` tells it where the server listens. */
   publicBase: PublicBase;
+  /** Share links and drop boxes, with their abuse limits (`shares.*`). */
+  shares: ShareService;
   close(): Promise<void>;
 }
 
@@ -141,10 +144,22 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     catalog, clock, credentials, login, tokenTtlSeconds: config.auth.token_ttl,
     reauthorize: oidc.reauthorize, externalBearer: oidc.externalBearer,
   });
+  const shares = new ShareService({
+    backend, catalog, clock, log: logger,
+    passwords: { hash: hashPassword, verify: verifyPassword },
+    limits: {
+      maxActivePerUser: config.shares.max_active_per_user,
+      requestWindowSeconds: config.shares.request_window,
+      requestsPerLink: config.shares.requests_per_link,
+      requestsPerAddress: config.shares.requests_per_address,
+      maxFailedPasswords: config.shares.max_failed_passwords,
+      passwordWindowSeconds: config.shares.password_window,
+    },
+  });
   return {
     config, dataDir, logger, clock, catalog, resource, backend, admin, accessControl, metadata, publishing,
     sessions, credentials, x509, caEndpoint: x509.caEndpoint, oidc,
-    rules, pids, jobs, publicBase, node,
+    rules, pids, jobs, publicBase, node, shares,
     async close() {
       await jobs.stop();
       await resource.close();

@@ -19,17 +19,7 @@ export function prettyLogs(format: Config['log']['format'], stdout: { isTTY?: bo
  * record's other fields as JSON on the same line), so they interleave with nothing else.
  */
 export async function createLogger(log: Config['log'], stdout: { isTTY?: boolean } = process.stdout): Promise<Logger> {
-  const options: LoggerOptions = {
-    level: log.level,
-    redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'password', 'token'], censor: '[redacted]' },
-    // NOTE: Fastify's request fields, with authorization codes and tokens cut out of query strings.
-    serializers: {
-      req: (req: FastifyRequest) => ({
-        method: req.method, url: logSafeUrl(req.url), host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort,
-        user: req.auth?.session.user,
-      }),
-    },
-  };
+  const options = loggerOptions(log.level);
   if (!prettyLogs(log.format, stdout)) return pino(options);
   const { default: pretty } = await import('pino-pretty');
   return pino(options, pretty({
@@ -41,4 +31,23 @@ export async function createLogger(log: Config['log'], stdout: { isTTY?: boolean
     // hold; the request id stays in JSON, where logs are searched, and in X-Request-Id.
     ignore: 'pid,hostname,reqId,req,res,responseTime',
   }));
+}
+
+/**
+ * The options of every lading logger at `level`: what it cuts out (credentials in headers,
+ * `password` and `token` fields, secrets in logged URLs) and how it shows a request.
+ */
+export function loggerOptions(level: Config['log']['level']): LoggerOptions {
+  return {
+    level,
+    redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'password', 'token'], censor: '[redacted]' },
+    // NOTE: Fastify's request fields, with authorization codes and tokens cut out of query
+    // strings, and share links' tokens out of their paths.
+    serializers: {
+      req: (req: FastifyRequest) => ({
+        method: req.method, url: logSafeUrl(req.url), host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort,
+        user: req.auth?.session.user,
+      }),
+    },
+  };
 }

@@ -72,7 +72,7 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
     const app = await buildApp({
       backend: deps.backend, accessControl: deps.accessControl, metadata: deps.metadata, publishing: deps.publishing, sessions: deps.sessions, logger: deps.logger, publicBase: deps.publicBase,
       backendUrl: config.backend_url, maxUploadBytes: config.limits.upload_bytes, trustProxy: config.trust_proxy,
-      version: VERSION, ca: deps.caEndpoint, oidc: deps.oidc,
+      version: VERSION, ca: deps.caEndpoint, oidc: deps.oidc, shares: deps.shares,
       jobs: deps.rules.rules.length > 0 ? deps.jobs : undefined, pids: deps.pids, pidAwaitMs: config.pid.await_timeout * 1000,
       bodyIdleTimeoutMs: config.limits.body_idle_timeout * 1000,
       checkResponses: overrides.checkResponses === true,

@@ -14,6 +14,7 @@ import { namespaceContract } from './catalog-namespace-contract.ts';
 import { oidcContract } from './catalog-oidc-contract.ts';
 import { publicationsContract } from './catalog-publications-contract.ts';
 import { sessionsContract } from './catalog-sessions-contract.ts';
+import { sharesContract } from './catalog-shares-contract.ts';
 
 // NOTE: other contracts and tests import the error-code assertion from here.
 export { rejectsWith } from './catalog-contract-support.ts';
@@ -28,6 +29,7 @@ export const CATALOG_CONTRACTS = {
   blobs: blobsContract,
   oidc: oidcContract,
   publications: publicationsContract,
+  shares: sharesContract,
 } satisfies Record<CatalogRole, ContractSuite>;
 
 /** Registers every role's suite for the driver `target`. */

@@ -58,6 +58,15 @@ const ERRORS: Record<string, number[]> = {
   'GET /auth/callback': [400, 401, 403, 408, 431],
   'POST /ca/certificate': [400, 401, 408, 413, 415, 431],
   'GET /ca/cacert.pem': [400, 408, 431],
+  'POST /api/shares': [400, 401, 403, 404, 408, 413, 415, 429, 431],
+  'GET /api/shares': [400, 401, 403, 404, 408, 431],
+  'DELETE /api/shares/{id}': [400, 401, 404, 408, 414, 431],
+  'GET /api/shared/{token}': [400, 401, 403, 404, 408, 410, 412, 414, 416, 429, 431],
+  'HEAD /api/shared/{token}': [400, 401, 403, 404, 408, 410, 412, 414, 416, 429, 431],
+  'POST /api/shared/{token}': [400, 401, 403, 404, 408, 409, 410, 413, 414, 415, 429, 431],
+  'GET /api/shared/{token}/{*}': [400, 401, 403, 404, 408, 410, 412, 414, 416, 429, 431],
+  'HEAD /api/shared/{token}/{*}': [400, 401, 403, 404, 408, 410, 412, 414, 416, 429, 431],
+  'PUT /api/shared/{token}/{*}': [400, 401, 403, 404, 408, 409, 410, 413, 414, 415, 429, 431],
 };
 
 /** Operations that read a request body, and the media types they take. */
@@ -70,6 +79,9 @@ const BODIES: Record<string, string[]> = {
   'PUT /api/acl/{*}': ['application/json'],
   'POST /api/metadata/{*}': ['application/json'],
   'POST /ca/certificate': ['application/pkcs10', 'application/x-pem-file'],
+  'POST /api/shares': ['application/json'],
+  'POST /api/shared/{token}': ['multipart/form-data'],
+  'PUT /api/shared/{token}/{*}': ['application/octet-stream'],
 };
 
 /** Error statuses whose answer is also an HTML page (to a client that prefers HTML). */
@@ -82,6 +94,8 @@ const SUCCESS_TYPES: Record<string, Record<string, string[]>> = {
   'GET /api/public/{*}': { 200: ['application/json', 'application/octet-stream'], 206: ['application/octet-stream'] },
   'POST /ca/certificate': { 200: ['application/x-pem-file'] },
   'GET /ca/cacert.pem': { 200: ['application/x-pem-file'] },
+  'GET /api/shared/{token}': { 200: ['application/json', 'application/octet-stream'], 206: ['application/octet-stream'] },
+  'GET /api/shared/{token}/{*}': { 200: ['application/json', 'application/octet-stream'], 206: ['application/octet-stream'] },
 };
 
 describe('the OpenAPI document', () => {

@@ -2,7 +2,7 @@
  * Two lading nodes in one process sharing a PostgreSQL catalog (a fresh schema) and an S3
  * store (a fresh key prefix), as behind a load balancer: a token issued by one works on the
  * other, what one node uploads, renames or overwrites the other serves at once, byte ranges
- * included. Needs `.ci/services/postgres.sh` and `.ci/services/swift.sh`; skips without them,
+ * included, and a share link revoked or used up on one node is refused on the other at once. Needs `.ci/services/postgres.sh` and `.ci/services/swift.sh`; skips without them,
  * except under CI, where that fails.
  */
 import { after, before, describe, it, test } from 'node:test';
@@ -86,6 +86,29 @@ if (!pgUrl || !s3.endpoint || !s3.bucket || !s3.key || !s3.secret || !s3.region)
       assert.deepEqual(statuses, [200, 409, 409, 409]);
       const winner = results.findIndex((r) => r.status === 200);
       assert.equal(await (await get(`${b.home('alice', 'race.txt')}?download=true`)).text(), `writer ${winner}`);
+    });
+
+    it('refuses on one node a share link revoked or used up on the other, at once', async () => {
+      assert.equal((await put(a.home('alice', 'shared-link.txt'), 'for collaborators')).status, 200);
+      const create = async (body: Record<string, unknown>) => {
+        const res = await fetch(`${a.url}/api/shares`, {
+          method: 'POST', headers: { authorization: alice, 'content-type': 'application/json' },
+          body: JSON.stringify({ path: '/tz/home/alice/shared-link.txt', kind: 'read', ...body }),
+        });
+        assert.equal(res.status, 201);
+        return (await res.json() as { Response: { data: { id: string; token: string } } }).Response.data;
+      };
+      const link = await create({});
+      assert.equal(await (await fetch(`${b.url}/api/shared/${link.token}`)).text(), 'for collaborators');
+      assert.equal((await fetch(`${a.url}/api/shares/${link.id}`, { method: 'DELETE', headers: { authorization: alice } })).status, 200);
+      assert.equal((await fetch(`${b.url}/api/shared/${link.token}`)).status, 404, 'revoked on a, refused on b');
+      assert.equal((await fetch(`${a.url}/api/shared/${link.token}`)).status, 404);
+
+      const once = await create({ max_uses: 1 });
+      const first = await fetch(`${a.url}/api/shared/${once.token}`);
+      assert.equal(first.status, 200);
+      await first.arrayBuffer();
+      assert.equal((await fetch(`${b.url}/api/shared/${once.token}`)).status, 410, 'used up on a, gone on b');
     });
 
     it('a node starting up never removes an upload a live node is writing, however old, and removes what a dead node left', async () => {

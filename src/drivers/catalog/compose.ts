@@ -20,5 +20,6 @@ export function composeCatalog(driver: string, close: () => Promise<void>, roles
     ...roles.blobs,
     ...roles.oidc,
     ...roles.publications,
+    ...roles.shares,
   };
 }

@@ -18,6 +18,7 @@ import { createPostgresNamespace } from './postgres/namespace.ts';
 import { createPostgresOidc } from './postgres/oidc.ts';
 import { createPostgresPublications } from './postgres/publications.ts';
 import { createPostgresSessions } from './postgres/sessions.ts';
+import { createPostgresShares } from './postgres/shares.ts';
 
 export type { PgClientLike, PgPoolLike, PgResultLike } from './postgres/connection.ts';
 
@@ -65,5 +66,6 @@ export async function createPostgresCatalog(options: PostgresCatalogOptions): Pr
     blobs: createPostgresBlobs(db),
     oidc: createPostgresOidc(db),
     publications: createPostgresPublications(db),
+    shares: createPostgresShares(db),
   });
 }

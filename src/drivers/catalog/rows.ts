@@ -7,7 +7,7 @@ import type { Path } from '../../core/path.ts';
 import type { OidcRecord, TrackedBlob } from '../../core/ports.ts';
 import {
   ACCESS_LEVELS, type AccessLevel, type Entity, type JobRecord, type JobState, type PrincipalKind,
-  type PublicationEvent, type SessionRecord, type UserRecord,
+  type PublicationEvent, type SessionRecord, type ShareKind, type ShareRecord, type UserRecord,
 } from '../../core/types.ts';
 
 export type Row = Record<string, unknown>;
@@ -93,6 +93,26 @@ export function toPublicationEvent(row: Row): PublicationEvent {
     actor: row.actor as string,
     at: new Date(Number(row.at)),
   };
+}
+
+export function toShare(row: Row): ShareRecord {
+  return {
+    id: row.id as string,
+    tokenHash: row.token_hash as string,
+    entityId: row.entity_uid as string,
+    kind: row.kind as ShareKind,
+    creator: row.creator as string,
+    createdAt: new Date(Number(row.created_at)),
+    expiresAt: row.expires_at === null ? null : new Date(Number(row.expires_at)),
+    maxUses: row.max_uses === null ? null : Number(row.max_uses),
+    uses: Number(row.uses),
+    passwordHash: (row.password_hash as string | null) ?? null,
+  };
+}
+
+/** The refusal of a link whose creator is no user (`ShareStore.createShare`). */
+export function unknownCreator(creator: string): LadingError {
+  return new LadingError('NOT_FOUND', `The user '${creator}' does not exist.`);
 }
 
 /** The refusal of a fenced commit whose blob recovery took for abandoned (`commitObject`). */

@@ -16,6 +16,7 @@ import { createSqliteNamespace } from './sqlite/namespace.ts';
 import { createSqliteOidc } from './sqlite/oidc.ts';
 import { createSqlitePublications } from './sqlite/publications.ts';
 import { createSqliteSessions } from './sqlite/sessions.ts';
+import { createSqliteShares } from './sqlite/shares.ts';
 
 export interface SqliteCatalogOptions {
   /** File name of the database, or `:memory:`. */
@@ -38,5 +39,6 @@ export function createSqliteCatalog(options: SqliteCatalogOptions): Catalog {
     blobs: createSqliteBlobs(db),
     oidc: createSqliteOidc(db),
     publications: createSqlitePublications(db),
+    shares: createSqliteShares(db),
   });
 }

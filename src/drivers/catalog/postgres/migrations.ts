@@ -152,6 +152,28 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: (S: string) =
     `,
   },
   {
+    // Share links: the hash of each token, the entity by its stable id (links follow renames)
+    // and the uses taken so far.
+    version: 8,
+    sql: (S) => `
+      CREATE TABLE ${S}shares (
+        id TEXT PRIMARY KEY,
+        token_hash TEXT NOT NULL UNIQUE,
+        entity_uid TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('read', 'upload')),
+        creator TEXT COLLATE "C" NOT NULL REFERENCES ${S}users (name) ON DELETE CASCADE,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT,
+        max_uses INTEGER CHECK (max_uses IS NULL OR max_uses > 0),
+        uses INTEGER NOT NULL DEFAULT 0,
+        password_hash TEXT,
+        seq BIGINT GENERATED ALWAYS AS IDENTITY
+      );
+      CREATE INDEX shares_by_entity ON ${S}shares (entity_uid, created_at);
+      CREATE INDEX shares_by_creator ON ${S}shares (creator, created_at);
+    `,
+  },
+  {
     // Who published or unpublished an entity, and when (the access itself is an ACL entry).
     version: 9,
     sql: (S) => `

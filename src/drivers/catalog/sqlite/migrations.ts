@@ -142,6 +142,27 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
     `,
   },
   {
+    // Share links: the hash of each token, the entity by its stable id (links follow renames)
+    // and the uses taken so far.
+    version: 8,
+    sql: `
+      CREATE TABLE shares (
+        id TEXT PRIMARY KEY,
+        token_hash TEXT NOT NULL UNIQUE,
+        entity_uid TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('read', 'upload')),
+        creator TEXT NOT NULL REFERENCES users (name) ON DELETE CASCADE,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER,
+        max_uses INTEGER CHECK (max_uses IS NULL OR max_uses > 0),
+        uses INTEGER NOT NULL DEFAULT 0,
+        password_hash TEXT
+      );
+      CREATE INDEX shares_by_entity ON shares (entity_uid, created_at);
+      CREATE INDEX shares_by_creator ON shares (creator, created_at);
+    `,
+  },
+  {
     // Who published or unpublished an entity, and when (the access itself is an ACL entry).
     version: 9,
     sql: `

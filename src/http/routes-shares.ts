@@ -1,0 +1,345 @@
+/**
+ * Share links over HTTP: `/api/shares` for owners (create, list, revoke; bearer token) and
+ * `/api/shared/<token>[/<path>]` for whoever holds a link (download, listing, drop-box
+ * uploads; no account, the link's password as HTTP Basic). Routes translate HTTP to
+ * `ShareService` calls and back; the service decides every permission and limit. Answers to
+ * link holders never show the owner's paths, and no log line shows a token.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { Backend } from '../core/backend.ts';
+import { LadingError } from '../core/errors.ts';
+import { type Path, parsePath, parseUrlPath } from '../core/path.ts';
+import { MAX_SHARE_PASSWORD_LENGTH, type ShareAccess, type ShareService, type ShareView } from '../core/shares.ts';
+import type { DataObject, Entity } from '../core/types.ts';
+import { type Authenticate, basicPassword } from './authorization.ts';
+import { announcedDigests } from './conditional.ts';
+import { sendDownload } from './download.ts';
+import { type Urls, encodePath, envelope } from './envelope.ts';
+import { hasBody } from './protocol.ts';
+import { Bytes, Envelope, type TypedApp, errorResponses } from './schemas.ts';
+import { UploadForm } from './upload-form.ts';
+
+interface ShareRouteDeps {
+  shares: ShareService;
+  backend: Backend;
+  authenticate: Authenticate;
+  urls: (request: FastifyRequest) => Urls;
+  maxUploadBytes: number;
+}
+
+const SHARED = '/api/shared';
+// NOTE: the longest expiry `expires_in` takes: a century, well inside what a Date holds.
+const MAX_EXPIRES_IN = 100 * 365 * 86400;
+
+const ShareKindSchema = Type.Union([Type.Literal('read'), Type.Literal('upload')], {
+  description: 'read: anyone with the link downloads the data object, or lists and downloads the collection\'s members at any depth. upload: a drop box onto a collection; anyone with the link deposits new files directly inside it, and can neither list nor download.',
+});
+
+const CreateShareBody = Type.Object({
+  path: Type.String({ minLength: 1, description: 'Absolute path of the collection or data object to share; you need own on it.' }),
+  kind: ShareKindSchema,
+  expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'When the link stops working (ISO 8601, e.g. 2026-06-30T12:00:00Z); not with expires_in.' })),
+  expires_in: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_EXPIRES_IN, description: 'Seconds from now until the link stops working; not with expires_at.' })),
+  max_uses: Type.Optional(Type.Integer({ minimum: 1, description: 'How many uses the link allows: each download that sends bytes (a whole object or a range) and each uploaded file is one; HEAD, 304 and listings are none.' })),
+  password: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_SHARE_PASSWORD_LENGTH, description: 'A password the link\'s users must send as HTTP Basic authentication, any user name (curl -u :PASSWORD).' })),
+}, {
+  additionalProperties: false,
+  examples: [
+    { path: '/lading/home/alice/results.csv', kind: 'read', expires_in: 604800 },
+    { path: '/lading/home/alice/incoming', kind: 'upload', max_uses: 20, password: 'correct horse' },
+  ],
+});
+
+const ShareLinkFields = {
+  id: Type.String({ description: 'The link\'s id, to revoke it (not a secret).' }),
+  kind: ShareKindSchema,
+  path: Type.Union([Type.String(), Type.Null()], { description: 'The shared entity\'s path now (links follow renames); null when it is gone.' }),
+  creator: Type.String({ description: 'The user the link acts as: downloads read as this user, deposits are owned by this user.' }),
+  created_at: Type.String({ description: 'ISO 8601.' }),
+  expires_at: Type.Union([Type.String(), Type.Null()], { description: 'ISO 8601, or null for no expiry.' }),
+  max_uses: Type.Union([Type.Integer(), Type.Null()], { description: 'null for no limit.' }),
+  uses: Type.Integer({ description: 'Uses taken so far.' }),
+  password: Type.Boolean({ description: 'Whether the link asks for a password.' }),
+  state: Type.Union([Type.Literal('active'), Type.Literal('expired'), Type.Literal('used up'), Type.Literal('gone')], {
+    description: 'active, expired, used up, or gone (its entity no longer exists). An active link also stops working when its creator loses access.',
+  }),
+};
+
+const LINK_EXAMPLE = {
+  id: '0b4e5f7a-2c1d-4e8f-9a3b-6c5d4e3f2a1b', kind: 'read', path: '/lading/home/alice/results.csv', creator: 'alice',
+  created_at: '2026-06-01T09:30:00.000Z', expires_at: '2026-06-08T09:30:00.000Z', max_uses: null, uses: 3, password: false, state: 'active',
+};
+
+const ShareLink = Type.Object(ShareLinkFields, { examples: [LINK_EXAMPLE] });
+
+const CreatedShare = Envelope(Type.Object({
+  ...ShareLinkFields,
+  token: Type.String({ description: 'The link\'s secret token; shown only in this answer.' }),
+  url: Type.String({ description: 'The link: GET it to download or list, PUT <url>/<name> or POST a form to it to deposit.' }),
+}, {
+  examples: [{
+    ...LINK_EXAMPLE, uses: 0, token: 'q3Vb0mY1xJ9sT2kW8fR4nL6pC7hD5gA0eZ1uI3oK9yM',
+    url: 'https://staging.example.org/api/shared/q3Vb0mY1xJ9sT2kW8fR4nL6pC7hD5gA0eZ1uI3oK9yM',
+  }],
+}), 'The new link, with its token and URL (shown only here).');
+
+const ShareList = Envelope(Type.Array(ShareLink), 'Share links.');
+const RevokedShare = Envelope(ShareLink, 'The link as it was before it was revoked.');
+
+const SharedMember = Type.Object({
+  name: Type.String(),
+  kind: Type.Union([Type.Literal('collection'), Type.Literal('dataobject')]),
+  size: Type.Union([Type.Integer(), Type.Null()], { description: 'Bytes; null for a collection.' }),
+  checksum: Type.Union([Type.String(), Type.Null()], { description: 'sha2:<base64 of SHA-256>; null for a collection.' }),
+  created_at: Type.String({ description: 'ISO 8601.' }),
+  modified_at: Type.String({ description: 'ISO 8601.' }),
+  path: Type.String({ description: 'The member\'s path below the shared collection, e.g. /run1/reads.bam.' }),
+  link: Type.String({ description: 'The member under the share link: a data object downloads, a collection lists.' }),
+}, {
+  examples: [{
+    name: 'reads.bam', kind: 'dataobject', size: 52428800, checksum: 'sha2:n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=',
+    created_at: '2026-06-01T09:00:00.000Z', modified_at: '2026-06-01T09:00:00.000Z', path: '/run1/reads.bam',
+    link: 'https://staging.example.org/api/shared/q3Vb0mY1xJ9sT2kW8fR4nL6pC7hD5gA0eZ1uI3oK9yM/run1/reads.bam',
+  }],
+});
+
+const SharedListing = Envelope(Type.Array(SharedMember), 'The members of the shared collection (or of a collection below it), sorted by name.');
+
+const Deposit = Envelope(Type.Object({
+  filename: Type.String(),
+  size: Type.Integer(),
+  checksum: Type.String({ description: 'sha2:<base64 of SHA-256>.' }),
+}, { examples: [{ filename: 'results.csv', size: 18, checksum: 'sha2:0Vxbt+7qK1tJ2XgP3xP5r1oHn1cVnN6Zf0kC9y0E0nU=' }] }), 'The deposited file.');
+
+// NOTE: the router refuses a parameter over 100 characters with 414 before any handler runs.
+const TOKEN_DOC = 'The share link\'s token (43 characters; one over 100 is refused with 414).';
+const TokenParams = Type.Object({
+  token: Type.String({ description: TOKEN_DOC }),
+});
+const TokenPathParams = Type.Object({
+  token: Type.String({ description: TOKEN_DOC }),
+  '*': Type.String({ description: 'A path below the shared collection, each segment percent-encoded; for PUT, the name of the new file.' }),
+});
+const ListSharesQuery = Type.Object({
+  path: Type.Optional(Type.String({ minLength: 1, description: 'An entity you own: list its links. Without it: the links that act as you.' })),
+}, { additionalProperties: true });
+const ShareIdParams = Type.Object({ id: Type.String({ description: 'The link\'s id (one over 100 characters is refused with 414).' }) });
+
+// NOTE: the scheme and authority of an absolute-form request target, which the router strips.
+const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i;
+
+/**
+ * The token and the path below the shared entity that a request target
+ * (`/api/shared/<token>[/<path>]`) names; the path is `/` for the entity itself. Rejects with
+ * `INVALID_PATH` for a path `core/path.ts` refuses and `NOT_FOUND` for a token that is not
+ * percent-encoded UTF-8.
+ */
+function sharedTarget(target: string): { token: string; path: Path } {
+  const pathname = target.split('?', 1)[0]!.replace(ABSOLUTE_FORM, '');
+  const rest = pathname.slice(`${SHARED}/`.length);
+  const slash = rest.indexOf('/');
+  let token: string;
+  try {
+    token = decodeURIComponent(slash < 0 ? rest : rest.slice(0, slash));
+  } catch {
+    throw new LadingError('NOT_FOUND', 'No such link.');
+  }
+  return { token, path: parseUrlPath(slash < 0 ? '' : rest.slice(slash)) };
+}
+
+function linkRecord(view: ShareView) {
+  const { share } = view;
+  return {
+    id: share.id, kind: share.kind, path: view.path, creator: share.creator,
+    created_at: share.createdAt.toISOString(), expires_at: share.expiresAt?.toISOString() ?? null,
+    max_uses: share.maxUses, uses: share.uses, password: share.passwordHash !== null, state: view.state,
+  };
+}
+
+function memberRecord(shareUrl: string, access: ShareAccess, entity: Entity) {
+  const path = access.relative(entity);
+  return {
+    name: entity.name,
+    kind: entity.kind,
+    size: entity.kind === 'dataobject' ? entity.size : null,
+    checksum: entity.kind === 'dataobject' ? entity.checksum : null,
+    created_at: entity.createdAt.toISOString(),
+    modified_at: entity.modifiedAt.toISOString(),
+    path,
+    link: `${shareUrl}${path === '/' ? '' : encodePath(path)}`,
+  };
+}
+
+function depositRecord(object: DataObject) {
+  return { filename: object.name, size: object.size, checksum: object.checksum };
+}
+
+export function registerShareRoutes(app: TypedApp, deps: ShareRouteDeps): void {
+  const { shares, backend } = deps;
+  const owner = { security: [{ bearer: [] }], tags: ['shares'] };
+  // NOTE: a link without a password needs no credential; one with a password takes it as Basic.
+  const holder = { security: [{}, { sharePassword: [] }] as Record<string, string[]>[], tags: ['shares'] };
+  const preHandler = async (request: FastifyRequest) => {
+    await deps.authenticate(request);
+  };
+  const actorOf = (request: FastifyRequest) => backend.actorOf(request.auth!.credential);
+  const shareUrl = (request: FastifyRequest, token: string) => `${deps.urls(request).base}${SHARED}/${encodeURIComponent(token)}`;
+
+  app.post('/api/shares', {
+    schema: {
+      ...owner,
+      operationId: 'createShare',
+      summary: 'Create a share link (read) or a drop box (upload) for an entity you own',
+      description: 'The answer holds the link\'s token and URL, shown only here (lading keeps only the token\'s SHA-256). 429 when the user the link acts as already holds shares.max_active_per_user active links.',
+      body: CreateShareBody,
+      response: { 201: CreatedShare, ...errorResponses(401, 403, 404, 413, 415, 429) },
+    },
+    links: { 201: { Revoke: { operationId: 'revokeShare', parameters: { id: '$response.body#/Response/data/id' }, description: 'Revoke the link.' } } },
+    preHandler,
+  }, async (request, reply) => {
+    const { body } = request;
+    const actor = await actorOf(request);
+    const { view, token } = await shares.create(actor, {
+      path: parsePath(body.path), kind: body.kind,
+      expiresAt: body.expires_at === undefined ? null : new Date(body.expires_at), expiresIn: body.expires_in ?? null,
+      maxUses: body.max_uses ?? null, password: body.password ?? null,
+    });
+    reply.code(201);
+    return envelope({ ...linkRecord(view), token, url: shareUrl(request, token) }, 201);
+  });
+
+  app.get('/api/shares', {
+    schema: {
+      ...owner,
+      operationId: 'listShares',
+      summary: 'List the links of an entity you own (path=…), or the links that act as you',
+      querystring: ListSharesQuery,
+      response: { 200: ShareList, ...errorResponses(401, 403, 404) },
+    },
+    preHandler,
+  }, async (request) => {
+    const actor = await actorOf(request);
+    const path = request.query.path;
+    const views = path === undefined ? await shares.listMine(actor) : await shares.listOf(actor, parsePath(path));
+    return envelope(views.map(linkRecord));
+  });
+
+  app.delete('/api/shares/:id', {
+    schema: {
+      ...owner,
+      operationId: 'revokeShare',
+      summary: 'Revoke a link (its creator, or a holder of own on its entity): refused from the next request on, on every node',
+      params: ShareIdParams,
+      response: { 200: RevokedShare, ...errorResponses(401, 404, 414) },
+    },
+    preHandler,
+  }, async (request) => {
+    const view = await shares.revoke(await actorOf(request), request.params.id);
+    return envelope(linkRecord(view));
+  });
+
+  /** Opens the link a request names, with its Basic password and client address. */
+  const open = (request: FastifyRequest, token: string) =>
+    shares.open(token, { password: basicPassword(request.raw), address: request.ip });
+
+  const read = async (request: FastifyRequest, reply: FastifyReply) => {
+    // NOTE: caches must ask again each time, so a revoked or expired link stops at once.
+    reply.header('Cache-Control', 'private, no-cache');
+    const { token, path } = sharedTarget(request.url);
+    const access = await open(request, token);
+    const entity = await shares.entry(access, path);
+    if (entity.kind === 'dataobject') return sendDownload(request, reply, (plan) => shares.openObject(access, path, plan));
+    const { children } = await shares.list(access, path);
+    const base = shareUrl(request, token);
+    return envelope(children.map((child) => memberRecord(base, access, child)));
+  };
+
+  const readSchema = {
+    ...holder,
+    description: 'A read link to a data object answers its bytes (HEAD, Range, If-Range and the conditional headers apply; each answer with bytes is one use). A read link to a collection lists its members, and <link>/<path> downloads or lists any member below it. A drop box answers 403: it cannot list or download. 401 with WWW-Authenticate: Basic when the link needs its password; 404 for an unknown or revoked link, or one that no longer leads anywhere; 410 once it expired or was used up.',
+    response: {
+      200: {
+        description: 'The listing of a collection, or the bytes of a data object.',
+        content: { 'application/json': { schema: SharedListing }, 'application/octet-stream': { schema: Bytes } },
+      },
+      206: { description: 'The requested range of the data object.', content: { 'application/octet-stream': { schema: Bytes } } },
+      304: Type.Null({ description: 'Not modified (If-None-Match or If-Modified-Since).' }),
+      ...errorResponses(401, 403, 404, 410, 412, 414, 416, 429),
+    },
+  };
+
+  app.route({
+    method: ['GET', 'HEAD'],
+    url: `${SHARED}/:token`,
+    exposeHeadRoute: false,
+    schema: { ...readSchema, operationId: 'getShared', summary: 'Download or list what a share link shares (no account needed)', params: TokenParams },
+    handler: (request, reply) => read(request, reply),
+  });
+
+  app.route({
+    method: ['GET', 'HEAD'],
+    url: `${SHARED}/:token/*`,
+    exposeHeadRoute: false,
+    schema: { ...readSchema, operationId: 'getSharedMember', summary: 'Download or list a member below a shared collection (no account needed)', params: TokenPathParams },
+    handler: (request, reply) => read(request, reply),
+  });
+
+  const depositSchema = {
+    ...holder,
+    response: { 201: Deposit, ...errorResponses(401, 403, 404, 409, 410, 413, 414, 415, 429) },
+  };
+
+  app.put(`${SHARED}/:token/*`, {
+    schema: {
+      ...depositSchema,
+      operationId: 'putShared',
+      summary: 'Deposit a file into a drop box: the raw body, as a new object named by the last segment (no account needed)',
+      description: 'The object is created directly inside the drop box\'s collection, owned by the link\'s creator, under the creator\'s rules (PIDs included); an existing name is 409, never overwritten. Content-Digest, Repr-Digest and Content-MD5 are checked. Each file is one use.',
+      params: TokenPathParams,
+      consumes: ['application/octet-stream'],
+    },
+  }, async (request, reply) => {
+    const { token, path } = sharedTarget(request.url);
+    const access = await open(request, token);
+    const segments = path.split('/').filter((s) => s.length > 0);
+    if (segments.length !== 1) {
+      throw new LadingError('BAD_REQUEST', 'A drop box takes files directly inside it: PUT /api/shared/<token>/<name>, one name without \'/\'.');
+    }
+    const length = Number(request.headers['content-length']);
+    if (Number.isFinite(length) && length > deps.maxUploadBytes) {
+      throw new LadingError('PAYLOAD_TOO_LARGE', `The upload is larger than the limit of ${deps.maxUploadBytes} bytes.`);
+    }
+    const given = request.headers['content-type'];
+    const type = (given ?? '').split(';', 1)[0]!.trim().toLowerCase();
+    // NOTE: a body without Content-Type is taken as application/octet-stream (RFC 9110 §8.3).
+    if (type !== 'application/octet-stream' && !(given === undefined && hasBody(request.headers))) {
+      throw new LadingError('UNSUPPORTED_MEDIA_TYPE', `Deposit the file as the raw body with Content-Type application/octet-stream, or POST a multipart form to the link, not ${given === undefined ? 'without a Content-Type and a body' : `'${type}'`}.`);
+    }
+    const object = await shares.upload(access, segments[0]!, request.raw, { expected: announcedDigests(request.headers) });
+    reply.code(201);
+    return envelope(depositRecord(object), 201);
+  });
+
+  app.post(`${SHARED}/:token`, {
+    schema: {
+      ...depositSchema,
+      operationId: 'postShared',
+      summary: 'Deposit a file into a drop box with a browser form: multipart field `file`, stored under the form\'s file name (no account needed)',
+      description: 'As PUT: a new object directly inside the drop box\'s collection, owned by the link\'s creator; an existing name is 409 (a force field is ignored).',
+      params: TokenParams,
+      consumes: ['multipart/form-data'],
+    },
+  }, async (request, reply) => {
+    const { token } = sharedTarget(request.url);
+    const access = await open(request, token);
+    const type = (request.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
+    if (type !== 'multipart/form-data') {
+      throw new LadingError('UNSUPPORTED_MEDIA_TYPE', 'POST a multipart/form-data form with the file in the field \'file\', or PUT the raw body to <link>/<name>.');
+    }
+    const form = new UploadForm(request, { force: false, maxFileBytes: deps.maxUploadBytes });
+    const object = await form.read((file) => shares.upload(access, file.filename, file.source));
+    reply.code(201);
+    return envelope(depositRecord(object), 201);
+  });
+}

@@ -1,0 +1,124 @@
+/**
+ * The share-link contract: links found by token hash and by id until revoked, listed by entity
+ * and by creator, counted while active, and used up atomically (racing uses never take more
+ * than the link allows), as every catalog driver must show them.
+ */
+import { describe, it, beforeEach, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import type { Catalog } from '../../src/core/ports.ts';
+import type { ShareRecord } from '../../src/core/types.ts';
+import { type ContractSuite, rejectsWith } from './catalog-contract-support.ts';
+
+const t0 = new Date('2026-01-01T00:00:00Z');
+const later = (ms: number) => new Date(t0.getTime() + ms);
+
+export const sharesContract: ContractSuite = ({ name, create }) => {
+  describe(`catalog shares contract: ${name}`, () => {
+    let c: Catalog;
+    let n = 0;
+    const share = (over: Partial<Omit<ShareRecord, 'uses'>> = {}): Omit<ShareRecord, 'uses'> => ({
+      id: randomUUID(), tokenHash: `hash-${n++}`, entityId: 'entity-1', kind: 'read', creator: 'alice',
+      createdAt: later(n), expiresAt: null, maxUses: null, passwordHash: null, ...over,
+    });
+
+    beforeEach(async () => {
+      c = await create();
+      for (const u of ['alice', 'bob']) await c.createUser({ name: u, kind: 'user', passwordHash: null, createdAt: t0 });
+    });
+    afterEach(async () => {
+      await c.close();
+    });
+
+    it('stores a link with no use and finds it by token hash and by id, every field as given', async () => {
+      const given = share({ kind: 'upload', expiresAt: later(3_600_000), maxUses: 5, passwordHash: 'scrypt$x' });
+      assert.deepEqual(await c.createShare(given), { ...given, uses: 0 });
+      assert.deepEqual(await c.getShareByToken(given.tokenHash), { ...given, uses: 0 });
+      assert.deepEqual(await c.getShare(given.id), { ...given, uses: 0 });
+      const plain = share();
+      await c.createShare(plain);
+      assert.deepEqual(await c.getShare(plain.id), { ...plain, uses: 0 }, 'no expiry, no limit, no password: nulls');
+      assert.equal(await c.getShareByToken('unknown'), null);
+      assert.equal(await c.getShare(randomUUID()), null);
+    });
+
+    it('refuses a taken id or token hash with CONFLICT, and a creator who is no user with NOT_FOUND', async () => {
+      const first = share();
+      await c.createShare(first);
+      await rejectsWith(c.createShare(share({ id: first.id })), 'CONFLICT');
+      await rejectsWith(c.createShare(share({ tokenHash: first.tokenHash })), 'CONFLICT');
+      const orphan = share({ creator: 'nobody' });
+      await rejectsWith(c.createShare(orphan), 'NOT_FOUND');
+      assert.equal(await c.getShare(orphan.id), null);
+    });
+
+    it('lists the links of an entity and of a creator, oldest first, and no others', async () => {
+      const a1 = await c.createShare(share({ createdAt: later(1) }));
+      const b1 = await c.createShare(share({ creator: 'bob', createdAt: later(2) }));
+      const a2 = await c.createShare(share({ entityId: 'entity-2', createdAt: later(3) }));
+      const a3 = await c.createShare(share({ createdAt: later(4) }));
+      assert.deepEqual((await c.listSharesOfEntity('entity-1')).map((s) => s.id), [a1.id, b1.id, a3.id]);
+      assert.deepEqual((await c.listSharesOfEntity('entity-2')).map((s) => s.id), [a2.id]);
+      assert.deepEqual((await c.listSharesOfCreator('alice')).map((s) => s.id), [a1.id, a2.id, a3.id]);
+      assert.deepEqual((await c.listSharesOfCreator('bob')).map((s) => s.id), [b1.id]);
+      assert.deepEqual(await c.listSharesOfEntity('entity-3'), []);
+    });
+
+    it('counts a creator\'s active links: not expired at now, not used up', async () => {
+      await c.createShare(share());
+      await c.createShare(share({ expiresAt: later(1000) }));
+      await c.createShare(share({ expiresAt: later(2000) }));
+      const once = await c.createShare(share({ maxUses: 1 }));
+      await c.createShare(share({ creator: 'bob' }));
+      assert.equal(await c.countActiveShares('alice', t0), 4);
+      assert.equal(await c.countActiveShares('alice', later(1000)), 3, 'expired at its expiry');
+      assert.equal(await c.consumeShareUse(once.id, t0), true);
+      assert.equal(await c.countActiveShares('alice', later(1000)), 2, 'used up');
+      assert.equal(await c.countActiveShares('bob', t0), 1);
+      assert.equal(await c.countActiveShares('nobody', t0), 0);
+    });
+
+    it('revokes a link: gone by token and by id, at once; idempotent', async () => {
+      const s = await c.createShare(share());
+      assert.equal(await c.revokeShare(s.id), true);
+      assert.equal(await c.getShareByToken(s.tokenHash), null);
+      assert.equal(await c.getShare(s.id), null);
+      assert.deepEqual(await c.listSharesOfCreator('alice'), []);
+      assert.equal(await c.revokeShare(s.id), false);
+    });
+
+    it('takes uses up to the limit, none from an expired or revoked link, and gives one back', async () => {
+      const twice = await c.createShare(share({ maxUses: 2 }));
+      assert.equal(await c.consumeShareUse(twice.id, t0), true);
+      assert.equal(await c.consumeShareUse(twice.id, t0), true);
+      assert.equal(await c.consumeShareUse(twice.id, t0), false, 'used up');
+      assert.equal((await c.getShare(twice.id))?.uses, 2);
+      await c.releaseShareUse(twice.id);
+      assert.equal((await c.getShare(twice.id))?.uses, 1);
+      assert.equal(await c.consumeShareUse(twice.id, t0), true, 'the use given back can be taken again');
+
+      const unlimited = await c.createShare(share());
+      for (let i = 0; i < 5; i++) assert.equal(await c.consumeShareUse(unlimited.id, t0), true);
+      assert.equal((await c.getShare(unlimited.id))?.uses, 5);
+
+      const expiring = await c.createShare(share({ expiresAt: later(1000) }));
+      assert.equal(await c.consumeShareUse(expiring.id, later(999)), true);
+      assert.equal(await c.consumeShareUse(expiring.id, later(1000)), false, 'expired at its expiry');
+
+      const fresh = await c.createShare(share());
+      await c.releaseShareUse(fresh.id);
+      assert.equal((await c.getShare(fresh.id))?.uses, 0, 'never below zero');
+
+      await c.revokeShare(unlimited.id);
+      assert.equal(await c.consumeShareUse(unlimited.id, t0), false, 'revoked');
+      await c.releaseShareUse(unlimited.id);
+    });
+
+    it('lets racing uses take no more than the limit', async () => {
+      const s = await c.createShare(share({ maxUses: 3 }));
+      const taken = await Promise.all(Array.from({ length: 12 }, () => c.consumeShareUse(s.id, t0)));
+      assert.equal(taken.filter(Boolean).length, 3);
+      assert.equal((await c.getShare(s.id))?.uses, 3);
+    });
+  });
+};
