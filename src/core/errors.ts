@@ -31,6 +31,7 @@ export const ERROR_CODES = [
   'HEADERS_TOO_LARGE',
   'NOT_IMPLEMENTED',
   'HTTP_VERSION_NOT_SUPPORTED',
+  'CHECKSUM_MISMATCH',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -13,6 +13,7 @@ import { jobsContract } from './catalog-jobs-contract.ts';
 import { namespaceContract } from './catalog-namespace-contract.ts';
 import { oidcContract } from './catalog-oidc-contract.ts';
 import { sessionsContract } from './catalog-sessions-contract.ts';
+import { uploadsContract } from './catalog-uploads-contract.ts';
 
 // NOTE: other contracts and tests import the error-code assertion from here.
 export { rejectsWith } from './catalog-contract-support.ts';
@@ -26,6 +27,7 @@ export const CATALOG_CONTRACTS = {
   handles: handlesContract,
   blobs: blobsContract,
   oidc: oidcContract,
+  uploads: uploadsContract,
 } satisfies Record<CatalogRole, ContractSuite>;
 
 /** Registers every role's suite for the driver `target`. */

@@ -19,5 +19,6 @@ export function composeCatalog(driver: string, close: () => Promise<void>, roles
     ...roles.handles,
     ...roles.blobs,
     ...roles.oidc,
+    ...roles.uploads,
   };
 }

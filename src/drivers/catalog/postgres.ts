@@ -17,6 +17,7 @@ import { createPostgresJobs } from './postgres/jobs.ts';
 import { createPostgresNamespace } from './postgres/namespace.ts';
 import { createPostgresOidc } from './postgres/oidc.ts';
 import { createPostgresSessions } from './postgres/sessions.ts';
+import { createPostgresUploads } from './postgres/uploads.ts';
 
 export type { PgClientLike, PgPoolLike, PgResultLike } from './postgres/connection.ts';
 
@@ -63,5 +64,6 @@ export async function createPostgresCatalog(options: PostgresCatalogOptions): Pr
     handles: createPostgresHandles(db),
     blobs: createPostgresBlobs(db),
     oidc: createPostgresOidc(db),
+    uploads: createPostgresUploads(db),
   });
 }

@@ -15,6 +15,7 @@ import { createSqliteJobs } from './sqlite/jobs.ts';
 import { createSqliteNamespace } from './sqlite/namespace.ts';
 import { createSqliteOidc } from './sqlite/oidc.ts';
 import { createSqliteSessions } from './sqlite/sessions.ts';
+import { createSqliteUploads } from './sqlite/uploads.ts';
 
 export interface SqliteCatalogOptions {
   /** File name of the database, or `:memory:`. */
@@ -36,5 +37,6 @@ export function createSqliteCatalog(options: SqliteCatalogOptions): Catalog {
     handles: createSqliteHandles(db),
     blobs: createSqliteBlobs(db),
     oidc: createSqliteOidc(db),
+    uploads: createSqliteUploads(db),
   });
 }
