@@ -23,6 +23,8 @@ import { clientErrorHandler, registerProtocolRules } from './protocol.ts';
 import { openapiOptions } from './openapi.ts';
 import { registerResponseCheck } from './response-check.ts';
 import { registerRegisteredRoutes } from './routes-registered.ts';
+import { registerUploadRoutes } from './routes-uploads.ts';
+import type { ResumableUploads } from '../core/uploads.ts';
 import { registerPidRoutes } from './routes-pids.ts';
 import type { PidProvider } from '../core/ports.ts';
 import { registerAuthRoutes } from './routes-auth.ts';
@@ -49,6 +51,8 @@ export interface AppDeps {
   oidc?: OidcLogin | null;
   /** Waits for PID jobs (`pid_await`); absent when no rules are configured. */
   jobs?: { waitFor(ids: readonly string[], timeoutMs: number): Promise<boolean> };
+  /** Resumable uploads (`/api/uploads`, tus); not mounted when absent. */
+  uploads?: ResumableUploads | null;
   /** Resolves PIDs for `/api/pids` and `/api/handles`. */
   pids?: PidProvider | null;
   /** Longest `pid_await` wait, in ms (default 10 s, spec §8). */
@@ -144,6 +148,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerStatusRoutes(app, deps.publicBase);
   registerAuthRoutes(app, { ...deps, authenticate });
   const registered = registerRegisteredRoutes(app, { ...deps, urls, authenticate, pidAwaitMs: deps.pidAwaitMs ?? 10_000 });
+  if (deps.uploads) registerUploadRoutes(app, { ...deps, uploads: deps.uploads, urls, authenticate, pidAwaitMs: deps.pidAwaitMs ?? 10_000 });
   if (deps.pids) registerPidRoutes(app, { pids: deps.pids, download: registered.downloadAt });
   if (deps.ca) registerCaRoutes(app, deps.ca);
   if (deps.oidc) await registerOidcRoutes(app, { ...deps, oidc: deps.oidc });

@@ -12,6 +12,7 @@ import { Bytes, Pem } from './schemas.ts';
 export const TAGS = [
   { name: 'registered', description: 'Data objects and collections in the registered domain: metadata, listing, download, upload, collection creation, rename.' },
   { name: 'auth', description: 'Login (local credentials or the identity provider), token check, proxy regeneration, logout.' },
+  { name: 'uploads', description: 'Resumable uploads in the tus 1.0 protocol (creation, creation-with-upload, creation-defer-length, termination, checksum, expiration), and the state of each.' },
   { name: 'pids', description: 'Resolution of persistent identifiers registered by the backend\'s rules.' },
   { name: 'ca', description: 'The online certificate authority: the CA certificate, and user certificates for the issuer credential.' },
   { name: 'status', description: 'Liveness.' },
@@ -23,6 +24,7 @@ export const TAGS = [
  */
 const STREAMED_BODIES: Record<string, TSchema> = {
   'application/octet-stream': Bytes,
+  'application/offset+octet-stream': Type.String({ format: 'binary', description: 'The bytes to append, from Upload-Offset on.' }),
   'multipart/form-data': Type.Object({ file: Bytes }, { description: 'A form whose field `file` holds the data object.' }),
   'application/pkcs10': Type.String({ description: 'A PEM certificate signing request.' }),
   'application/x-pem-file': Pem,

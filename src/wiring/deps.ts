@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { type Config, ConfigError } from './config.ts';
 import { Backend } from '../core/backend.ts';
 import { AdminService } from '../core/admin.ts';
+import { ResumableUploads } from '../core/uploads.ts';
 import { hashPassword } from '../identity/secrets/password.ts';
 import { secretSetting } from './secret-file.ts';
 import { randomUUID } from 'node:crypto';
@@ -42,6 +43,8 @@ export interface Deps {
   catalog: Catalog;
   resource: Resource;
   backend: Backend;
+  /** Resumable uploads (tus). */
+  uploads: ResumableUploads;
   /** The operator's use cases (the admin commands). */
   admin: AdminService;
   sessions: SessionService;
@@ -111,6 +114,10 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     catalog, resource, clock, zone: config.zone, maxUploadBytes: config.limits.upload_bytes,
     authority: overrides.authority ?? x509.authority,
   });
+  const uploads = new ResumableUploads({
+    backend, catalog, resource, clock, maxUploadBytes: config.limits.upload_bytes, maxOpen: config.uploads.max_open,
+    expirySeconds: config.uploads.expiry, checkpointBytes: config.uploads.checkpoint_bytes, leaseSeconds: config.uploads.lease,
+  });
   const admin = new AdminService({
     backend, catalog, credentials, clock, hashPassword, revokeProviderGrants: (user) => revokeAccount(catalog, clock, user),
   });
@@ -121,7 +128,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     reauthorize: oidc.reauthorize, externalBearer: oidc.externalBearer,
   });
   return {
-    config, dataDir, logger, clock, catalog, resource, backend, admin, sessions, credentials, x509, caEndpoint: x509.caEndpoint, oidc,
+    config, dataDir, logger, clock, catalog, resource, backend, uploads, admin, sessions, credentials, x509, caEndpoint: x509.caEndpoint, oidc,
     rules, pids, jobs, publicBase, node,
     async close() {
       await jobs.stop();
