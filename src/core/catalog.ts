@@ -288,8 +288,8 @@ export interface UploadStore {
   getUpload(id: string): Promise<UploadRecord | null>;
   /** The open uploads of `owner`, oldest first. */
   listUploads(owner: string): Promise<UploadRecord[]>;
-  /** How many open uploads `owner` has, and when the first of them expires (null for none). */
-  countOpenUploads(owner: string): Promise<{ count: number; firstExpiry: Date | null }>;
+  /** How many open uploads `owner` has that have not expired at `now`, and when the first of them expires (null for none). */
+  countOpenUploads(owner: string, now: Date): Promise<{ count: number; firstExpiry: Date | null }>;
   /**
    * Takes the lease of an open upload for `holder` until `until`: when no one holds it, its
    * lease ended before `now`, or `holder` holds it already. False otherwise (and for an upload

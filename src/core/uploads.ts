@@ -118,7 +118,7 @@ export class ResumableUploads {
     const path = this.#targetPath(actor, input.target);
     await this.#o.backend.checkUploadTarget(actor, path, input.target.force);
     const now = this.#o.clock.now();
-    const open = await this.#o.catalog.countOpenUploads(actor.user);
+    const open = await this.#o.catalog.countOpenUploads(actor.user, now);
     if (open.count >= this.#o.maxOpen) {
       const wait = open.firstExpiry ? Math.ceil((open.firstExpiry.getTime() - now.getTime()) / 1000) : this.#o.expirySeconds;
       throw new LadingError('TOO_MANY_REQUESTS', `You have ${open.count} unfinished uploads, the most allowed; finish or terminate one (DELETE /api/uploads/<id>) first.`, {
@@ -163,13 +163,14 @@ export class ResumableUploads {
   async append(actor: Actor, id: string, offset: number, body: AppendInput & { length?: number }): Promise<UploadView> {
     let row = await this.#owned(actor, id);
     if (row.status === 'complete') throw new LadingError('CONFLICT', 'This upload is complete already.');
-    if (offset !== row.offset) {
-      throw new LadingError('CONFLICT', `Upload-Offset ${offset} is not the upload's offset, ${row.offset}; ask for it with HEAD and resume from there.`, { details: { offset: row.offset } });
-    }
+    // NOTE: the lease first, so that a request racing one still running learns that, and
+    // then the offset as that one left it.
     const holder = await this.#claim(id);
     try {
       row = (await this.#o.catalog.getUpload(id))!;
-      if (row.offset !== offset) throw new LadingError('CONFLICT', `Upload-Offset ${offset} is not the upload's offset, ${row.offset}.`, { details: { offset: row.offset } });
+      if (row.offset !== offset) {
+        throw new LadingError('CONFLICT', `Upload-Offset ${offset} is not the upload's offset, ${row.offset}; ask for it with HEAD and resume from there.`, { details: { offset: row.offset } });
+      }
       if (body.length !== undefined && body.length !== row.length) {
         if (row.length !== null) throw new LadingError('BAD_REQUEST', `Upload-Length ${body.length} contradicts the upload's length, ${row.length}.`);
         if (body.length > this.#o.maxUploadBytes) throw tooLarge(this.#o.maxUploadBytes);

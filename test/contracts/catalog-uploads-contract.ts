@@ -46,8 +46,9 @@ export const uploadsContract: ContractSuite = ({ name, create }) => {
       assert.equal((await c.getUpload('up000002'))?.length, null);
       assert.equal(await c.getUpload('missing1'), null);
       assert.deepEqual((await c.listUploads('alice')).map((x) => x.id), ['up000001', 'up000002']);
-      assert.deepEqual(await c.countOpenUploads('alice'), { count: 2, firstExpiry: at(100) });
-      assert.deepEqual(await c.countOpenUploads('carol'), { count: 0, firstExpiry: null });
+      assert.deepEqual(await c.countOpenUploads('alice', at(0)), { count: 2, firstExpiry: at(100) });
+      assert.deepEqual(await c.countOpenUploads('alice', at(101)), { count: 1, firstExpiry: at(3600) }, 'expired uploads do not count');
+      assert.deepEqual(await c.countOpenUploads('carol', at(0)), { count: 0, firstExpiry: null });
       assert.deepEqual((await c.stagedBlobs()).sort(), ['blob-up000001', 'blob-up000002', 'blob-up000003']);
     });
 

@@ -51,8 +51,9 @@ export function createPostgresUploads(db: PostgresConnection): UploadStore {
       return (await all(pool, `SELECT * FROM ${S}uploads WHERE owner = $1 AND status = 'open' ORDER BY created_at, id`, [owner])).map(toUpload);
     },
 
-    async countOpenUploads(owner) {
-      const row = (await one(pool, `SELECT count(*) AS n, min(expires_at) AS first FROM ${S}uploads WHERE owner = $1 AND status = 'open'`, [owner]))!;
+    async countOpenUploads(owner, now) {
+      const row = (await one(pool, `SELECT count(*) AS n, min(expires_at) AS first FROM ${S}uploads
+        WHERE owner = $1 AND status = 'open' AND expires_at >= $2`, [owner, now.getTime()]))!;
       return { count: Number(row.n), firstExpiry: row.first === null ? null : new Date(Number(row.first)) };
     },
 

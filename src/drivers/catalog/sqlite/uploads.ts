@@ -46,8 +46,9 @@ export function createSqliteUploads(db: SqliteConnection): UploadStore {
       return (q(`SELECT * FROM uploads WHERE owner = ? AND status = 'open' ORDER BY created_at, id`).all(owner) as Row[]).map(toUpload);
     },
 
-    async countOpenUploads(owner) {
-      const row = q(`SELECT count(*) AS n, min(expires_at) AS first FROM uploads WHERE owner = ? AND status = 'open'`).get(owner) as Row;
+    async countOpenUploads(owner, now) {
+      const row = q(`SELECT count(*) AS n, min(expires_at) AS first FROM uploads WHERE owner = ? AND status = 'open' AND expires_at >= ?`)
+        .get(owner, now.getTime()) as Row;
       return { count: Number(row.n), firstExpiry: row.first === null ? null : new Date(Number(row.first)) };
     },
 
