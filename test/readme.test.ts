@@ -5,11 +5,13 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CONFIG_KEYS } from '../src/wiring/config.ts';
 import { ERROR_CODES } from '../src/core/errors.ts';
+import type { Path } from '../src/core/path.ts';
 import { startTestServer } from './helpers/server.ts';
 
 const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
@@ -48,6 +50,13 @@ describe('README', () => {
       assert.match(out, /"Completed":"Current proxy is still valid."/);
       assert.equal(await readFile(join(cwd, 'copy.csv'), 'utf8'), 'temperature,depth\n');
       assert.match(await readFile(join(cwd, 'openapi.json'), 'utf8'), /"openapi":"3/);
+      // Resumable uploads: the offset between the pieces, the object it became, and its bytes.
+      assert.match(out, /upload-offset: 10\r?\n/i);
+      assert.match(out, /content-location: http:\/\/127\.0\.0\.1:\d+\/api\/registered\/lading\/home\/alice\/profile\.csv\r?\n/i);
+      assert.match(out, /"state":"complete","offset":23,"length":23/);
+      assert.match(out, /"dataobject":"profile\.csv"/);
+      const stored = await s.deps.catalog.getEntity('/lading/home/alice/profile.csv' as Path);
+      assert.equal(stored?.kind === 'dataobject' && stored.checksum, `sha2:${createHash('sha256').update('depth,salinity\n10,35.1\n').digest('base64')}`);
     } finally {
       await s.stop();
       await rm(cwd, { recursive: true, force: true });
