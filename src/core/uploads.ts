@@ -198,6 +198,9 @@ export class ResumableUploads {
       if (await this.#o.catalog.claimUpload(id, holder, this.#o.clock.now(), this.#leaseEnd(this.#o.clock.now()))) {
         try {
           await this.#finish(actor, (await this.#o.catalog.getUpload(id))!, holder);
+        } catch {
+          // NOTE: the commit is refused (the target appeared, access was withdrawn) or a
+          // dependency failed: the upload is reported as it is; the next look tries again.
         } finally {
           await this.#o.catalog.releaseUpload(id, holder);
         }

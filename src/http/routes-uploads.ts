@@ -202,7 +202,8 @@ export function registerUploadRoutes(app: TypedApp, deps: UploadRoutesDeps): voi
   });
 
   app.route({
-    method: 'HEAD',
+    // NOTE: a list, because @fastify/swagger leaves a route whose method is the string 'HEAD' out of the document.
+    method: ['HEAD'],
     url: `${PREFIX}/:id`,
     schema: {
       ...secured, operationId: 'uploadOffset',

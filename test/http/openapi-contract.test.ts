@@ -47,6 +47,13 @@ const ERRORS: Record<string, number[]> = {
   'GET /auth/callback': [400, 401, 403, 408, 431],
   'POST /ca/certificate': [400, 401, 408, 413, 415, 431],
   'GET /ca/cacert.pem': [400, 408, 431],
+  'OPTIONS /api/uploads': [400, 408, 431],
+  'POST /api/uploads': [400, 401, 403, 404, 408, 409, 412, 413, 415, 429, 431, 460],
+  'GET /api/uploads': [400, 401, 408, 431],
+  'HEAD /api/uploads/{id}': [400, 401, 404, 408, 412, 431],
+  'PATCH /api/uploads/{id}': [400, 401, 403, 404, 408, 409, 412, 413, 415, 431, 460],
+  'DELETE /api/uploads/{id}': [400, 401, 404, 408, 409, 412, 431],
+  'GET /api/uploads/{id}': [400, 401, 404, 408, 431],
 };
 
 /** Operations that read a request body, and the media types they take. */
@@ -57,6 +64,8 @@ const BODIES: Record<string, string[]> = {
   'PUT /api/registered/{*}': ['application/octet-stream', 'multipart/form-data'],
   'PATCH /api/registered/{*}': ['application/json'],
   'POST /ca/certificate': ['application/pkcs10', 'application/x-pem-file'],
+  'POST /api/uploads': ['application/offset+octet-stream'],
+  'PATCH /api/uploads/{id}': ['application/offset+octet-stream'],
 };
 
 /** Success content types where they are not only JSON. */
@@ -65,6 +74,10 @@ const SUCCESS_TYPES: Record<string, Record<string, string[]>> = {
   'GET /api/pids/{*}': { 200: ['application/json', 'application/octet-stream'], 206: ['application/octet-stream'] },
   'POST /ca/certificate': { 200: ['application/x-pem-file'] },
   'GET /ca/cacert.pem': { 200: ['application/x-pem-file'] },
+  'POST /api/uploads': { 201: ['application/json'] },
+  'OPTIONS /api/uploads': { 204: [] },
+  'PATCH /api/uploads/{id}': { 204: [] },
+  'DELETE /api/uploads/{id}': { 204: [] },
 };
 
 describe('the OpenAPI document', () => {
@@ -91,10 +104,10 @@ describe('the OpenAPI document', () => {
     assert.deepEqual(operations().map(([name]) => name).sort(), Object.keys(ERRORS).sort());
   });
 
-  it('gives each operation a success answer with its content types (HEAD without a body, DELETE none)', () => {
+  it('gives each operation a success answer with its content types (HEAD and 204 without a body, DELETE in registered none)', () => {
     for (const [name, op] of operations()) {
       const successes = Object.entries(op.responses).filter(([status]) => /^[23]/.test(status));
-      if (name.startsWith('DELETE ')) {
+      if (name.startsWith('DELETE /api/registered')) {
         assert.deepEqual(successes, [], `${name} is always refused`);
         continue;
       }
