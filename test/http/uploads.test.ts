@@ -259,6 +259,23 @@ describe('resumable uploads (tus 1.0)', () => {
     assert.deepEqual((await readdir(join(s.dataDir, 'resource', 'staging'))).filter((n) => n === id), [], 'the staged bytes are gone');
   });
 
+  it('commits an upload whose last bytes arrived but whose commit was refused, at the next HEAD once it can', async () => {
+    const url = await created({ filename: 'late.txt' }, { 'upload-length': '4' });
+    // Someone else's object takes the name meanwhile: the commit is refused, the bytes stay.
+    const put = await fetch(s.home('alice', 'late.txt'), { method: 'PUT', headers: { authorization: auth, 'content-type': 'application/octet-stream' }, body: 'old' });
+    assert.equal(put.status, 200);
+    assert.equal((await refusal(await patch(url, 0, 'late'))).status, 409);
+    let h = await head(url);
+    assert.equal(h.headers.get('upload-offset'), '4');
+    assert.equal(h.headers.get('content-location'), null, 'not committed');
+    const rename = await fetch(s.home('alice', 'late.txt'), { method: 'PATCH', headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify({ newname: 'late-old.txt' }) });
+    assert.equal(rename.status, 200);
+    h = await head(url);
+    assert.equal(h.headers.get('content-location'), s.home('alice', 'late.txt'), 'committed once the name is free');
+    const download = await fetch(`${s.home('alice', 'late.txt')}?download=true`, { headers: { authorization: auth } });
+    assert.equal(await download.text(), 'late');
+  });
+
   it('refuses a second PATCH while one runs (409), and keeps what arrived when the client goes away mid-PATCH', async () => {
     const url = await created({ filename: 'held.bin' }, { 'upload-length': '100000' });
     const target = new URL(url);
