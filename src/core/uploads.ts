@@ -110,7 +110,8 @@ export class ResumableUploads {
    * `INVALID_PATH`, `FORBIDDEN`, `NOT_FOUND` (no parent), `CONFLICT` (exists without `force`,
    * or is a collection), `NOT_A_COLLECTION`, `TOO_MANY_REQUESTS` (the user has `maxOpen` open
    * uploads; `details.retryAfter` says when one expires), `UNAVAILABLE` (the resource stores
-   * no staged writes), and as `append` does for the body.
+   * no staged writes), and as `append` does for the body; when the body or the commit fails,
+   * the upload is removed (its client never learnt where it is).
    */
   async create(actor: Actor, input: { length: number | null; metadata: string; target: UploadTarget; body?: AppendInput }): Promise<UploadView> {
     const staging = this.#requireStaging();
@@ -142,6 +143,16 @@ export class ResumableUploads {
       let row = (await this.#o.catalog.getUpload(id))!;
       if (input.body) row = await this.#append(row, holder, input.body);
       if (row.length === row.offset) await this.#finish(actor, row, holder);
+    } catch (err) {
+      // NOTE: a failed creation request never told its client where the upload is, so the
+      // client cannot resume it: it goes, rather than count against the quota until it expires.
+      const row = await this.#o.catalog.getUpload(id);
+      if (row?.status === 'open') {
+        await staging.abort(id, JSON.parse(row.state) as StagedState).catch(() => {});
+        await this.#o.catalog.deleteUpload(id);
+      }
+      this.#hashes.delete(id);
+      throw err;
     } finally {
       await this.#o.catalog.releaseUpload(id, holder);
     }

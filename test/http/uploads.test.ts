@@ -193,6 +193,12 @@ describe('resumable uploads (tus 1.0)', () => {
     const empty = await create({ filename: 'empty.txt' }, { 'upload-length': '0' });
     assert.equal((await json(empty)).Response.data.object.metadata.checksum, `sha2:${sha('sha256', '')}`);
 
+    const before = (await json(await fetch(`${s.url}/api/uploads`, { headers: { authorization: auth } }))).Response.data.length;
+    const corrupted = await create({ filename: 'corrupted.txt' }, { 'upload-length': '4', 'upload-checksum': `sha1 ${sha('sha1', 'DATA')}` }, 'data');
+    assert.equal((await refusal(corrupted)).status, 460);
+    const afterwards = (await json(await fetch(`${s.url}/api/uploads`, { headers: { authorization: auth } }))).Response.data.length;
+    assert.equal(afterwards, before, 'a creation whose body failed leaves no upload behind');
+
     const wrongType = await fetch(`${s.url}/api/uploads`, {
       method: 'POST', headers: { ...tus, 'upload-length': '4', 'upload-metadata': `filename ${b64('t.txt')}`, 'content-type': 'text/plain' }, body: 'data',
     });
