@@ -32,20 +32,20 @@ const OFFSET_TYPE = 'application/offset+octet-stream';
 const INTEGER = /^(0|[1-9][0-9]{0,15})$/;
 
 const UploadState = Type.Object({
-  id: Type.String({ description: 'The upload\'s id, the last segment of its URL.' }),
-  url: Type.String({ description: 'The upload\'s URL (tus: the Location of its creation).' }),
+  id: Type.String({ description: 'The upload\'s id, the last segment of its URL.', examples: ['0b6e2a0c-5f7d-4c1e-9a53-3f1f2d9e8c41'] }),
+  url: Type.String({ description: 'The upload\'s URL (tus: the Location of its creation).', examples: ['https://staging.example.org/api/uploads/0b6e2a0c-5f7d-4c1e-9a53-3f1f2d9e8c41'] }),
   state: Type.Union([Type.Literal('open'), Type.Literal('complete')], { description: 'open: bytes are still expected; complete: it became the data object.' }),
-  offset: Type.Integer({ description: 'Bytes received and acknowledged.' }),
-  length: Type.Union([Type.Integer(), Type.Null()], { description: 'Total size, null while deferred.' }),
-  expires: Type.String({ description: 'When it expires unless it is used again (ISO 8601).' }),
-  path: Type.String({ description: 'The data object it becomes (or became).' }),
+  offset: Type.Integer({ description: 'Bytes received and acknowledged.', examples: [16777216] }),
+  length: Type.Union([Type.Integer(), Type.Null()], { description: 'Total size, null while deferred.', examples: [268435456] }),
+  expires: Type.String({ description: 'When it expires unless it is used again (ISO 8601).', examples: ['2026-12-01T09:30:00.000Z'] }),
+  path: Type.String({ description: 'The data object it becomes (or became).', examples: ['/lading/home/alice/run-42.h5'] }),
   object: Type.Union([EntityRecord, Type.Null()], { description: 'Once complete, the record of the data object (as /api/registered answers it, with its PID).' }),
 });
 
 const UploadResult = Envelope(UploadState, 'The state of a resumable upload.');
 const UploadList = Envelope(Type.Array(UploadState), 'The caller\'s open resumable uploads, oldest first.');
 const UploadParams = Type.Object({
-  id: Type.String({ pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$', description: 'The upload\'s id.' }),
+  id: Type.String({ pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$', description: 'The upload\'s id.', examples: ['0b6e2a0c-5f7d-4c1e-9a53-3f1f2d9e8c41'] }),
 });
 const AwaitQuery = Type.Object({ pid_await: Type.Optional(Flag) }, { additionalProperties: true });
 const NoBody = (description: string) => Type.Null({ description });
