@@ -384,11 +384,13 @@ function s3Staging(o: { client: S3Client; Bucket: string; partSize: number; obje
     async complete(key, recordedState, length) {
       const state = recordedState as S3Staged;
       const done = async (): Promise<boolean> => (await sizeOf(key)) === length;
-      const tail = state.tail === null ? null : await readTail(key, state.tail).catch(async (err: unknown) => {
-        if (isLadingError(err, 'NOT_FOUND') && await done()) return 'completed' as const;
-        throw err;
-      });
-      if (tail === 'completed') return;
+      // NOTE: the object appears only when its upload completes, so one of the right size is
+      // this write, completed already (a crash came before the catalog heard of it).
+      if (await done()) {
+        if (state.tail !== null) await deleteTail(key, state.tail);
+        return;
+      }
+      const tail = state.tail === null ? null : await readTail(key, state.tail);
       try {
         if (state.parts.length === 0) {
           // NOTE: S3 refuses a multipart upload of no part; a small object is one PUT.
