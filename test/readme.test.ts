@@ -5,12 +5,14 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CONFIG_KEYS } from '../src/wiring/config.ts';
 import { ERROR_CODES } from '../src/core/errors.ts';
+import type { Path } from '../src/core/path.ts';
 import { startTestServer } from './helpers/server.ts';
 
 const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
@@ -80,6 +82,13 @@ describe('README', () => {
       const pid = /<code id="pid"[^>]*>([^<]+)<\/code>/.exec(landing)![1]!;
       for (let i = 0; i < 100 && (await s.deps.pids.resolve(pid))?.URL?.includes('/api/public/'); i++) await new Promise((r) => setTimeout(r, 50));
       assert.equal((await s.deps.pids.resolve(pid))?.URL, `${s.url}/api/registered/lading/home/alice/campaign-2026-final/cast-01.csv`);
+      // Resumable uploads: the offset between the pieces, the object it became, and its bytes.
+      assert.match(out, /upload-offset: 10\r?\n/i);
+      assert.match(out, /content-location: http:\/\/127\.0\.0\.1:\d+\/api\/registered\/lading\/home\/alice\/profile\.csv\r?\n/i);
+      assert.match(out, /"state":"complete","offset":23,"length":23/);
+      assert.match(out, /"dataobject":"profile\.csv"/);
+      const stored = await s.deps.catalog.getEntity('/lading/home/alice/profile.csv' as Path);
+      assert.equal(stored?.kind === 'dataobject' && stored.checksum, `sha2:${createHash('sha256').update('depth,salinity\n10,35.1\n').digest('base64')}`);
     } finally {
       await s.stop();
       await rm(cwd, { recursive: true, force: true });

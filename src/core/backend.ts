@@ -150,6 +150,8 @@ export class Backend {
       });
     }
     const writing = new Set((await this.#catalog.trackedBlobs(END_OF_TIME)).filter((b) => !isAbandoned(b, c)).map((b) => b.blob));
+    // NOTE: the staged bytes of open resumable uploads belong to their upload until it expires.
+    for (const blob of await this.#catalog.stagedBlobs()) writing.add(blob);
     const swept = await this.#resource.sweepTemporaries(c.staleBefore, (key) => writing.has(key));
     return { swept: swept + (await this.sweep(c)) };
   }
@@ -307,12 +309,8 @@ export class Backend {
 
   /** `upload` as `actor`; the new object is owned by `actor.user`. */
   async uploadAs(actor: Actor, path: Path, source: Readable, options: UploadOptions): Promise<{ object: DataObject; jobIds: string[] }> {
-    await this.#require(actor, path, 'write');
     // Refuse before reading the body what would be refused at commit anyway.
-    const existing = await this.#catalog.getEntity(path);
-    if (existing?.kind === 'collection') throw new LadingError('CONFLICT', `'${path}' is a collection.`);
-    if (existing && options.overwrite === false) throw new LadingError('CONFLICT', `'${path}' already exists.`);
-    await this.#mustBeCollection(parentOf(path));
+    await this.checkUploadTarget(actor, path, options.overwrite !== false);
 
     const blob = randomUUID();
     await this.#catalog.trackBlob(blob, this.#clock.now(), this.#node);
@@ -343,6 +341,41 @@ export class Backend {
       await this.#discard(blob);
       throw err;
     }
+  }
+
+  /**
+   * Refuses what a commit of a new data object at `path` by `actor` would refuse, before any
+   * byte is read: `FORBIDDEN` (no write access), `CONFLICT` (a collection, or an object
+   * without `overwrite`), `NOT_FOUND` (no parent), `NOT_A_COLLECTION`.
+   */
+  async checkUploadTarget(actor: Actor, path: Path, overwrite: boolean): Promise<void> {
+    await this.#require(actor, path, 'write');
+    const existing = await this.#catalog.getEntity(path);
+    if (existing?.kind === 'collection') throw new LadingError('CONFLICT', `'${path}' is a collection.`);
+    if (existing && !overwrite) throw new LadingError('CONFLICT', `'${path}' already exists.`);
+    await this.#mustBeCollection(parentOf(path));
+  }
+
+  /**
+   * Makes visible at `path` a data object whose bytes a resumable upload already stored under
+   * `blob`, with their known size and `sha2:` checksum, as `uploadAs` does for a streamed
+   * body: the same rules and jobs, owned by `actor.user`, the replaced blob discarded, and the
+   * upload marked complete in the same catalog transaction (lease-fenced: see
+   * `NamespaceStore.commitObject`). Rejects with `FORBIDDEN`, `CONFLICT` (exists without
+   * `overwrite`, is a collection, or the upload is no longer held), `NOT_FOUND`,
+   * `NOT_A_COLLECTION`. On failure `blob` is left to the upload.
+   */
+  async commitStagedAs(actor: Actor, input: {
+    path: Path; blob: string; size: number; checksum: string; overwrite: boolean; upload: { id: string; holder: string; expiresAt: Date };
+  }): Promise<{ object: DataObject; jobIds: string[] }> {
+    await this.#require(actor, input.path, 'write');
+    const { object, replacedBlob, jobIds } = await this.#catalog.commitObject({
+      path: input.path, owner: actor.user, size: input.size, checksum: input.checksum, blob: input.blob, now: this.#clock.now(),
+      overwrite: input.overwrite, jobs: this.#jobs, upload: input.upload,
+    });
+    if (jobIds.length > 0) this.#onJobs();
+    if (replacedBlob && this.#resource.capabilities.deleteSparesOpenReads) await this.#discard(replacedBlob);
+    return { object, jobIds };
   }
 
   /**

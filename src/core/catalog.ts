@@ -36,10 +36,14 @@ export interface NamespaceStore {
    * Overwriting keeps the object's owner, access list, metadata and creation time. With
    * `fenced`, `blob` must still be tracked: when recovery took it for abandoned meanwhile (its
    * writer was silent too long, so its bytes may be gone), rejects with `UNAVAILABLE` and
-   * commits nothing.
+   * commits nothing. With `upload`, the bytes are those of that resumable upload (see
+   * `UploadStore`), which the same transaction marks complete, recording the object and
+   * the jobs: it must be open and leased by `upload.holder`, or this rejects with `CONFLICT`
+   * and commits nothing.
    */
   commitObject(input: {
     path: Path; owner: string; size: number; checksum: string; blob: string; now: Date; overwrite: boolean; jobs?: JobsFor; fenced?: boolean;
+    upload?: { id: string; holder: string; expiresAt: Date };
   }): Promise<{ object: DataObject; replacedBlob: string | null; jobIds: string[] }>;
   /**
    * Moves the entity at `from` (and, for a collection, everything below it) to `to`, keeping
@@ -262,6 +266,82 @@ export interface OidcStore {
   oidcResetCount(key: string): Promise<void>;
 }
 
+/** A resumable upload as created (see `UploadStore`). */
+export interface UploadInput {
+  /** Random id, the last segment of the upload's URL. */
+  id: string;
+  owner: string;
+  /** The data object the upload becomes. */
+  path: Path;
+  overwrite: boolean;
+  /** Total size in bytes; null while the client defers it. */
+  length: number | null;
+  /** The Upload-Metadata header as sent, returned on HEAD. */
+  metadata: string;
+  /** Resource key of the staged bytes (and of the object once complete). */
+  blob: string;
+  /** The staged write's state (`StagedWrites`), as JSON. */
+  state: string;
+  createdAt: Date;
+  expiresAt: Date;
+  /** The lease the creating request holds, if it appends at once. */
+  lease?: { holder: string; until: Date } | null;
+}
+
+/** A stored resumable upload. */
+export interface UploadRecord extends Omit<UploadInput, 'lease'> {
+  /** Bytes acknowledged: durable and recorded. */
+  offset: number;
+  status: 'open' | 'complete';
+  updatedAt: Date;
+  leaseHolder: string | null;
+  leaseUntil: Date | null;
+  /** Once complete: the id of the object it became, and the jobs its commit enqueued. */
+  entityId: string | null;
+  jobIds: string[];
+}
+
+/**
+ * Resumable uploads (tus): the open ones with their acknowledged offset and staged-write
+ * state, leases that keep two requests from appending to one upload at once (a holder that
+ * lost its lease can record nothing), and the completed ones until they expire. The row owns
+ * its staged blob until `NamespaceStore.commitObject` marks it complete; the blob is never
+ * tracked by `BlobTracker`. Contract: `test/contracts/catalog-uploads-contract.ts`.
+ */
+export interface UploadStore {
+  /** Stores a new open upload at offset 0. `CONFLICT` when the id is taken. */
+  createUpload(upload: UploadInput): Promise<void>;
+  getUpload(id: string): Promise<UploadRecord | null>;
+  /** The open uploads of `owner`, oldest first. */
+  listUploads(owner: string): Promise<UploadRecord[]>;
+  /** How many open uploads `owner` has that have not expired at `now`, and when the first of them expires (null for none). */
+  countOpenUploads(owner: string, now: Date): Promise<{ count: number; firstExpiry: Date | null }>;
+  /**
+   * Takes the lease of an open upload for `holder` until `until`: when no one holds it, its
+   * lease ended before `now`, or `holder` holds it already. False otherwise (and for an upload
+   * that is missing or complete).
+   */
+  claimUpload(id: string, holder: string, now: Date, until: Date): Promise<boolean>;
+  /** Extends `holder`'s lease to `until`; false when `holder` no longer holds it. */
+  renewUpload(id: string, holder: string, until: Date): Promise<boolean>;
+  /** Gives up `holder`'s lease. No-op when it does not hold it. */
+  releaseUpload(id: string, holder: string): Promise<void>;
+  /**
+   * Records `offset` and `state` (JSON), extends the lease to `leaseUntil` and the expiry to
+   * `expiresAt`: only while `holder` holds the lease of the open upload (false otherwise, and
+   * nothing changes). An offset never goes down.
+   */
+  checkpointUpload(id: string, holder: string, input: { offset: number; state: string; now: Date; expiresAt: Date; leaseUntil: Date }): Promise<boolean>;
+  /** Sets the length of an upload created with a deferred one, while `holder` holds its lease; false otherwise or when already set. */
+  setUploadLength(id: string, holder: string, length: number): Promise<boolean>;
+  /** Removes the upload (open or complete); false when missing. */
+  deleteUpload(id: string): Promise<boolean>;
+  /** Uploads that expired before `now` and whose lease (if any) ended before `now`, at most `limit`, oldest expiry first. */
+  expiredUploads(now: Date, limit: number): Promise<UploadRecord[]>;
+  /** The blobs of every open upload (which recovery must not take for leftovers). */
+  stagedBlobs(): Promise<string[]>;
+}
+
 /**
  * Share links: found by the hash of their token or by their id, listed by entity or creator,
  * revoked, and used up atomically, so that every node sharing the catalog sees a revocation or
@@ -309,6 +389,7 @@ export interface CatalogRoles {
   oidc: OidcStore;
   publications: PublicationStore;
   shares: ShareStore;
+  uploads: UploadStore;
 }
 
 /** The name of one role of the catalog. */
@@ -318,7 +399,7 @@ export type CatalogRole = keyof CatalogRoles;
  * The catalog: every role in one store, behind one connection. Every method is atomic on its
  * own. Implementations pass every suite `test/contracts/catalog-contract.ts` lists.
  */
-export interface Catalog extends NamespaceStore, AccountStore, SessionStore, JobStore, HandleStore, BlobTracker, OidcStore, PublicationStore, ShareStore {
+export interface Catalog extends NamespaceStore, AccountStore, SessionStore, JobStore, HandleStore, BlobTracker, OidcStore, PublicationStore, ShareStore, UploadStore {
   readonly driver: string;
   close(): Promise<void>;
 }

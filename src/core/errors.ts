@@ -32,6 +32,7 @@ export const ERROR_CODES = [
   'NOT_IMPLEMENTED',
   'HTTP_VERSION_NOT_SUPPORTED',
   'GONE',
+  'CHECKSUM_MISMATCH',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -13,7 +13,7 @@ export const systemClock: Clock = { now: () => new Date() };
 
 export type {
   AccountStore, BlobTracker, Catalog, CatalogRole, CatalogRoles, HandleStore, JobStore, NamespaceStore, OidcRecord, OidcRecordInput,
-  OidcStore, PublicationStore, SessionStore, ShareStore, TrackedBlob,
+  OidcStore, PublicationStore, SessionStore, ShareStore, TrackedBlob, UploadInput, UploadRecord, UploadStore,
 } from './catalog.ts';
 
 export interface ResourceCapabilities {
@@ -84,7 +84,67 @@ export interface Resource {
    * those of keys `keep` says are still being written (by another node).
    */
   sweepTemporaries(before: Date, keep?: (key: string) => boolean): Promise<number>;
+  /** Writes that arrive in pieces over many requests (resumable uploads); absent when unsupported. */
+  readonly staging?: StagedWrites;
   close(): Promise<void>;
+}
+
+/**
+ * What a driver remembers about a staged write between requests: a small JSON-serialisable
+ * value the caller stores (in the catalog) and hands back unchanged. Opaque to the caller.
+ */
+export type StagedState = { readonly [key: string]: unknown };
+
+/** How `StagedWrites.append` reports and records progress. */
+export interface AppendOptions {
+  /**
+   * Durable bytes between two checkpoints at least (the driver may wait for more, e.g. to fill
+   * a part); `Infinity`: only one, at the end of `source`.
+   */
+  checkpointBytes: number;
+  /**
+   * Records that the staged write now holds exactly `offset` bytes, described by `state`. The
+   * driver calls it once those bytes are durable, each time at least `checkpointBytes` more
+   * are, and once more when `source` ends or fails with new bytes since the last call (what
+   * arrived is kept). Each call covers every chunk taken from `source` so far, never part of
+   * one. When it rejects (the caller refuses to acknowledge those bytes), the driver stops,
+   * removes what it wrote that no recorded state refers to, and rejects with that error.
+   */
+  onCheckpoint(offset: number, state: StagedState): Promise<void>;
+}
+
+/**
+ * A write assembled from appends made by separate requests, possibly on separate nodes, that
+ * survives a crash at the last checkpoint. The key is invisible to `read` until `complete`.
+ * Contract: the staged-write cases of `test/contracts/resource-contract.ts`.
+ */
+export interface StagedWrites {
+  /** Starts an empty staged write under `key` (a fresh key). Resolves with its state. */
+  begin(key: string): Promise<StagedState>;
+  /**
+   * Appends `source` at `offset` (the offset `state` was recorded with: bytes a crash left
+   * past it are discarded), taking its chunks one at a time and in order, and reporting
+   * progress through `options.onCheckpoint`. Resolves with the last recorded offset and state
+   * when `source` ends; rejects with `source`'s error (after recording what had arrived), with
+   * the error `onCheckpoint` rejected with, with `STORAGE_FULL`, or with `CONFLICT` when
+   * another append to `key` runs in this process.
+   */
+  append(key: string, state: StagedState, offset: number, source: AsyncIterable<Buffer>, options: AppendOptions): Promise<{ offset: number; state: StagedState }>;
+  /**
+   * The first `length` bytes written (recorded at `state`), to rebuild a digest; absent where
+   * staged bytes cannot be read before `complete` (S3 parts). `NOT_FOUND`.
+   */
+  readStaged?(key: string, state: StagedState, length: number): Promise<Readable>;
+  /**
+   * Makes the `length` bytes recorded at `state` readable under `key` like any written object.
+   * Idempotent: completing a write that was completed already resolves.
+   */
+  complete(key: string, state: StagedState, length: number): Promise<void>;
+  /**
+   * Removes everything written under `key`, staged or completed: call it only for a write no
+   * object refers to. Idempotent.
+   */
+  abort(key: string, state: StagedState): Promise<void>;
 }
 
 /**

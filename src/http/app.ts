@@ -27,6 +27,8 @@ import { clientErrorHandler, registerProtocolRules } from './protocol.ts';
 import { openapiOptions } from './openapi.ts';
 import { registerResponseCheck } from './response-check.ts';
 import { registerRegisteredRoutes } from './routes-registered.ts';
+import { registerUploadRoutes } from './routes-uploads.ts';
+import type { ResumableUploads } from '../core/uploads.ts';
 import { registerPidRoutes } from './routes-pids.ts';
 import { registerAccessRoutes } from './routes-access.ts';
 import { registerShareRoutes } from './routes-shares.ts';
@@ -59,6 +61,8 @@ export interface AppDeps {
   oidc?: OidcLogin | null;
   /** Waits for PID jobs (`pid_await`); absent when no rules are configured. */
   jobs?: { waitFor(ids: readonly string[], timeoutMs: number): Promise<boolean> };
+  /** Resumable uploads (`/api/uploads`, tus); not mounted when absent. */
+  uploads?: ResumableUploads | null;
   /** Resolves PIDs for `/api/pids` and `/api/handles`. */
   pids?: PidProvider | null;
   /** Longest `pid_await` wait, in ms (default 10 s, spec §8). */
@@ -164,6 +168,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   }
   if (deps.shares) registerShareRoutes(app, { shares: deps.shares, backend: deps.backend, authenticate, urls, maxUploadBytes: deps.maxUploadBytes });
+  if (deps.uploads) registerUploadRoutes(app, { ...deps, uploads: deps.uploads, urls, authenticate, pidAwaitMs: deps.pidAwaitMs ?? 10_000 });
   if (deps.ca) registerCaRoutes(app, deps.ca);
   if (deps.oidc) await registerOidcRoutes(app, { ...deps, oidc: deps.oidc });
   return fastify;

@@ -56,6 +56,8 @@ export function registerBodyParsers(app: FastifyInstance): void {
     });
   });
   app.addContentTypeParser('application/octet-stream', passThrough);
+  // NOTE: the bytes of a resumable upload (tus), streamed by its route.
+  app.addContentTypeParser('application/offset+octet-stream', passThrough);
   app.addContentTypeParser('*', passThrough);
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT }, (_request, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(String(body))));

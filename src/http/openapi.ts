@@ -16,6 +16,7 @@ export const TAGS = [
   { name: 'metadata', description: 'Attribute–value–unit metadata of entities: read with read access, changed with write access.' },
   { name: 'publishing', description: 'Publishing data to anyone without a token, and reading published data at /api/public.' },
   { name: 'shares', description: 'Share links and drop boxes: owners create, list and revoke them (bearer token); anyone holding a link downloads or lists what it shares, or deposits files into a drop box, without an account (/api/shared, HTTP Basic for a link\'s password).' },
+  { name: 'uploads', description: 'Resumable uploads in the tus 1.0 protocol (creation, creation-with-upload, creation-defer-length, termination, checksum, expiration), and the state of each.' },
   { name: 'pids', description: 'Resolution of persistent identifiers registered by the backend\'s rules.' },
   { name: 'ca', description: 'The online certificate authority: the CA certificate, and user certificates for the issuer credential.' },
   { name: 'status', description: 'Liveness.' },
@@ -27,6 +28,7 @@ export const TAGS = [
  */
 const STREAMED_BODIES: Record<string, TSchema> = {
   'application/octet-stream': Bytes,
+  'application/offset+octet-stream': Type.String({ format: 'binary', description: 'The bytes to append, from Upload-Offset on.' }),
   'multipart/form-data': Type.Object({ file: Bytes }, { description: 'A form whose field `file` holds the data object.' }),
   'application/pkcs10': Type.String({ description: 'A PEM certificate signing request.' }),
   'application/x-pem-file': Pem,

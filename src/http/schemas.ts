@@ -218,7 +218,7 @@ export const LoginBody = Type.Object({
 });
 
 /** The 4xx statuses a route may document; each is a code's status in `errors.ts`. */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 408 | 409 | 410 | 412 | 413 | 414 | 415 | 416 | 429 | 431;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 408 | 409 | 410 | 412 | 413 | 414 | 415 | 416 | 429 | 431 | 460;
 
 /** What any request may get before it reaches its route: malformed (400), stalled (408), a head too large (431). */
 type Refusal = 400 | 408 | 431;

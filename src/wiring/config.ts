@@ -104,6 +104,12 @@ export const CONFIG_SCHEMA = Type.Object({
     handle_password: optionalText('The Handle admin password itself, from the environment (LADING_PID_HANDLE_PASSWORD), never a command-line flag.'),
     await_timeout: amount(10, 'Longest wait, in seconds, of an upload with pid_await=true for its PID (the spec\'s 10 s).'),
   }),
+  uploads: Type.Object({
+    max_open: amount(50, 'Unfinished resumable uploads (/api/uploads) a user may have at once; one more is refused with 429 until one finishes, is terminated or expires.'),
+    expiry: amount(7 * 86400, 'Seconds an unfinished resumable upload is kept after its last activity before its bytes are removed (a finished one\'s record, after it finished).'),
+    checkpoint_bytes: amount(16 * 1024 * 1024, 'Bytes of a resumable upload request between two checkpoints (flushed and recorded, so acknowledged); a crash loses at most this much of a request in flight. On S3 a checkpoint falls on a completed part.'),
+    lease: amount(60, 'Seconds a request appending to a resumable upload holds it without renewing (it renews while bytes flow); another request may take over an upload whose holder died only after this.'),
+  }),
   jobs: Type.Object({
     lease: amount(60, 'Seconds a node holds a claimed job (PID registration) before other nodes may take it over; a job of a node that died runs again after this.'),
   }),

@@ -12,6 +12,7 @@ import { Backend } from '../core/backend.ts';
 import { AdminService } from '../core/admin.ts';
 import { hashPassword, verifyPassword } from '../identity/secrets/password.ts';
 import { ShareService } from '../core/shares.ts';
+import { ResumableUploads } from '../core/uploads.ts';
 import { secretSetting } from './secret-file.ts';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -46,6 +47,8 @@ export interface Deps {
   catalog: Catalog;
   resource: Resource;
   backend: Backend;
+  /** Resumable uploads (tus). */
+  uploads: ResumableUploads;
   /** The operator's use cases (the admin commands). */
   admin: AdminService;
   /** Access lists as owners read and change them over the API. */
@@ -129,6 +132,10 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     catalog, resource, clock, zone: config.zone, maxUploadBytes: config.limits.upload_bytes,
     authority: overrides.authority ?? x509.authority,
   });
+  const uploads = new ResumableUploads({
+    backend, catalog, resource, clock, maxUploadBytes: config.limits.upload_bytes, maxOpen: config.uploads.max_open,
+    expirySeconds: config.uploads.expiry, checkpointBytes: config.uploads.checkpoint_bytes, leaseSeconds: config.uploads.lease,
+  });
   const admin = new AdminService({
     backend, catalog, credentials, clock, hashPassword, revokeProviderGrants: (user) => revokeAccount(catalog, clock, user),
   });
@@ -157,7 +164,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     },
   });
   return {
-    config, dataDir, logger, clock, catalog, resource, backend, admin, accessControl, metadata, publishing,
+    config, dataDir, logger, clock, catalog, resource, backend, uploads, admin, accessControl, metadata, publishing,
     sessions, credentials, x509, caEndpoint: x509.caEndpoint, oidc,
     rules, pids, jobs, publicBase, node, shares,
     async close() {

@@ -72,7 +72,7 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
     const app = await buildApp({
       backend: deps.backend, accessControl: deps.accessControl, metadata: deps.metadata, publishing: deps.publishing, sessions: deps.sessions, logger: deps.logger, publicBase: deps.publicBase,
       backendUrl: config.backend_url, maxUploadBytes: config.limits.upload_bytes, trustProxy: config.trust_proxy,
-      version: VERSION, ca: deps.caEndpoint, oidc: deps.oidc, shares: deps.shares,
+      version: VERSION, ca: deps.caEndpoint, oidc: deps.oidc, shares: deps.shares, uploads: deps.uploads,
       jobs: deps.rules.rules.length > 0 ? deps.jobs : undefined, pids: deps.pids, pidAwaitMs: config.pid.await_timeout * 1000,
       bodyIdleTimeoutMs: config.limits.body_idle_timeout * 1000,
       checkResponses: overrides.checkResponses === true,
@@ -98,9 +98,13 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
     deps.jobs.start();
     // Replaced contents a resource could not delete at once (see `deleteSparesOpenReads`),
     // and leftovers of uploads on nodes that died, go once `recovery.grace` has passed.
+    // Resumable uploads past their expiry go too, with their bytes, whichever node notices.
     const sweeper = setInterval(() => {
       deps.backend.sweep(recoveryCutoff(config, new Date(), false))
         .catch((err: unknown) => deps.logger.warn({ err }, 'sweeping replaced blobs failed'));
+      deps.uploads.sweepExpired(new Date())
+        .then((removed) => { if (removed > 0) deps.logger.info({ removed }, 'removed expired resumable uploads'); })
+        .catch((err: unknown) => deps.logger.warn({ err }, 'sweeping expired resumable uploads failed'));
     }, SWEEP_EVERY_MS);
     sweeper.unref();
     const heartbeat = setInterval(() => {

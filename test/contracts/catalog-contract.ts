@@ -15,6 +15,7 @@ import { oidcContract } from './catalog-oidc-contract.ts';
 import { publicationsContract } from './catalog-publications-contract.ts';
 import { sessionsContract } from './catalog-sessions-contract.ts';
 import { sharesContract } from './catalog-shares-contract.ts';
+import { uploadsContract } from './catalog-uploads-contract.ts';
 
 // NOTE: other contracts and tests import the error-code assertion from here.
 export { rejectsWith } from './catalog-contract-support.ts';
@@ -30,6 +31,7 @@ export const CATALOG_CONTRACTS = {
   oidc: oidcContract,
   publications: publicationsContract,
   shares: sharesContract,
+  uploads: uploadsContract,
 } satisfies Record<CatalogRole, ContractSuite>;
 
 /** Registers every role's suite for the driver `target`. */

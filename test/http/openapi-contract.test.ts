@@ -67,6 +67,13 @@ const ERRORS: Record<string, number[]> = {
   'GET /api/shared/{token}/{*}': [400, 401, 403, 404, 408, 410, 412, 414, 416, 429, 431],
   'HEAD /api/shared/{token}/{*}': [400, 401, 403, 404, 408, 410, 412, 414, 416, 429, 431],
   'PUT /api/shared/{token}/{*}': [400, 401, 403, 404, 408, 409, 410, 413, 414, 415, 429, 431],
+  'OPTIONS /api/uploads': [400, 408, 431],
+  'POST /api/uploads': [400, 401, 403, 404, 408, 409, 412, 413, 415, 429, 431, 460],
+  'GET /api/uploads': [400, 401, 408, 431],
+  'HEAD /api/uploads/{id}': [400, 401, 404, 408, 412, 431],
+  'PATCH /api/uploads/{id}': [400, 401, 403, 404, 408, 409, 412, 413, 415, 431, 460],
+  'DELETE /api/uploads/{id}': [400, 401, 404, 408, 409, 412, 431],
+  'GET /api/uploads/{id}': [400, 401, 404, 408, 431],
 };
 
 /** Operations that read a request body, and the media types they take. */
@@ -82,6 +89,8 @@ const BODIES: Record<string, string[]> = {
   'POST /api/shares': ['application/json'],
   'POST /api/shared/{token}': ['multipart/form-data'],
   'PUT /api/shared/{token}/{*}': ['application/octet-stream'],
+  'POST /api/uploads': ['application/offset+octet-stream'],
+  'PATCH /api/uploads/{id}': ['application/offset+octet-stream'],
 };
 
 /** Error statuses whose answer is also an HTML page (to a client that prefers HTML). */
@@ -96,6 +105,10 @@ const SUCCESS_TYPES: Record<string, Record<string, string[]>> = {
   'GET /ca/cacert.pem': { 200: ['application/x-pem-file'] },
   'GET /api/shared/{token}': { 200: ['application/json', 'application/octet-stream'], 206: ['application/octet-stream'] },
   'GET /api/shared/{token}/{*}': { 200: ['application/json', 'application/octet-stream'], 206: ['application/octet-stream'] },
+  'POST /api/uploads': { 201: ['application/json'] },
+  'OPTIONS /api/uploads': { 204: [] },
+  'PATCH /api/uploads/{id}': { 204: [] },
+  'DELETE /api/uploads/{id}': { 204: [] },
 };
 
 describe('the OpenAPI document', () => {
@@ -122,7 +135,7 @@ describe('the OpenAPI document', () => {
     assert.deepEqual(operations().map(([name]) => name).sort(), Object.keys(ERRORS).sort());
   });
 
-  it('gives each operation a success answer with its content types (HEAD without a body, DELETE in the registered domain none)', () => {
+  it('gives each operation a success answer with its content types (HEAD and 204 without a body, DELETE in registered none)', () => {
     for (const [name, op] of operations()) {
       const successes = Object.entries(op.responses).filter(([status]) => /^[23]/.test(status));
       if (name.startsWith('DELETE /api/registered')) {

@@ -21,5 +21,6 @@ export function composeCatalog(driver: string, close: () => Promise<void>, roles
     ...roles.oidc,
     ...roles.publications,
     ...roles.shares,
+    ...roles.uploads,
   };
 }

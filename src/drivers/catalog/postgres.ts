@@ -19,6 +19,7 @@ import { createPostgresOidc } from './postgres/oidc.ts';
 import { createPostgresPublications } from './postgres/publications.ts';
 import { createPostgresSessions } from './postgres/sessions.ts';
 import { createPostgresShares } from './postgres/shares.ts';
+import { createPostgresUploads } from './postgres/uploads.ts';
 
 export type { PgClientLike, PgPoolLike, PgResultLike } from './postgres/connection.ts';
 
@@ -67,5 +68,6 @@ export async function createPostgresCatalog(options: PostgresCatalogOptions): Pr
     oidc: createPostgresOidc(db),
     publications: createPostgresPublications(db),
     shares: createPostgresShares(db),
+    uploads: createPostgresUploads(db),
   });
 }

@@ -4,7 +4,7 @@
  */
 import { LadingError } from '../../core/errors.ts';
 import type { Path } from '../../core/path.ts';
-import type { OidcRecord, TrackedBlob } from '../../core/ports.ts';
+import type { OidcRecord, TrackedBlob, UploadRecord } from '../../core/ports.ts';
 import {
   ACCESS_LEVELS, type AccessLevel, type Entity, type JobRecord, type JobState, type PrincipalKind,
   type PublicationEvent, type SessionRecord, type ShareKind, type ShareRecord, type UserRecord,
@@ -118,4 +118,32 @@ export function unknownCreator(creator: string): LadingError {
 /** The refusal of a fenced commit whose blob recovery took for abandoned (`commitObject`). */
 export function abandonedBlob(path: Path): LadingError {
   return new LadingError('UNAVAILABLE', `The upload to '${path}' took too long to reach the catalog and was given up as abandoned; upload it again.`);
+}
+
+export function toUpload(row: Row): UploadRecord {
+  const date = (v: unknown): Date | null => (v === null || v === undefined ? null : new Date(Number(v)));
+  return {
+    id: row.id as string,
+    owner: row.owner as string,
+    path: row.path as Path,
+    overwrite: row.overwrite === true || Number(row.overwrite) === 1,
+    length: row.length === null || row.length === undefined ? null : Number(row.length),
+    offset: Number(row.received),
+    metadata: row.metadata as string,
+    blob: row.blob as string,
+    state: row.state as string,
+    status: row.status as UploadRecord['status'],
+    createdAt: new Date(Number(row.created_at)),
+    updatedAt: new Date(Number(row.updated_at)),
+    expiresAt: new Date(Number(row.expires_at)),
+    leaseHolder: (row.lease_holder as string | null) ?? null,
+    leaseUntil: date(row.lease_until),
+    entityId: (row.entity_id as string | null) ?? null,
+    jobIds: JSON.parse(row.job_ids as string) as string[],
+  };
+}
+
+/** The refusal of a commit whose resumable upload is gone, complete or leased by another request. */
+export function uploadNotHeld(id: string): LadingError {
+  return new LadingError('CONFLICT', `The upload ${id} was completed, terminated or taken over by another request meanwhile.`);
 }

@@ -17,6 +17,7 @@ import { createSqliteOidc } from './sqlite/oidc.ts';
 import { createSqlitePublications } from './sqlite/publications.ts';
 import { createSqliteSessions } from './sqlite/sessions.ts';
 import { createSqliteShares } from './sqlite/shares.ts';
+import { createSqliteUploads } from './sqlite/uploads.ts';
 
 export interface SqliteCatalogOptions {
   /** File name of the database, or `:memory:`. */
@@ -40,5 +41,6 @@ export function createSqliteCatalog(options: SqliteCatalogOptions): Catalog {
     oidc: createSqliteOidc(db),
     publications: createSqlitePublications(db),
     shares: createSqliteShares(db),
+    uploads: createSqliteUploads(db),
   });
 }

@@ -2,6 +2,8 @@
  * Resource driver for a local (or shared POSIX) directory. A write streams into `tmp/` and is
  * renamed into `blobs/` once flushed to disk, so a key is either whole or absent; rename is
  * atomic on one file system, which is also what makes a shared mount safe for several nodes.
+ * A staged write (resumable upload) grows in `staging/<key>`, out of reach of the sweeper of
+ * `tmp/`, flushed at each checkpoint, and is renamed into `blobs/` when complete.
  * Adapts the file system only; it knows nothing of paths in the namespace or of the catalog.
  *
  * It declares `copyTo`: a stream returned by `read` copies into a destination the caller owns,
@@ -9,13 +11,13 @@
  * fresh buffer per chunk.
  */
 import { type WriteStream, createWriteStream, fdatasync } from 'node:fs';
-import { type FileHandle, mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
-import { type Readable, Transform, type Writable } from 'node:stream';
+import { type FileHandle, mkdir, open, readdir, rename, stat, truncate, unlink } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { Readable, Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { randomBytes } from 'node:crypto';
 import { LadingError, isLadingError } from '../../core/errors.ts';
-import type { ByteRange, Resource, ResourceStream } from '../../core/ports.ts';
+import type { ByteRange, Resource, ResourceStream, StagedState, StagedWrites } from '../../core/ports.ts';
 
 export interface FsResourceOptions {
   /** Directory holding `blobs/` and `tmp/`; created when missing. */
@@ -134,9 +136,11 @@ export async function createFsResource(options: FsResourceOptions): Promise<Reso
   if (options.fsync !== undefined && typeof options.fsync !== 'boolean') throw new Error('fs resource: option `fsync` must be true or false');
   const blobs = join(options.root, 'blobs');
   const tmp = join(options.root, 'tmp');
+  const staging = join(options.root, 'staging');
   try {
     await mkdir(blobs, { recursive: true });
     await mkdir(tmp, { recursive: true });
+    await mkdir(staging, { recursive: true });
   } catch (err) {
     throw new Error(`fs resource: option \`root\`: cannot create directories under '${options.root}' (${code(err) ?? 'error'})`, { cause: err });
   }
@@ -147,9 +151,15 @@ export async function createFsResource(options: FsResourceOptions): Promise<Reso
     return join(blobs, key.slice(0, 2), key);
   };
 
+  const stagedPath = (key: string): string => {
+    finalPath(key);
+    return join(staging, key);
+  };
+
   return {
     driver: 'fs',
     capabilities: { rangeRead: true, copyTo: true, deleteSparesOpenReads: true },
+    staging: fsStaging({ stagedPath, finalPath, fsync }),
 
     async write(key, source: Readable, opts = {}) {
       const dest = finalPath(key);
@@ -219,5 +229,114 @@ export async function createFsResource(options: FsResourceOptions): Promise<Reso
     },
 
     async close() {},
+  };
+}
+
+/**
+ * Staged writes in `staging/<key>`: an append truncates the file to the recorded offset (bytes
+ * a crash left past it were never acknowledged), writes at that position and flushes before
+ * each checkpoint; `complete` renames the file into place. Appends to one key are refused
+ * while one runs in this process; across nodes the caller's lease keeps them apart.
+ */
+function fsStaging(o: { stagedPath(key: string): string; finalPath(key: string): string; fsync: boolean }): StagedWrites {
+  const appending = new Set<string>();
+  const storageError = (err: unknown): unknown => {
+    const c = code(err);
+    if (c === 'ENOSPC' || c === 'EDQUOT') return new LadingError('STORAGE_FULL', 'The storage is full; the bytes past the last checkpoint were not kept.', { cause: err });
+    return err;
+  };
+  const missing = (err: unknown): unknown =>
+    code(err) === 'ENOENT' ? new LadingError('NOT_FOUND', 'The staged bytes of this upload are missing.', { cause: err }) : err;
+  return {
+    async begin(key) {
+      const file = await open(o.stagedPath(key), 'wx').catch((err: unknown) => { throw storageError(err); });
+      await file.close();
+      return {};
+    },
+
+    async append(key, _state, offset, source, { checkpointBytes, onCheckpoint }) {
+      if (appending.has(key)) throw new LadingError('CONFLICT', 'Another request is appending to this upload.');
+      appending.add(key);
+      let file: FileHandle | null = null;
+      try {
+        file = await open(o.stagedPath(key), 'r+').catch((err: unknown) => { throw missing(err); });
+        const handle = file;
+        await handle.truncate(offset);
+        let pos = offset;
+        let recorded = offset;
+        const checkpoint = async (): Promise<void> => {
+          if (o.fsync) await handle.datasync().catch((err: unknown) => { throw storageError(err); });
+          await onCheckpoint(pos, {});
+          recorded = pos;
+        };
+        const chunks = source[Symbol.asyncIterator]();
+        let sourceError: { err: unknown } | null = null;
+        for (;;) {
+          let next: IteratorResult<Buffer>;
+          try {
+            next = await chunks.next();
+          } catch (err) {
+            sourceError = { err };
+            break;
+          }
+          if (next.done) break;
+          const chunk = next.value;
+          for (let done = 0; done < chunk.length;) {
+            const { bytesWritten } = await handle.write(chunk, done, chunk.length - done, pos + done).catch((err: unknown) => { throw storageError(err); });
+            done += bytesWritten;
+          }
+          pos += chunk.length;
+          if (pos - recorded >= checkpointBytes) await checkpoint();
+        }
+        // NOTE: what arrived before the source failed (the client went away) is kept too.
+        if (pos > recorded) await checkpoint();
+        if (sourceError) throw sourceError.err;
+        return { offset: recorded, state: {} };
+      } finally {
+        await file?.close().catch(() => {});
+        appending.delete(key);
+      }
+    },
+
+    async readStaged(key, _state, length) {
+      if (length === 0) {
+        await stat(o.stagedPath(key)).catch((err: unknown) => { throw missing(err); });
+        return Readable.from([]);
+      }
+      const file = await open(o.stagedPath(key), 'r').catch((err: unknown) => { throw missing(err); });
+      return file.createReadStream({ start: 0, end: length - 1, highWaterMark: CHUNK });
+    },
+
+    async complete(key, _state: StagedState, length) {
+      const staged = o.stagedPath(key);
+      const dest = o.finalPath(key);
+      const info = await stat(staged).catch(() => null);
+      if (!info) {
+        // NOTE: completed already (a crash came before the catalog heard of it).
+        const done = await stat(dest).catch(() => null);
+        if (done?.size === length) return;
+        throw new LadingError('NOT_FOUND', 'The staged bytes of this upload are missing.');
+      }
+      if (info.size < length) throw new LadingError('INTERNAL', 'The staged bytes of this upload are fewer than were acknowledged.');
+      if (info.size > length) await truncate(staged, length);
+      if (o.fsync) {
+        const file = await open(staged, 'r+');
+        try {
+          await file.datasync();
+        } finally {
+          await file.close();
+        }
+      }
+      await mkdir(dirname(dest), { recursive: true });
+      await rename(staged, dest);
+    },
+
+    async abort(key) {
+      for (const file of [o.stagedPath(key), o.finalPath(key)]) {
+        await unlink(file).catch((err: unknown) => {
+          if (code(err) !== 'ENOENT') throw err;
+        });
+      }
+    },
   };
 }

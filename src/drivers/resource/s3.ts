@@ -12,18 +12,24 @@
  * and Ceph RGW; on OpenStack Swift (s3api) deleting an object of several parts removes its
  * segments at once, so such a read ends early with an error (never with other bytes).
  *
+ * A staged write (resumable upload) is a multipart upload begun at once: each part of at least
+ * `partSize` bytes is a checkpoint, and what is left at the end of an append (or when its client
+ * goes away) is kept as a small tail object `<key>.tail-<n>` that the next append puts in front
+ * of its first part and `complete` sends as the last one. Bytes of completed parts are never
+ * copied again; an append holds one part in memory.
+ *
  * It adapts S3 only: it knows nothing of paths in the namespace or of the catalog, and never
  * logs or reports the credentials it is given.
  */
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
-  AbortMultipartUploadCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand,
-  ListMultipartUploadsCommand, S3Client,
+  AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, DeleteObjectCommand, GetObjectCommand,
+  HeadObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command, PutObjectCommand, S3Client, UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { LadingError, isLadingError } from '../../core/errors.ts';
-import type { ByteRange, Resource } from '../../core/ports.ts';
+import type { ByteRange, Resource, StagedState, StagedWrites } from '../../core/ports.ts';
 
 export interface S3ResourceOptions {
   /** Base URL of the store, e.g. `https://s3.example.org` (path-style requests go to `<endpoint>/<bucket>/<key>`). */
@@ -146,8 +152,11 @@ export function createS3Resource(options: S3ResourceOptions): Resource {
     }
   };
 
+  const staging = s3Staging({ client, Bucket, partSize, objectKey });
+
   return {
     driver: 's3',
+    staging,
     // NOTE: deleting a multipart object removes its parts at once on Swift, cutting a
     // download of a later part short, so the backend defers deleting replaced objects.
     capabilities: { rangeRead: true, copyTo: false, deleteSparesOpenReads: false },
@@ -228,6 +237,198 @@ export function createS3Resource(options: S3ResourceOptions): Resource {
 
     async close() {
       client.destroy();
+    },
+  };
+}
+
+/** The state of a staged write on S3, as stored by the caller. */
+interface S3Staged extends StagedState {
+  uploadId: string;
+  parts: { n: number; etag: string; size: number }[];
+  /** Number of the tail object holding the bytes after the last part, or null. */
+  tail: number | null;
+  tailSize: number;
+}
+
+function isNoSuchUpload(err: unknown): boolean {
+  return (err as S3ErrorLike | null)?.name === 'NoSuchUpload' || statusOf(err) === 404;
+}
+
+/** See the module's comment. Appends to one key are refused while one runs in this process. */
+function s3Staging(o: { client: S3Client; Bucket: string; partSize: number; objectKey(key: string): string }): StagedWrites {
+  const { client, Bucket, partSize } = o;
+  const appending = new Set<string>();
+  const tailKey = (key: string, n: number): string => `${o.objectKey(key)}.tail-${n}`;
+  const readTail = async (key: string, n: number): Promise<Buffer> => {
+    try {
+      const res = await client.send(new GetObjectCommand({ Bucket, Key: tailKey(key, n) }));
+      return Buffer.from(await res.Body!.transformToByteArray());
+    } catch (err) {
+      if (isMissing(err)) throw new LadingError('NOT_FOUND', 'The staged bytes of this upload are missing.', { cause: err });
+      throw storeError(err, 'read the staged bytes');
+    }
+  };
+  const deleteTail = async (key: string, n: number): Promise<void> => {
+    await client.send(new DeleteObjectCommand({ Bucket, Key: tailKey(key, n) })).catch(() => {});
+  };
+  const uploadPart = async (key: string, uploadId: string, n: number, body: Buffer): Promise<string> => {
+    try {
+      const res = await client.send(new UploadPartCommand({ Bucket, Key: o.objectKey(key), UploadId: uploadId, PartNumber: n, Body: body, ContentLength: body.length }));
+      return res.ETag ?? '';
+    } catch (err) {
+      throw storeError(err, 'store a part of the upload');
+    }
+  };
+  const sizeOf = async (key: string): Promise<number | null> => {
+    try {
+      return (await client.send(new HeadObjectCommand({ Bucket, Key: o.objectKey(key) }))).ContentLength ?? 0;
+    } catch (err) {
+      if (isMissing(err)) return null;
+      throw storeError(err, 'look up the object');
+    }
+  };
+
+  return {
+    async begin(key) {
+      try {
+        const res = await client.send(new CreateMultipartUploadCommand({ Bucket, Key: o.objectKey(key) }));
+        const state: S3Staged = { uploadId: res.UploadId!, parts: [], tail: null, tailSize: 0 };
+        return state;
+      } catch (err) {
+        throw storeError(err, 'start the upload');
+      }
+    },
+
+    async append(key, recordedState, offset, source, { checkpointBytes, onCheckpoint }) {
+      if (appending.has(key)) throw new LadingError('CONFLICT', 'Another request is appending to this upload.');
+      appending.add(key);
+      try {
+        let state = recordedState as S3Staged;
+        let recorded = { offset, state };
+        let pos = offset;
+        // Tails the recorded state will no longer name once the next checkpoint is recorded.
+        let obsolete: number[] = [];
+        let buffer: Buffer[] = [];
+        let buffered = 0;
+        if (state.tail !== null) {
+          buffer = [await readTail(key, state.tail)];
+          buffered = state.tailSize;
+        }
+        const checkpoint = async (): Promise<void> => {
+          await onCheckpoint(pos, state);
+          recorded = { offset: pos, state };
+          const gone = obsolete;
+          obsolete = [];
+          for (const n of gone) await deleteTail(key, n);
+        };
+        const flushPart = async (): Promise<void> => {
+          const n = state.parts.length + 1;
+          const body = buffer.length === 1 ? buffer[0]! : Buffer.concat(buffer, buffered);
+          buffer = [];
+          const etag = await uploadPart(key, state.uploadId, n, body);
+          if (state.tail !== null) obsolete.push(state.tail);
+          state = { ...state, parts: [...state.parts, { n, etag, size: body.length }], tail: null, tailSize: 0 };
+          buffered = 0;
+        };
+        const chunks = source[Symbol.asyncIterator]();
+        let sourceError: { err: unknown } | null = null;
+        for (;;) {
+          let next: IteratorResult<Buffer>;
+          try {
+            next = await chunks.next();
+          } catch (err) {
+            sourceError = { err };
+            break;
+          }
+          if (next.done) break;
+          // NOTE: a part ends at a chunk's end (it may exceed partSize by less than a chunk),
+          // so every checkpoint covers whole chunks of the source.
+          buffer.push(next.value);
+          buffered += next.value.length;
+          pos += next.value.length;
+          if (buffered >= partSize) {
+            await flushPart();
+            if (pos - recorded.offset >= checkpointBytes) await checkpoint();
+          }
+        }
+        if (pos > recorded.offset) {
+          let newTail: number | null = null;
+          if (buffered > 0) {
+            // NOTE: what is left is kept as a tail object, so it counts as acknowledged; it
+            // goes in front of the next append's first part.
+            const n = Math.max(state.tail ?? 0, ...obsolete, ...(recorded.state.tail === null ? [] : [recorded.state.tail])) + 1;
+            const body = Buffer.concat(buffer, buffered);
+            try {
+              await client.send(new PutObjectCommand({ Bucket, Key: tailKey(key, n), Body: body, ContentLength: body.length }));
+            } catch (err) {
+              throw storeError(err, 'store the end of the upload');
+            }
+            if (state.tail !== null) obsolete.push(state.tail);
+            state = { ...state, tail: n, tailSize: buffered };
+            newTail = n;
+          }
+          try {
+            await checkpoint();
+          } catch (err) {
+            if (newTail !== null) await deleteTail(key, newTail);
+            throw err;
+          }
+        }
+        if (sourceError) throw sourceError.err;
+        return recorded;
+      } finally {
+        appending.delete(key);
+      }
+    },
+
+    async complete(key, recordedState, length) {
+      const state = recordedState as S3Staged;
+      const done = async (): Promise<boolean> => (await sizeOf(key)) === length;
+      // NOTE: the object appears only when its upload completes, so one of the right size is
+      // this write, completed already (a crash came before the catalog heard of it).
+      if (await done()) {
+        if (state.tail !== null) await deleteTail(key, state.tail);
+        return;
+      }
+      const tail = state.tail === null ? null : await readTail(key, state.tail);
+      try {
+        if (state.parts.length === 0) {
+          // NOTE: S3 refuses a multipart upload of no part; a small object is one PUT.
+          const body = tail ?? Buffer.alloc(0);
+          await client.send(new PutObjectCommand({ Bucket, Key: o.objectKey(key), Body: body, ContentLength: body.length }));
+          await client.send(new AbortMultipartUploadCommand({ Bucket, Key: o.objectKey(key), UploadId: state.uploadId })).catch(() => {});
+        } else {
+          const parts = [...state.parts];
+          if (tail) parts.push({ n: parts.length + 1, etag: await uploadPart(key, state.uploadId, parts.length + 1, tail), size: tail.length });
+          try {
+            await client.send(new CompleteMultipartUploadCommand({
+              Bucket, Key: o.objectKey(key), UploadId: state.uploadId,
+              MultipartUpload: { Parts: parts.map((p) => ({ PartNumber: p.n, ETag: p.etag })) },
+            }));
+          } catch (err) {
+            if (!(isNoSuchUpload(err) && await done())) throw err;
+          }
+        }
+      } catch (err) {
+        throw storeError(err, 'complete the upload');
+      }
+      if (state.tail !== null) await deleteTail(key, state.tail);
+    },
+
+    async abort(key, recordedState) {
+      const state = recordedState as S3Staged;
+      try {
+        await client.send(new AbortMultipartUploadCommand({ Bucket, Key: o.objectKey(key), UploadId: state.uploadId })).catch((err: unknown) => {
+          if (!isNoSuchUpload(err)) throw err;
+        });
+        const listed = await client.send(new ListObjectsV2Command({ Bucket, Prefix: `${o.objectKey(key)}.tail-` }));
+        for (const object of listed.Contents ?? []) await client.send(new DeleteObjectCommand({ Bucket, Key: object.Key! }));
+        await client.send(new DeleteObjectCommand({ Bucket, Key: o.objectKey(key) })).catch((err: unknown) => {
+          if (!isMissing(err)) throw err;
+        });
+      } catch (err) {
+        throw storeError(err, 'remove the upload');
+      }
     },
   };
 }

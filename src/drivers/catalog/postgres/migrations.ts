@@ -152,6 +152,33 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: (S: string) =
     `,
   },
   {
+    // Resumable uploads: the open ones (owning their staged blob) and the completed ones.
+    version: 7,
+    sql: (S) => `
+      CREATE TABLE ${S}uploads (
+        id TEXT PRIMARY KEY,
+        owner TEXT NOT NULL,
+        path TEXT NOT NULL,
+        overwrite BOOLEAN NOT NULL,
+        length BIGINT,
+        received BIGINT NOT NULL DEFAULT 0,
+        metadata TEXT NOT NULL,
+        blob TEXT NOT NULL UNIQUE,
+        state TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('open', 'complete')),
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL,
+        lease_holder TEXT,
+        lease_until BIGINT,
+        entity_id TEXT,
+        job_ids TEXT NOT NULL DEFAULT '[]'
+      );
+      CREATE INDEX uploads_by_owner ON ${S}uploads (owner, status, created_at);
+      CREATE INDEX uploads_by_expiry ON ${S}uploads (expires_at);
+    `,
+  },
+  {
     // Share links: the hash of each token, the entity by its stable id (links follow renames)
     // and the uses taken so far.
     version: 8,

@@ -13,10 +13,11 @@ import type { NamespaceStore } from '../../../core/ports.ts';
 import {
   ACCESS_RANK, type AccessEntry, type Avu, type BackendEvent, type Collection, type DataObject, type Entity,
 } from '../../../core/types.ts';
-import { abandonedBlob, levelOf, toEntity } from '../rows.ts';
+import { abandonedBlob, levelOf, toEntity, uploadNotHeld } from '../rows.ts';
 import { trackBlobRow, untrackBlobRow } from './blobs.ts';
 import { type PgClientLike, type PgQueryable, type PostgresConnection, all, one } from './connection.ts';
 import { insertJobs } from './jobs.ts';
+import { completeUploadRow, uploadHeldRow } from './uploads.ts';
 
 /** The namespace role over `db`; each mutating method runs in one transaction of its own. */
 export function createPostgresNamespace(db: PostgresConnection): NamespaceStore {
@@ -71,8 +72,9 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
       });
     },
 
-    async commitObject({ path, owner, size, checksum, blob, now, overwrite, jobs, fenced }) {
+    async commitObject({ path, owner, size, checksum, blob, now, overwrite, jobs, fenced, upload }) {
       return tx(async (c) => {
+        if (upload && !(await uploadHeldRow(db, c, upload.id, upload.holder))) throw uploadNotHeld(upload.id);
         await lockParent(c, path);
         const lockExisting = async () => one(c, `SELECT id, uid, kind, blob FROM ${S}entities WHERE path = $1 FOR UPDATE`, [path]);
         let existing = await lockExisting();
@@ -102,9 +104,11 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
           await trackBlobRow(db, c, replacedBlob, now);
           event = { type: 'object.overwritten', entityId: existing.uid as string, path };
         }
-        if (!(await untrackBlobRow(db, c, blob)) && fenced) throw abandonedBlob(path);
+        if (!(await untrackBlobRow(db, c, blob)) && fenced && !upload) throw abandonedBlob(path);
         const jobIds = event ? await insertJobs(db, c, jobs?.(event) ?? [], now) : [];
-        return { object: (await entityAt(c, path)) as DataObject, replacedBlob, jobIds };
+        const object = (await entityAt(c, path)) as DataObject;
+        if (upload && !(await completeUploadRow(db, c, { ...upload, entityId: object.id, jobIds, now }))) throw uploadNotHeld(upload.id);
+        return { object, replacedBlob, jobIds };
       });
     },
 

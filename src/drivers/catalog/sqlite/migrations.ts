@@ -142,6 +142,33 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
     `,
   },
   {
+    // Resumable uploads: the open ones (owning their staged blob) and the completed ones.
+    version: 7,
+    sql: `
+      CREATE TABLE uploads (
+        id TEXT PRIMARY KEY,
+        owner TEXT NOT NULL,
+        path TEXT NOT NULL,
+        overwrite INTEGER NOT NULL,
+        length INTEGER,
+        received INTEGER NOT NULL DEFAULT 0,
+        metadata TEXT NOT NULL,
+        blob TEXT NOT NULL UNIQUE,
+        state TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('open', 'complete')),
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        lease_holder TEXT,
+        lease_until INTEGER,
+        entity_id TEXT,
+        job_ids TEXT NOT NULL DEFAULT '[]'
+      );
+      CREATE INDEX uploads_by_owner ON uploads (owner, status, created_at);
+      CREATE INDEX uploads_by_expiry ON uploads (expires_at);
+    `,
+  },
+  {
     // Share links: the hash of each token, the entity by its stable id (links follow renames)
     // and the uses taken so far.
     version: 8,

@@ -10,10 +10,11 @@ import type { NamespaceStore } from '../../../core/ports.ts';
 import {
   ACCESS_RANK, type AccessEntry, type Avu, type BackendEvent, type Collection, type DataObject, type Entity,
 } from '../../../core/types.ts';
-import { abandonedBlob, levelOf, toEntity } from '../rows.ts';
+import { abandonedBlob, levelOf, toEntity, uploadNotHeld } from '../rows.ts';
 import { trackBlobRow, untrackBlobRow } from './blobs.ts';
 import type { Row, SqliteConnection } from './connection.ts';
 import { insertJobs } from './jobs.ts';
+import { completeUploadRow, uploadHeldRow } from './uploads.ts';
 
 const ENTITY_COLUMNS = `e.id, e.uid, e.path, e.name, e.kind, e.owner, e.size, e.checksum, e.blob, e.created_at, e.modified_at,
   (SELECT value FROM avus v WHERE v.entity_id = e.id AND v.attribute = 'PID' ORDER BY v.value LIMIT 1) AS pid`;
@@ -59,8 +60,9 @@ export function createSqliteNamespace(db: SqliteConnection): NamespaceStore {
       });
     },
 
-    async commitObject({ path, owner, size, checksum, blob, now, overwrite, jobs, fenced }) {
+    async commitObject({ path, owner, size, checksum, blob, now, overwrite, jobs, fenced, upload }) {
       return tx(() => {
+        if (upload && !uploadHeldRow(db, upload.id, upload.holder)) throw uploadNotHeld(upload.id);
         const existing = entityAt(path);
         let replacedBlob: string | null = null;
         let event: BackendEvent;
@@ -81,9 +83,11 @@ export function createSqliteNamespace(db: SqliteConnection): NamespaceStore {
           q('INSERT INTO acls (entity_id, principal, level) VALUES (?, ?, ?)').run(res.lastInsertRowid, owner, ACCESS_RANK.own);
           event = { type: 'object.created', entityId: uid, path };
         }
-        if (!untrackBlobRow(db, blob) && fenced) throw abandonedBlob(path);
+        if (!untrackBlobRow(db, blob) && fenced && !upload) throw abandonedBlob(path);
         const jobIds = insertJobs(db, jobs?.(event) ?? [], now);
-        return { object: entityAt(path) as DataObject, replacedBlob, jobIds };
+        const object = entityAt(path) as DataObject;
+        if (upload && !completeUploadRow(db, { ...upload, entityId: object.id, jobIds, now })) throw uploadNotHeld(upload.id);
+        return { object, replacedBlob, jobIds };
       });
     },
 
