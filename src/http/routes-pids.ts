@@ -80,7 +80,8 @@ export function registerPidRoutes(app: TypedApp, deps: PidRouteDeps): void {
 
   const landingPage = async (request: FastifyRequest, reply: FastifyReply, handle: string) => {
     const base = deps.urls(request).base;
-    const recordHref = `${base}/api/handles/${handle.split('/').map(encodeURIComponent).join('/')}`;
+    const encoded = handle.split('/').map(encodeURIComponent).join('/');
+    const recordHref = `${base}/api/handles/${encoded}`;
     const values = await deps.pids.resolve(handle);
     if (!values) return reply.code(404).headers(PID_PAGE_HEADERS).send(renderUnknownPidPage(handle));
     const url = values.URL ?? null;
@@ -91,7 +92,7 @@ export function registerPidRoutes(app: TypedApp, deps: PidRouteDeps): void {
     let download: DownloadOffer;
     if (entity.kind === 'collection') download = { kind: 'none', reason: published ? '' : 'This collection is not public. Its owner can publish it.' };
     else if (published) download = { kind: 'link', href: `${publicUrl}?download=true` };
-    else if (viewerMayRead) download = { kind: 'link', href: `${base}/api/pids/${handle.split('/').map(encodeURIComponent).join('/')}?download=true` };
+    else if (viewerMayRead) download = { kind: 'link', href: `${base}/api/pids/${encoded}?download=true` };
     else download = { kind: 'none', reason: `This data object is not public. Users with access download it with their token: GET ${base}/api/pids/${handle}?download=true, or ask its owner to publish it.` };
     return reply.headers(PID_PAGE_HEADERS).send(renderPidPage({
       handle, kind: entity.kind, name: entity.name, owner: entity.owner, createdAt: entity.createdAt, modifiedAt: entity.modifiedAt,

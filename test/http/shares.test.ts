@@ -159,13 +159,13 @@ describe('share links over HTTP', () => {
       const used = await fetch(once.url);
       assert.equal(used.status, 410);
       assert.deepEqual(Object.keys((await json(used)).Response.errors![0]!), ['Gone']);
-      const brief = await link({ path: path('study/genome.fa'), kind: 'read', expires_in: 30 });
-      assert.equal((await fetch(brief.url)).status, 200);
+      const shortLived = await link({ path: path('study/genome.fa'), kind: 'read', expires_in: 30 });
+      assert.equal((await fetch(shortLived.url)).status, 200);
       clock.offsetMs += 30_000;
       try {
-        assert.equal((await fetch(brief.url)).status, 410);
+        assert.equal((await fetch(shortLived.url)).status, 410);
         const list = await json(await fetch(`${s.url}/api/shares?path=${encodeURIComponent(path('study/genome.fa'))}`, { headers: { authorization: alice } }));
-        assert.equal((list.Response.data as CreatedLink[]).find((l) => l.id === brief.id)?.state, 'expired');
+        assert.equal((list.Response.data as CreatedLink[]).find((l) => l.id === shortLived.id)?.state, 'expired');
       } finally {
         clock.offsetMs -= 30_000;
       }
