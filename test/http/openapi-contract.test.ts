@@ -189,6 +189,17 @@ describe('the OpenAPI document', () => {
     assert.match(get.description ?? '', /collection.*400/);
   });
 
+  it('gives the access, metadata and publishing operations examples of their bodies and answers', () => {
+    const withBody = ['PUT /api/acl/{*}', 'POST /api/metadata/{*}'];
+    for (const name of [...withBody, 'GET /api/acl/{*}', 'DELETE /api/acl/{*}', 'GET /api/metadata/{*}', 'DELETE /api/metadata/{*}', 'GET /api/publish/{*}', 'PUT /api/publish/{*}', 'DELETE /api/publish/{*}']) {
+      const [method, path] = name.split(' ') as [string, string];
+      const op = doc.paths[path]![method.toLowerCase()]! as Operation & { requestBody?: { content: Record<string, { examples?: Record<string, unknown> }> } };
+      if (withBody.includes(name)) assert.ok(Object.keys(op.requestBody?.content['application/json']?.examples ?? {}).length > 0, `${name} has request examples`);
+      const data = (op.responses['200']!.content!['application/json']!.schema as { properties: { Response: { properties: { data: { examples?: unknown[] } } } } }).properties.Response.properties.data;
+      assert.ok((data.examples ?? []).length > 0, `${name} has an example answer`);
+    }
+  });
+
   it('links create and upload answers to reading and renaming what they made', () => {
     const ids = new Set(operations().map(([, op]) => op.operationId).filter(Boolean));
     assert.equal(ids.size, operations().filter(([, op]) => op.operationId).length, 'operation ids are unique');

@@ -2,7 +2,7 @@
  * Two lading nodes in one process sharing a PostgreSQL catalog (a fresh schema) and an S3
  * store (a fresh key prefix), as behind a load balancer: a token issued by one works on the
  * other, what one node uploads, renames or overwrites the other serves at once, byte ranges
- * included, and a share link revoked or used up on one node is refused on the other at once. Needs `.ci/services/postgres.sh` and `.ci/services/swift.sh`; skips without them,
+ * included, a share link revoked or used up on one node is refused on the other at once, and what one node publishes or unpublishes is open or closed on the other at once. Needs `.ci/services/postgres.sh` and `.ci/services/swift.sh`; skips without them,
  * except under CI, where that fails.
  */
 import { after, before, describe, it, test } from 'node:test';
@@ -14,6 +14,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import pg from 'pg';
 import { heldUpload, startTestServer, type TestServer } from '../helpers/server.ts';
+import { parsePath } from '../../src/core/path.ts';
 
 const pgUrl = process.env.LADING_TEST_PG_URL;
 const s3 = {
@@ -78,6 +79,25 @@ if (!pgUrl || !s3.endpoint || !s3.bucket || !s3.key || !s3.secret || !s3.region)
       assert.equal(res.status, 200);
       assert.equal((await get(`${a.home('alice', 'old.txt')}?download=true`)).status, 404);
       assert.equal(await (await get(`${a.home('alice', 'new.txt')}?download=true`)).text(), 'moved');
+    });
+
+    it('publishing on one node opens the data on the other at once, and unpublishing closes it at once', async () => {
+      assert.equal((await fetch(`${a.url}/api/registered`, {
+        method: 'POST', headers: { authorization: alice, 'content-type': 'application/json' }, body: JSON.stringify({ path: '/tz/home/alice/open/inner', force: true }),
+      })).status, 200);
+      assert.equal((await put(a.home('alice', 'open/inner/data.txt'), 'published bytes')).status, 200);
+      const publicUrl = `${b.url}/api/public/tz/home/alice/open/inner/data.txt?download=true`;
+      assert.equal((await fetch(publicUrl)).status, 404);
+      const publish = (node: TestServer, method: string) => fetch(`${node.url}/api/publish/tz/home/alice/open`, { method, headers: { authorization: alice } });
+      // Two nodes publishing at once: one records the change, the other finds it done.
+      assert.deepEqual((await Promise.all([publish(a, 'PUT'), publish(b, 'PUT')])).map((r) => r.status), [200, 200]);
+      const open = (await a.deps.catalog.getEntity(parsePath('/tz/home/alice/open')))!;
+      assert.equal((await a.deps.catalog.publicationEvents(open.id, 10)).length, 1);
+      const part = await fetch(publicUrl, { headers: { range: 'bytes=10-14' } });
+      assert.equal(part.status, 206);
+      assert.equal(await part.text(), 'bytes');
+      assert.equal((await publish(a, 'DELETE')).status, 200);
+      assert.equal((await fetch(publicUrl)).status, 404);
     });
 
     it('lets exactly one of concurrent uploads to one new path through two nodes win', async () => {
