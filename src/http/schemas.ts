@@ -77,10 +77,17 @@ export const EntityRecord = Type.Object({
 // holding U+2028 or U+2029, and the serializer drops keys that miss their pattern.
 const EntityName = Type.String({ pattern: STORED_NAME_PATTERN });
 
-export const EntityList = Envelope(
-  Type.Array(Type.Record(EntityName, EntityRecord)),
-  'Entity records (spec 2.2): one for a data object, one per child for a collection.',
-);
+export const EntityList = Type.Object({
+  Meta: Type.Object({
+    ...Meta.properties,
+    continuation_token: Type.Optional(Type.Union([Type.String(), Type.Null()], {
+      description: 'Only with max_keys: pass it as continuation_token for the next page; null after the last one.',
+    })),
+  }),
+  Response: Type.Object({ data: Type.Array(Type.Record(EntityName, EntityRecord)), errors: Type.Union([Type.Null(), Type.Array(ErrorItem)]) }),
+}, {
+  description: 'Entity records (spec 2.2): one for a data object, one per child for a collection. A listing is streamed as it is read, in byte order of the names; its Meta follows its data.',
+});
 
 export const UploadResult = Envelope(Type.Object({
   PID: Type.Union([Type.String(), Type.Null()]),
@@ -123,8 +130,21 @@ export const PidParams = Type.Object({
   '*': Type.String({ description: 'A PID, <prefix>/<suffix> (percent-encoded as a path).' }),
 });
 
+/** The paging of a collection's listing. */
+export const ListQuery = Type.Object({
+  max_keys: Type.Optional(Type.String({
+    pattern: '^(10000|[1-9][0-9]{0,3})$', examples: ['1000'],
+    description: 'Listing a collection: answer at most this many entries (1 to 10000), and in `Meta.continuation_token` where the next page starts (null after the last page). Without it the whole listing is streamed.',
+  })),
+  continuation_token: Type.Optional(Type.String({
+    minLength: 1, maxLength: 2048,
+    description: 'Listing a collection: start after the entries of the page whose `Meta.continuation_token` this is.',
+  })),
+}, { additionalProperties: true });
+
 export const GetQuery = Type.Object({
   download: Type.Optional(Flag),
+  ...ListQuery.properties,
 }, { additionalProperties: true });
 
 export const PutQuery = Type.Object({
