@@ -7,6 +7,7 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Backend } from '../core/backend.ts';
+import { isLadingError } from '../core/errors.ts';
 import type { PublicBase } from '../core/public-base.ts';
 import type { SessionRecord } from '../core/types.ts';
 import { type SessionService, TOKEN_LABEL_MAX, csrfTokenOf } from '../identity/sessions/sessions.ts';
@@ -113,10 +114,19 @@ export function registerSessionRoutes(app: TypedApp, deps: SessionRouteDeps): vo
       tags: ['auth'], security, response: { 200: Completed, ...errorResponses(401, 403) },
     },
   }, async (request, reply) => {
-    // NOTE: cleared whatever the outcome: a cookie whose session has ended is of no use.
-    reply.header('set-cookie', sessionCookie(null, secureCookies(deps.publicBase.forRequest(request))));
+    const clear = sessionCookie(null, secureCookies(deps.publicBase.forRequest(request)));
     reply.header('cache-control', 'no-store');
-    await sessions.logout(await deps.authenticate(request));
+    let token: string;
+    try {
+      token = await deps.authenticate(request);
+    } catch (err) {
+      // NOTE: a cookie whose session has ended is of no use, so it goes; one refused for want
+      // of the CSRF token stays, or any site could sign the browser out.
+      if (isLadingError(err, 'UNAUTHENTICATED')) reply.header('set-cookie', clear);
+      throw err;
+    }
+    await sessions.logout(token);
+    reply.header('set-cookie', clear);
     request.log.info({ user: request.auth!.session.user }, 'signed out');
     return envelope({ Completed: 'Signed out.' });
   });
