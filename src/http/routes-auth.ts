@@ -42,7 +42,7 @@ export function registerAuthRoutes(app: TypedApp, deps: AuthRouteDeps): void {
   });
 
   app.post('/auth/proxy', {
-    schema: { summary: 'Regenerate the proxy certificate when it has expired', tags: ['auth'], security: [{ bearer: [] }], response: { 200: ProxyResult, ...errorResponses(401) } },
+    schema: { summary: 'Regenerate the proxy certificate when it has expired', tags: ['auth'], security: [{ bearer: [] }], response: { 200: ProxyResult, ...errorResponses(401, 403) } },
   }, async (request) => {
     const token = await deps.authenticate(request);
     const outcome = await deps.sessions.refresh(token, request.auth!.session.kind);
@@ -50,7 +50,7 @@ export function registerAuthRoutes(app: TypedApp, deps: AuthRouteDeps): void {
   });
 
   app.post('/auth/logout', {
-    schema: { summary: 'Revoke the bearer token', tags: ['auth'], security: [{ bearer: [] }], response: { 200: ProxyResult, ...errorResponses(401) } },
+    schema: { summary: 'Revoke the bearer token', tags: ['auth'], security: [{ bearer: [] }], response: { 200: ProxyResult, ...errorResponses(401, 403) } },
   }, async (request) => {
     await deps.sessions.logout(await deps.authenticate(request));
     return envelope({ Completed: 'The token was revoked.' });
