@@ -8,21 +8,9 @@
  */
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { access } from 'node:fs/promises';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { browserSkip as skip, launchBrowser } from '../helpers/browser.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-// NOTE: without the background-networking flags Chromium keeps calling home, which on a
-// closed network means a flood of failing connections.
-const ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
-
-const available = await access(CHROMIUM).then(() => true, () => false);
-if (!available && process.env.CI) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (listed in .ci/apt-packages).`);
-const skip = available ? false : `needs ${CHROMIUM}: apt-get install chromium`;
 
 let server: TestServer;
 let browser: Browser;
@@ -31,7 +19,7 @@ before(async () => {
   if (skip) return;
   server = await startTestServer();
   await server.addUser('mira', 'correct horse battery staple');
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+  browser = await launchBrowser();
 });
 
 after(async () => {
@@ -58,7 +46,7 @@ it('signs a browser in via /auth/signin and lands on next with an HttpOnly sessi
   assert.equal(cookie.sameSite, 'Lax');
   assert.equal(cookie.path, '/');
   assert.equal(cookie.expires, -1, 'a cookie for this browser session only');
-  assert.ok(!(await page.evaluate(() => (globalThis as unknown as { document: { cookie: string } }).document.cookie)).includes('lading_session'), 'scripts cannot read it');
+  assert.ok(!((await page.evaluate('document.cookie')) as string).includes('lading_session'), 'scripts cannot read it');
 
   const session = await page.evaluate(async () => {
     const res = await fetch('/auth/session');
