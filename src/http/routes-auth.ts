@@ -42,10 +42,10 @@ export function registerAuthRoutes(app: TypedApp, deps: AuthRouteDeps): void {
   });
 
   app.post('/auth/proxy', {
-    schema: { summary: 'Regenerate the proxy certificate when it has expired', tags: ['auth'], security: [{ bearer: [] }], response: { 200: ProxyResult, ...errorResponses(401) } },
+    schema: { summary: 'Regenerate the proxy certificate when it has expired', tags: ['auth'], security: [{ bearer: [] }], response: { 200: ProxyResult, ...errorResponses(401, 403) } },
   }, async (request) => {
     const token = await deps.authenticate(request);
-    const outcome = await deps.sessions.refresh(token);
+    const outcome = await deps.sessions.refresh(token, request.auth!.session.kind);
     return envelope({ Completed: outcome === 'valid' ? 'Current proxy is still valid.' : 'New proxy was generated.' });
   });
 
@@ -53,7 +53,7 @@ export function registerAuthRoutes(app: TypedApp, deps: AuthRouteDeps): void {
     schema: { summary: 'The state of the caller\'s proxy certificate: subject, issuer, validity, time left', tags: ['auth'], security: [{ bearer: [] }], response: { 200: ProxyStateResult, ...errorResponses(401) } },
   }, async (request, reply) => {
     const token = await deps.authenticate(request);
-    const { session, status, now } = await deps.sessions.credentialStatus(token);
+    const { session, status, now } = await deps.sessions.credentialStatus(token, request.auth!.session.kind);
     const left = Math.floor((status.notAfter.getTime() - now.getTime()) / 1000);
     reply.header('cache-control', 'no-store');
     return envelope({
@@ -69,7 +69,7 @@ export function registerAuthRoutes(app: TypedApp, deps: AuthRouteDeps): void {
   });
 
   app.post('/auth/logout', {
-    schema: { summary: 'Revoke the bearer token', tags: ['auth'], security: [{ bearer: [] }], response: { 200: ProxyResult, ...errorResponses(401) } },
+    schema: { summary: 'Revoke the bearer token', tags: ['auth'], security: [{ bearer: [] }], response: { 200: ProxyResult, ...errorResponses(401, 403) } },
   }, async (request) => {
     await deps.sessions.logout(await deps.authenticate(request));
     return envelope({ Completed: 'The token was revoked.' });

@@ -227,7 +227,7 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
 
   for (const url of [PREFIX, `${PREFIX}/*`]) {
     app.delete(url, {
-      schema: { ...secured, summary: 'Not allowed in the registered domain (405)', response: errorResponses(401, 405) },
+      schema: { ...secured, summary: 'Not allowed in the registered domain (405)', response: errorResponses(401, 403, 405) },
       config: { refused: true },
       preHandler,
     }, async (request) => {
