@@ -29,7 +29,8 @@ export function openSqlite(file: string): SqliteConnection {
   migrate(db);
 
   // NOTE: preparing a statement costs more than running it; every SQL text is prepared once.
-  // The texts are a fixed set (accessLevel's vary only with path depth and group count).
+  // The texts are a fixed set (accessLevel's and listEntitiesHeldBy's vary only with path
+  // depth and group count).
   const statements = new Map<string, StatementSync>();
   return {
     tx<T>(fn: () => T): T {
