@@ -314,6 +314,13 @@ export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 408 | 409 | 410 | 412 | 
 /** What any request may get before it reaches its route: malformed (400), stalled (408), a head too large (431). */
 type Refusal = 400 | 408 | 431;
 
+const HtmlPage = Type.String({ description: 'An HTML page, for clients that prefer text/html to JSON (browsers).' });
+
+/** An error answered as the envelope, or as an HTML page to a client that prefers text/html (a browser). */
+export function envelopeOrPage(description: string) {
+  return { description, content: { 'application/json': { schema: ErrorEnvelope }, 'text/html': { schema: HtmlPage } } };
+}
+
 /**
  * The error responses of a route: those any request may get before it is routed (400 for a
  * malformed request or a bad Host header, 408 when it stalls, 431 when its head is too large),

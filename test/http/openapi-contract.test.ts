@@ -106,7 +106,7 @@ const BODIES: Record<string, string[]> = {
 };
 
 /** Error statuses whose answer is also an HTML page (to a client that prefers HTML). */
-const HTML_ERRORS: Record<string, number[]> = { 'GET /api/pids/{*}': [404] };
+const HTML_ERRORS: Record<string, number[]> = { 'GET /api/pids/{*}': [404], 'GET /auth/signin': [400], 'GET /auth/callback': [400, 401, 403] };
 
 /** Success content types where they are not only JSON. */
 const SUCCESS_TYPES: Record<string, Record<string, string[]>> = {
