@@ -212,10 +212,11 @@ export async function registerOidcRoutes(app: TypedApp, deps: OidcRouteDeps): Pr
     // NOTE: the state cookie is single-use whatever the outcome.
     reply.header('set-cookie', stateCookie('', 0, parts.base.startsWith('https:')));
     const query = new URLSearchParams(request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '');
-    const { user, refreshToken, context } = await oidc.finishLogin(query, cookie(request, STATE_COOKIE));
+    const { user, refreshToken, idToken, context } = await oidc.finishLogin(query, cookie(request, STATE_COOKIE));
     if (context.purpose === BROWSER_PURPOSE) {
       const { token, session } = await deps.sessions.openBrowser(user);
       if (refreshToken) await oidc.keepRefreshToken(token, refreshToken, session.expiresAt);
+      if (idToken) await oidc.keepIdToken(token, idToken, session.expiresAt);
       request.log.info({ user, issuer: parts.rp.issuer }, 'browser signed in through the identity provider');
       reply.header('set-cookie', sessionCookie(token, secureCookies(deps.publicBase.forRequest(request))));
       return reply.redirect(localPath(context.next ?? '/') ?? '/', 303);

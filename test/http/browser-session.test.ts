@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import type { Clock } from '../../src/core/ports.ts';
 import { json, startTestServer, type TestServer } from '../helpers/server.ts';
-import { Jar, loginToCallback } from '../oidc/flow.ts';
+import { Jar, follow, loginToCallback } from '../oidc/flow.ts';
 
 /** A clock the test moves forward. */
 function testClock(): Clock & { advance(seconds: number): void } {
@@ -182,8 +182,31 @@ describe('browser sessions', () => {
     const out = await jar.fetch(`${s.url}/auth/signout`, { method: 'POST', headers: { 'x-csrf-token': data.csrf_token } });
     assert.equal(out.status, 200);
     assert.ok(out.headers.getSetCookie().some((c) => /^lading_session=;/.test(c) && c.includes('Max-Age=0')));
+    assert.deepEqual((await json(out)).Response.data, { Completed: 'Signed out.', next: '/' });
     const replayed = await fetch(`${s.url}/auth/session`, { headers: { cookie: `lading_session=${cookieToken}` } });
     assert.equal(replayed.status, 401, 'the old cookie is refused');
+
+    // The embedded provider's login session ended too: signing in again asks for the password.
+    const again = await follow(jar, `${s.url}/auth/signin`, (u) => new URL(u).pathname === '/auth/callback');
+    assert.ok(again.res, 'the provider stops at a page instead of going straight back');
+    assert.match(await again.res.text(), /id="password"/);
+  });
+
+  it('ends at sign-out what hung on the provider\'s login session, and nothing else', async () => {
+    const { jar: browser } = await signIn(s.url, 'mira', 'pw-mira');
+    const { callback } = await loginToCallback(s.url, 'mira', 'pw-mira', browser);
+    const fromAskauth = (await json(await browser.fetch(callback))).Response.data.token as string;
+    const { data } = await sessionOf(browser, s.url);
+    const made = await browser.fetch(`${s.url}/auth/tokens`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': data.csrf_token }, body: JSON.stringify({ label: 'script' }),
+    });
+    const apiToken = (await json(made)).Response.data.token as string;
+    assert.equal((await browser.fetch(`${s.url}/auth/signout`, { method: 'POST', headers: { 'x-csrf-token': data.csrf_token } })).status, 200);
+    clock.advance(13 * 3600);
+    const renew = (token: string) => fetch(`${s.url}/auth/proxy`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+    // NOTE: the provider binds a refresh token issued without offline_access to its login session.
+    assert.equal((await renew(fromAskauth)).status, 401, 'a token from /auth/askauth in that browser renews through that login: no more');
+    assert.equal((await renew(apiToken)).status, 200, 'an API token stands on its own');
   });
 
   it('ends browser sessions when the user is disabled', async () => {

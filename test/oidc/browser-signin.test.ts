@@ -5,8 +5,9 @@
  * scripts cannot read; from the page, GET /auth/session names the user, a change is refused
  * without the CSRF token and done with it, and sign-out ends the session. A sign-in refused at
  * the consent page ends on a page saying so (its stylesheet allowed by the CSP, no serious
- * accessibility violation), from which the user signs in again. Skips locally without
- * Chromium; never in CI.
+ * accessibility violation), from which the user signs in again. Signing out ends the embedded
+ * provider's login session too: the next sign-in asks for the password again. Skips locally
+ * without Chromium; never in CI.
  */
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -107,5 +108,39 @@ it('ends a sign-in refused at the consent page on a page saying so, from which t
   await page.getByRole('button', { name: 'Allow' }).click();
   await landed;
   assert.ok((await context.cookies(server.url)).find((c) => c.name === 'lading_session'), 'signed in at the second attempt');
+  await context.close();
+});
+
+it('asks for the password again at the next sign-in after signing out', { skip, timeout: 60_000 }, async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const signIn = async (next: string) => {
+    await page.goto(`${server.url}/auth/signin?next=${next}`);
+    await page.getByLabel('Password').fill('correct horse battery staple');
+    await page.getByLabel('User name').fill('mira');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Allow' }).waitFor();
+    const landed = page.waitForURL((url) => url.pathname === next);
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await landed;
+  };
+  await signIn('/first');
+  // Without signing out, a second sign-in goes straight through: the provider remembers the login.
+  await page.goto(`${server.url}/auth/signin?next=/again`);
+  await page.waitForURL((url) => url.pathname === '/again');
+
+  const out = await page.evaluate(async () => {
+    const session = await (await fetch('/auth/session')).json() as { Response: { data: { csrf_token: string } } };
+    const res = await fetch('/auth/signout', { method: 'POST', headers: { 'x-csrf-token': session.Response.data.csrf_token } });
+    return { status: res.status, body: await res.json() as { Response: { data: { next: string } } } };
+  });
+  assert.equal(out.status, 200);
+  assert.equal(out.body.Response.data.next, '/', 'nothing more to visit: the embedded provider\'s login ended with the sign-out');
+
+  await page.goto(`${server.url}/auth/signin?next=/second`);
+  await page.getByLabel('Password').waitFor();
+  assert.equal(await page.getByLabel('Password').inputValue(), '', 'the password page is shown, empty');
+  await signIn('/second');
+  assert.ok((await context.cookies(server.url)).find((c) => c.name === 'lading_session'), 'signed in again');
   await context.close();
 });

@@ -44,6 +44,8 @@ export interface LoginResult {
   context: Record<string, string>;
   accessToken: string;
   refreshToken: string | null;
+  /** The ID token as the provider sent it (for `id_token_hint` at its end-session endpoint). */
+  idToken: string | null;
 }
 
 /**
@@ -193,7 +195,21 @@ export class RelyingParty {
     }
     const claims = tokens.claims() as Record<string, unknown> | undefined;
     if (!claims) throw refused(logger, 'no ID token', 'The identity provider returned no ID token.', 'invalid-answer', undefined, context);
-    return { claims: { ...claims }, context: stored.context ?? {}, accessToken: tokens.access_token, refreshToken: tokens.refresh_token ?? null };
+    return {
+      claims: { ...claims }, context: stored.context ?? {}, accessToken: tokens.access_token, refreshToken: tokens.refresh_token ?? null, idToken: tokens.id_token ?? null,
+    };
+  }
+
+  /**
+   * Where to send a browser to end its login at the provider (RP-initiated logout): the
+   * provider's end-session endpoint with `id_token_hint` (the login's ID token) and
+   * `post_logout_redirect_uri`, where the provider sends the browser back (it must be registered
+   * there). Null when the provider advertises no end-session endpoint. `UNAVAILABLE`.
+   */
+  async endSessionUrl(idToken: string, postLogoutRedirectUri: string): Promise<string | null> {
+    const config = await this.configuration();
+    if (typeof config.serverMetadata().end_session_endpoint !== 'string') return null;
+    return client.buildEndSessionUrl(config, { id_token_hint: idToken, post_logout_redirect_uri: postLogoutRedirectUri }).href;
   }
 
   /** Claims from the userinfo endpoint, for providers that keep them out of the ID token; {} when it fails. */
