@@ -192,23 +192,6 @@ describe('browser sessions', () => {
     assert.match(await again.res.text(), /id="password"/);
   });
 
-  it('ends at sign-out what hung on the provider\'s login session, and nothing else', async () => {
-    const { jar: browser } = await signIn(s.url, 'mira', 'pw-mira');
-    const { callback } = await loginToCallback(s.url, 'mira', 'pw-mira', browser);
-    const fromAskauth = (await json(await browser.fetch(callback))).Response.data.token as string;
-    const { data } = await sessionOf(browser, s.url);
-    const made = await browser.fetch(`${s.url}/auth/tokens`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': data.csrf_token }, body: JSON.stringify({ label: 'script' }),
-    });
-    const apiToken = (await json(made)).Response.data.token as string;
-    assert.equal((await browser.fetch(`${s.url}/auth/signout`, { method: 'POST', headers: { 'x-csrf-token': data.csrf_token } })).status, 200);
-    clock.advance(13 * 3600);
-    const renew = (token: string) => fetch(`${s.url}/auth/proxy`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
-    // NOTE: the provider binds a refresh token issued without offline_access to its login session.
-    assert.equal((await renew(fromAskauth)).status, 401, 'a token from /auth/askauth in that browser renews through that login: no more');
-    assert.equal((await renew(apiToken)).status, 200, 'an API token stands on its own');
-  });
-
   it('ends browser sessions when the user is disabled', async () => {
     await s.addUser('ines', 'pw-ines');
     const { jar } = await signIn(s.url, 'ines', 'pw-ines');
@@ -332,6 +315,36 @@ describe('browser sessions', () => {
     const made = await jar.fetch(`${s.url}/api/uploads`, { method: 'POST', headers: { ...tus, 'x-csrf-token': data.csrf_token }, body: 'hello' });
     assert.equal(made.status, 201, await made.clone().text());
     assert.equal(await (await jar.fetch(`${s.home('mira', 'tus.txt')}?download=true`)).text(), 'hello');
+  });
+});
+
+describe('sign-out and the embedded provider\'s login session', () => {
+  // NOTE: a server of its own: its clock moves hours ahead, past what the other tests' pages allow.
+  const clock = testClock();
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer({}, { overrides: { clock } });
+    await s.addUser('mira', 'pw-mira');
+  });
+  after(async () => {
+    await s?.stop();
+  });
+
+  it('ends at sign-out what hung on the provider\'s login session, and nothing else', async () => {
+    const { jar: browser } = await signIn(s.url, 'mira', 'pw-mira');
+    const { callback } = await loginToCallback(s.url, 'mira', 'pw-mira', browser);
+    const fromAskauth = (await json(await browser.fetch(callback))).Response.data.token as string;
+    const { data } = await sessionOf(browser, s.url);
+    const made = await browser.fetch(`${s.url}/auth/tokens`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': data.csrf_token }, body: JSON.stringify({ label: 'script' }),
+    });
+    const apiToken = (await json(made)).Response.data.token as string;
+    assert.equal((await browser.fetch(`${s.url}/auth/signout`, { method: 'POST', headers: { 'x-csrf-token': data.csrf_token } })).status, 200);
+    clock.advance(13 * 3600);
+    const renew = (token: string) => fetch(`${s.url}/auth/proxy`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+    // NOTE: the provider binds a refresh token issued without offline_access to its login session.
+    assert.equal((await renew(fromAskauth)).status, 401, 'a token from /auth/askauth in that browser renews through that login: no more');
+    assert.equal((await renew(apiToken)).status, 200, 'an API token stands on its own');
   });
 });
 
