@@ -14,6 +14,7 @@ import { JOB_STATES } from '../core/admin.ts';
 import { LadingError } from '../core/errors.ts';
 import { readSecret } from './secret.ts';
 import { caExported, proxyShow } from './credential-commands.ts';
+import { registerTransferCommands } from '../client/transfer/commands.ts';
 
 const warn = (message: string): void => {
   process.stderr.write(`lading: warning: ${message}\n`);
@@ -173,6 +174,8 @@ function program(): Command {
         process.stdout.write(`${j.id}\t${j.state}\t${j.attempts}\t${j.updatedAt.toISOString()}\t${what}\t${j.lastError ?? ''}\n`);
       }
     }));
+
+  registerTransferCommands(cli);
 
   return cli;
 }
