@@ -21,6 +21,8 @@ export interface CliClientInfo {
   scopes: string;
   /** Lifetime of lading's tokens, in seconds. */
   token_ttl: number;
+  /** True when the provider is the server's embedded one, on its local accounts (password login works too). */
+  local_accounts: boolean;
 }
 
 /** A lading login: the token and what is known about it. */

@@ -62,7 +62,13 @@ export interface EntityRecord {
   dataobject: string;
   link: string;
   location: string;
-  metadata: { PID: string | null; checksum: string | null; name: string; object_type: 'dataobject' | 'collection' };
+  metadata: {
+    PID: string | null; checksum: string | null; name: string; object_type: 'dataobject' | 'collection';
+    /** Bytes of a data object; null for a collection. An addition to spec 2.2, for listings in long format. */
+    size: number | null;
+    /** When the entity last changed (ISO 8601). An addition to spec 2.2. */
+    modified: string;
+  };
   path: string;
 }
 
@@ -78,6 +84,8 @@ export function entityRecord(urls: Urls, entity: Entity, link: (urls: Urls, path
         checksum: entity.kind === 'dataobject' ? entity.checksum : null,
         name: entity.name,
         object_type: entity.kind,
+        size: entity.kind === 'dataobject' ? entity.size : null,
+        modified: entity.modifiedAt.toISOString(),
       },
       path: parentOf(entity.path),
     },

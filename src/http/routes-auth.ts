@@ -1,7 +1,7 @@
 /**
  * Authentication routes: local-credential login (`/auth/login`, and `/auth/b2safeproxy` for
- * scripts written against the original service, whose GET checks a token), proxy regeneration
- * (`/auth/proxy`) and logout.
+ * scripts written against the original service, whose GET checks a token), the proxy's state
+ * and its regeneration (`/auth/proxy`) and logout.
  */
 import type { FastifyRequest } from 'fastify';
 import type { Static } from '@sinclair/typebox';
@@ -9,7 +9,7 @@ import type { Backend } from '../core/backend.ts';
 import type { SessionService } from '../identity/sessions/sessions.ts';
 import type { Authenticate } from './authorization.ts';
 import { envelope } from './envelope.ts';
-import { AuthResult, LoginBody, ProxyResult, type TypedApp, ValidatedResult, errorResponses } from './schemas.ts';
+import { AuthResult, LoginBody, ProxyResult, ProxyStateResult, type TypedApp, ValidatedResult, errorResponses } from './schemas.ts';
 
 interface AuthRouteDeps {
   backend: Backend;
@@ -47,6 +47,25 @@ export function registerAuthRoutes(app: TypedApp, deps: AuthRouteDeps): void {
     const token = await deps.authenticate(request);
     const outcome = await deps.sessions.refresh(token);
     return envelope({ Completed: outcome === 'valid' ? 'Current proxy is still valid.' : 'New proxy was generated.' });
+  });
+
+  app.get('/auth/proxy', {
+    schema: { summary: 'The state of the caller\'s proxy certificate: subject, issuer, validity, time left', tags: ['auth'], security: [{ bearer: [] }], response: { 200: ProxyStateResult, ...errorResponses(401) } },
+  }, async (request, reply) => {
+    const token = await deps.authenticate(request);
+    const { session, status, now } = await deps.sessions.credentialStatus(token);
+    const left = Math.floor((status.notAfter.getTime() - now.getTime()) / 1000);
+    reply.header('cache-control', 'no-store');
+    return envelope({
+      subject: status.subject,
+      issuer: status.issuer ?? null,
+      not_before: status.notBefore?.toISOString() ?? null,
+      not_after: status.notAfter.toISOString(),
+      seconds_left: Math.max(0, left),
+      expired: left <= 0,
+      storage_user: session.user,
+      storage_home: deps.backend.homeOf(session.user),
+    });
   });
 
   app.post('/auth/logout', {

@@ -68,6 +68,8 @@ export const EntityRecord = Type.Object({
     checksum: Type.Union([Type.String(), Type.Null()]),
     name: Type.String(),
     object_type: Type.Union([Type.Literal('dataobject'), Type.Literal('collection')]),
+    size: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'Bytes of a data object; null for a collection. (Not in spec 2.2: added for listings in long format.)' }),
+    modified: Type.String({ format: 'date-time', description: 'When the entity last changed: its content, name or metadata. (Not in spec 2.2.)' }),
   }),
   path: Type.String(),
 });
@@ -104,6 +106,43 @@ export const AuthResult = Envelope(Type.Object({
 }), 'Authentication result (spec 2.6).');
 
 export const ProxyResult = Envelope(Type.Object({ Completed: Type.String() }), 'Proxy refresh result (spec 2.7).');
+
+export const ProxyStateResult = Envelope(Type.Object({
+  subject: Type.String({ description: 'Distinguished name the backend sees (the proxy certificate\'s subject).' }),
+  issuer: Type.Union([Type.String(), Type.Null()], { description: 'Issuer of the proxy certificate; null when the credential is not a certificate.' }),
+  not_before: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'Start of validity.' }),
+  not_after: Type.String({ format: 'date-time', description: 'End of validity (of the proxy or the user certificate behind it, whichever ends first).' }),
+  seconds_left: Type.Integer({ minimum: 0, description: 'Seconds until not_after; 0 once expired.' }),
+  expired: Type.Boolean({ description: 'True once not_after has passed: POST /auth/proxy issues a new one.' }),
+  storage_user: Type.String({ description: 'The user the token belongs to.' }),
+  storage_home: Type.String({ description: 'That user\'s home collection.' }),
+}, {
+  examples: [{
+    subject: 'CN=alice,O=lading,CN=1234567890', issuer: 'CN=alice,O=lading', not_before: '2026-11-23T08:00:00.000Z', not_after: '2026-11-23T20:00:00.000Z',
+    seconds_left: 43140, expired: false, storage_user: 'alice', storage_home: '/lading/home/alice',
+  }],
+}), 'The state of the caller\'s proxy certificate.');
+
+export const ExchangeBody = Type.Object({
+  access_token: Type.String({ minLength: 1, maxLength: 16384, description: 'An access token the server\'s identity provider issued for lading (as GET /auth/clients/cli describes).' }),
+});
+
+export const CliClientResult = Envelope(Type.Object({
+  issuer: Type.String({ description: 'The identity provider.' }),
+  device_authorization_endpoint: Type.Union([Type.String(), Type.Null()], { description: 'RFC 8628 device authorization endpoint; null when the provider offers none.' }),
+  token_endpoint: Type.String(),
+  revocation_endpoint: Type.Union([Type.String(), Type.Null()], { description: 'RFC 7009 revocation endpoint, for refresh tokens at logout; null when none.' }),
+  client_id: Type.String({ description: 'The command line\'s public client id (no secret).' }),
+  scopes: Type.String({ description: 'Scopes to request, space-separated.' }),
+  token_ttl: Type.Integer({ description: 'Lifetime of the lading tokens POST /auth/exchange issues, in seconds.' }),
+  local_accounts: Type.Boolean({ description: 'True when the provider is the embedded one, on lading\'s local accounts: POST /auth/login works too.' }),
+}, {
+  examples: [{
+    issuer: 'https://staging.example.org/oidc', device_authorization_endpoint: 'https://staging.example.org/oidc/device/auth',
+    token_endpoint: 'https://staging.example.org/oidc/token', revocation_endpoint: 'https://staging.example.org/oidc/token/revocation',
+    client_id: 'lading-cli', scopes: 'openid profile offline_access', token_ttl: 86400, local_accounts: true,
+  }],
+}), 'How the lading command line logs in at the server\'s identity provider.');
 
 export const StatusResult = Envelope(Type.String(), 'Liveness.');
 

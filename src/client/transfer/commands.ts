@@ -12,6 +12,7 @@ import { basename, join, resolve, sep } from 'node:path';
 import { posix } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ApiClient } from '../api.ts';
+import { withClientOptions } from '../commands.ts';
 import { resolveTarget } from '../config.ts';
 import { ClientError, usageError } from '../errors.ts';
 import { EXIT } from '../exit-codes.ts';
@@ -62,10 +63,7 @@ function mebibytes(name: string) {
 }
 
 function transferOptions(cmd: Command): Command {
-  return cmd
-    .option('--server <name|url>', 'the server to use (default: LADING_URL and LADING_TOKEN, else the default login)')
-    .option('--json', 'machine output: one JSON event per line on standard output')
-    .option('-q, --quiet', 'print nothing but failures')
+  return withClientOptions(cmd)
     .option('-r, --recursive', 'transfer directories (collections) and everything below them')
     .addOption(new Option('-j, --jobs <n>', 'transfers in flight').default(defaultJobs(), `${defaultJobs()} here: twice the cores, at most 8`).argParser(positiveInt('--jobs')))
     .option('--sync', 'skip files whose size and checksum already match; replace those that differ')
@@ -90,17 +88,12 @@ async function remotePath(api: ApiClient, path: string, home: () => Promise<stri
   return normal.length > 1 ? normal.replace(/\/+$/, '') : normal;
 }
 
-/** The caller's home collection: from the login, else from the records of the home listing. */
+/** The caller's home collection: from the login, else asked of the server (once). */
 function homeOf(api: ApiClient): () => Promise<string> {
   let found: Promise<string> | null = null;
   return () => {
-    found ??= (async () => {
-      if (api.target.home) return api.target.home;
-      const records = await api.json<Record<string, { path: string }>[]>('GET', '/api/registered');
-      const first = records[0] && Object.values(records[0])[0];
-      if (!first) throw usageError('the home collection is not known (empty, and not remembered from a login): give absolute remote paths');
-      return first.path;
-    })();
+    found ??= api.target.home !== undefined ? Promise.resolve(api.target.home)
+      : api.json<{ storage_home: string }>('GET', '/auth/proxy').then((state) => state.storage_home);
     return found;
   };
 }

@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { LadingError } from '../../core/errors.ts';
 import type { LoginAttempt, LoginService } from './login.ts';
-import type { BackendCredential, Clock, SessionStore } from '../../core/ports.ts';
+import type { BackendCredential, Clock, CredentialStatus, SessionStore } from '../../core/ports.ts';
 import type { SessionRecord } from '../../core/types.ts';
 import type { CredentialManager } from '../../core/ports.ts';
 
@@ -124,6 +124,15 @@ export class SessionService {
     } finally {
       this.#refreshing.delete(session.tokenHash);
     }
+  }
+
+  /**
+   * The session behind a bearer token and the validity of its backend credential (the proxy
+   * certificate), with the time it was checked at, for `GET /auth/proxy`. Rejects as `authenticate` does.
+   */
+  async credentialStatus(token: string): Promise<{ session: SessionRecord; status: CredentialStatus; now: Date }> {
+    const { session } = await this.authenticate(token);
+    return { session, status: await this.#o.credentials.inspect(session.credential!), now: this.#o.clock.now() };
   }
 
   async logout(token: string): Promise<void> {
