@@ -8,7 +8,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { mkdir } from 'node:fs/promises';
-import { basename, join, resolve, sep } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { posix } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ApiClient } from '../api.ts';
@@ -206,7 +206,7 @@ function putCommand(cli: Command): void {
       const store = new ResumeStore();
       const upload = { resumableAbove: opts.resumableAbove, chunkBytes: opts.chunkSize, store };
       const tasks: Task[] = files.map((f) => ({
-        name: f.remote, local: f.abs, remote: f.remote, size: f.size,
+        name: f.remote, label: posix.relative(intoCollection ? dest : posix.dirname(dest), f.remote), local: f.abs, remote: f.remote, size: f.size,
         async run(ctx) {
           const job = { local: f.abs, remote: f.remote, size: f.size, mtimeMs: f.mtimeMs, force: opts.force === true, pidAwait: opts.pidAwait === true };
           const known = existing.get(f.remote);
@@ -264,7 +264,7 @@ function getCommand(cli: Command): void {
       }
       if (intoDir) dirs.add(dest);
       const tasks: Task[] = files.map(({ entry, local: path }) => ({
-        name: path, local: path, remote: entry.path, size: entry.size,
+        name: path, label: relative(intoDir ? dest : dirname(dest), path), local: path, remote: entry.path, size: entry.size,
         run: (ctx) => downloadFile(ctx, {
           remote: entry.path, local: path, checksum: entry.checksum, size: entry.size, pid: entry.pid, force: opts.force === true, sync: opts.sync === true,
         }),

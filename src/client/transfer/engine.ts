@@ -15,6 +15,8 @@ import type { Outcome, TransferContext } from './upload.ts';
 export interface Task {
   /** What the user sees: the destination path. */
   name: string;
+  /** A shorter name for the progress lines: the path below the destination. */
+  label?: string;
   local: string;
   remote: string;
   /** Bytes, when known before the transfer. */
@@ -60,7 +62,7 @@ export async function runTasks(api: ApiClient, tasks: Task[], options: {
     while (!stop && !signal.aborted && next < tasks.length) {
       const id = next++;
       const task = tasks[id]!;
-      reporter.start(id, task.name, task.size);
+      reporter.start(id, task.label ?? task.name, task.size);
       const ctx: TransferContext = {
         api, signal, onBytes: (done) => reporter.bytes(id, done), onRetry: (err, waitMs) => reporter.retry(task.name, err, waitMs),
       };

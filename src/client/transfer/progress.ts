@@ -58,13 +58,18 @@ export function formatDuration(seconds: number): string {
   return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${ss}` : `${m}:${ss}`;
 }
 
-/** Cuts `text` to `width` columns with an ellipsis in the middle (names keep their ends). */
+/** Pads or cuts `text` to `width` columns, cutting at the end. */
 export function fit(text: string, width: number): string {
   const chars = [...text];
   if (chars.length <= width) return text.padEnd(width);
-  if (width <= 1) return chars.slice(0, width).join('');
-  const head = Math.ceil((width - 1) / 2);
-  return chars.slice(0, head).join('') + '…' + chars.slice(chars.length - (width - 1 - head)).join('');
+  return chars.slice(0, Math.max(0, width - 1)).join('') + '…';
+}
+
+/** Pads or cuts a path to `width` columns, cutting at the start: the file's name matters most. */
+export function fitPath(text: string, width: number): string {
+  const chars = [...text];
+  if (chars.length <= width) return text.padEnd(width);
+  return '…' + chars.slice(chars.length - Math.max(0, width - 1)).join('');
 }
 
 function bar(fraction: number, width: number): string {
@@ -300,10 +305,11 @@ export class TtyReporter extends QuietReporter {
     if (!a) return '';
     const width = this.#width();
     const pct = a.size ? Math.floor((a.done / a.size) * 100) : 0;
-    const right = a.size !== null ? ` ${String(pct).padStart(3)}% ${formatBytes(a.done)}/${formatBytes(a.size)}` : ` ${formatBytes(a.done)}`;
+    // NOTE: a fixed width for the figures keeps the bars of all lines in one column.
+    const right = ` ${a.size !== null ? `${String(pct).padStart(3)}%` : '    '} ${(a.size !== null ? `${formatBytes(a.done)}/${formatBytes(a.size)}` : formatBytes(a.done)).padStart(19)}`;
     const barWidth = 12;
     const nameWidth = Math.max(8, width - right.length - barWidth - 5);
-    return fit(`  ${fit(a.name, nameWidth)} [${bar(a.size ? a.done / a.size : 0, barWidth)}]${right}`, width).trimEnd();
+    return fit(`  ${fitPath(a.name, nameWidth)} [${bar(a.size ? a.done / a.size : 0, barWidth)}]${right}`, width).trimEnd();
   }
 
   override start(id: number, name: string, size: number | null): void {
