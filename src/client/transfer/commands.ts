@@ -129,7 +129,7 @@ async function execute(opts: TransferOptions, verb: string, plan: (api: ApiClien
     if (run.interrupted) process.stderr.write('lading: interrupted: run the same command again to resume\n');
     process.exitCode = exitCodeOf(run);
   } catch (raw) {
-    reporter?.finish(true);
+    reporter?.finish(controller.signal.aborted);
     await manifest?.close();
     if (controller.signal.aborted) {
       process.stderr.write('lading: interrupted: run the same command again to resume\n');
