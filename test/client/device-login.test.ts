@@ -132,4 +132,10 @@ it('logs in with the device authorization grant, the code entered in Chromium, t
   assert.equal(out.code, 0, out.stderr);
   const refused = await fetch(`${server.url}/auth/b2safeproxy`, { headers: { authorization: `Bearer ${renewed.servers.here!.token}` } });
   assert.equal(refused.status, 401);
+  // … and the provider's refresh token is revoked too.
+  const refresh = await fetch(`${server.url}/oidc/token`, {
+    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: renewed.servers.here!.refreshToken!, client_id: 'lading-cli' }),
+  });
+  assert.equal(((await refresh.json()) as { error?: string }).error, 'invalid_grant');
 });

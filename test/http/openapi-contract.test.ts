@@ -30,6 +30,9 @@ const ERRORS: Record<string, number[]> = {
   'POST /auth/b2safeproxy': [400, 401, 408, 413, 415, 429, 431],
   'GET /auth/b2safeproxy': [400, 401, 408, 431],
   'POST /auth/proxy': [400, 401, 408, 431],
+  'GET /auth/proxy': [400, 401, 408, 431],
+  'GET /auth/clients/cli': [400, 408, 431],
+  'POST /auth/exchange': [400, 401, 403, 408, 413, 415, 431],
   'POST /auth/logout': [400, 401, 408, 431],
   'GET /api/registered': [400, 401, 403, 404, 408, 431],
   'HEAD /api/registered': [400, 401, 403, 404, 408, 431],
@@ -79,6 +82,7 @@ const ERRORS: Record<string, number[]> = {
 /** Operations that read a request body, and the media types they take. */
 const BODIES: Record<string, string[]> = {
   'POST /auth/login': ['application/json', 'application/x-www-form-urlencoded'],
+  'POST /auth/exchange': ['application/json'],
   'POST /auth/b2safeproxy': ['application/json', 'application/x-www-form-urlencoded'],
   'POST /api/registered': ['application/json'],
   'PUT /api/registered/{*}': ['application/octet-stream', 'multipart/form-data'],

@@ -203,6 +203,7 @@ export class EmbeddedProvider {
       ttl: {
         AccessToken: 3600,
         AuthorizationCode: 60,
+        DeviceCode: 600,
         IdToken: 3600,
         Interaction: 3600,
         Grant: 30 * 86400,
