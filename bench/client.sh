@@ -31,7 +31,7 @@ wait_http "http://127.0.0.1:$RCLONE_PORT/"
 
 mkdir -p "$WORK/large" "$WORK/small"
 head -c $((LARGE_MIB * 1024 * 1024)) /dev/urandom > "$WORK/large/file"
-for i in $(seq -w 1 "$SMALL_FILES"); do head -c $((SMALL_KIB * 1024)) /dev/urandom > "$WORK/small/f$i"; done
+"$NODE" -e 'const fs=require("node:fs"),c=require("node:crypto");for(let i=0;i<+process.argv[1];i++)fs.writeFileSync(`${process.argv[3]}/f${String(i).padStart(5,"0")}`,c.randomBytes(+process.argv[2]*1024))' "$SMALL_FILES" "$SMALL_KIB" "$WORK/small"
 LARGE_BYTES=$((LARGE_MIB * 1024 * 1024))
 SMALL_BYTES=$((SMALL_FILES * SMALL_KIB * 1024))
 
@@ -55,6 +55,7 @@ for r in $(seq "$ROUNDS"); do
   T[lading_down]+="$(secs "$ROOT/bin/lading" get -q --force "$HOME_PATH/lading-large" "$WORK/back/lading") "
   T[rclone_down]+="$(secs rclone copyto "$RCLONE_REMOTE/large" "$WORK/rclone-back/large") "
   cmp -s "$WORK/large/file" "$WORK/back/lading" || { echo "bench: lading get returned other bytes" >&2; exit 1; }
+  curl -sf -o /dev/null -H @"$AUTH_HEADER" -H 'Content-Type: application/json' -d "{\"path\": \"$HOME_PATH/bench-small-$r\"}" "$LADING/api/registered"
   T[bench_small]+="$(secs "$NODE" "$BENCH_DIR/create-objects.ts" "$HOME_URL/bench-small-$r" "$SMALL_FILES" 8) "
   T[lading_small_up]+="$(secs "$ROOT/bin/lading" put -q -r -j 8 "$WORK/small" "$HOME_PATH/lading-small-$r") "
   T[rclone_small_up]+="$(secs rclone copy "$WORK/small" "$RCLONE_REMOTE/small-$r" --transfers 8) "
