@@ -43,7 +43,7 @@ secs() { # command...: runs it, prints its wall seconds
   echo "$t1 - $t0" | bc -l
 }
 mbs() { echo "scale=1; $1 / $2 / 1000000" | bc -l; }
-ratio() { echo "scale=2; $2 / $1" | bc -l; } # time_other time_lading -> throughput ratio lading/other
+ratio() { echo "scale=2; $1 / $2" | bc -l; } # time_other time_lading -> throughput ratio lading/other
 
 declare -A T
 for r in $(seq "$ROUNDS"); do
