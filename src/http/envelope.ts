@@ -58,12 +58,30 @@ export function locationOf(urls: Urls, path: Path): string {
   return `${urls.backend}${path}`;
 }
 
-export interface EntityRecord {
+export interface EntityRecord extends Partial<EntityDetails> {
   dataobject: string;
   link: string;
   location: string;
   metadata: { PID: string | null; checksum: string | null; name: string; object_type: 'dataobject' | 'collection' };
   path: string;
+}
+
+/** What `details=true` adds to an entity record (beyond spec 2.2): what a file browser shows. */
+export interface EntityDetails {
+  size: number | null;
+  owner: string;
+  created_at: string;
+  modified_at: string;
+}
+
+/** The fields `details=true` adds to `entity`'s record. */
+export function entityDetails(entity: Entity): EntityDetails {
+  return {
+    size: entity.kind === 'dataobject' ? entity.size : null,
+    owner: entity.owner,
+    created_at: entity.createdAt.toISOString(),
+    modified_at: entity.modifiedAt.toISOString(),
+  };
 }
 
 /** `{<name>: record}` as in spec 2.2; `link` is made by `link` (default: the registered link). */

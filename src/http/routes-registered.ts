@@ -17,10 +17,10 @@ import { announcedDigests } from './conditional.ts';
 import { sendDownload } from './download.ts';
 import { entityTarget } from './target.ts';
 import {
-  type Urls, collectionResult, entityRecord, envelope, renameResult, uploadResult,
+  type EntityRecord, type Urls, collectionResult, entityDetails, entityRecord, envelope, renameResult, uploadResult,
 } from './envelope.ts';
 import {
-  Bytes, CollectionResult, CreateBody, EntityList, GetQuery, PutQuery, RegisteredParams, RenameBody, RenameResult, type TypedApp, UploadResult,
+  Bytes, CollectionResult, CreateBody, EntityList, PutQuery, RegisteredGetQuery, RegisteredParams, RenameBody, RenameResult, type TypedApp, UploadResult,
   errorResponses, isSet,
 } from './schemas.ts';
 
@@ -50,6 +50,12 @@ function entityLinks(path: string) {
   };
 }
 
+/** `record` with `entityDetails` of `entity` added when `details` is set. */
+function withDetails(record: Record<string, EntityRecord>, entity: Entity, details: boolean): Record<string, EntityRecord> {
+  if (!details) return record;
+  return { [entity.name]: { ...record[entity.name]!, ...entityDetails(entity) } };
+}
+
 function credentialOf(request: FastifyRequest): BackendCredential {
   return request.auth!.credential;
 }
@@ -67,10 +73,11 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
     await deps.authenticate(request);
   };
 
-  const list = async (request: FastifyRequest, path: Path) => {
+  /** The records of a collection's children; with `details`, each with its size, owner and dates. */
+  const list = async (request: FastifyRequest, path: Path, details = false) => {
     const { children } = await backend.list(credentialOf(request), path);
     const urls = deps.urls(request);
-    return envelope(children.map((e) => entityRecord(urls, e)));
+    return envelope(children.map((e) => withDetails(entityRecord(urls, e), e, details)));
   };
 
   const download = (request: FastifyRequest, reply: FastifyReply, path: Path) =>
@@ -96,9 +103,9 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
       ...secured,
       operationId: 'getRegistered',
       summary: 'Metadata of a data object, listing of a collection (path ending in /), or download (download=true)',
-      description: 'download=true answers the bytes (Range, If-Match, If-None-Match, If-Modified-Since and If-Unmodified-Since apply); on a collection it is refused with 400.',
+      description: 'download=true answers the bytes (Range, If-Match, If-None-Match, If-Modified-Since and If-Unmodified-Since apply); on a collection it is refused with 400. details=true adds size, owner, created_at and modified_at to each record (beyond spec 2.2), as a file browser shows them.',
       params: RegisteredParams,
-      querystring: GetQuery,
+      querystring: RegisteredGetQuery,
       response: {
         200: {
           description: 'Entity records; with download=true, the bytes of the data object.',
@@ -113,10 +120,11 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
     handler: async (request, reply) => {
       const { path, trailingSlash } = targetOf(request.url);
       if (isSet(request.query.download)) return download(request, reply, path);
-      if (trailingSlash) return list(request, path);
+      const details = isSet(request.query.details);
+      if (trailingSlash) return list(request, path, details);
       const entity = await backend.stat(credentialOf(request), path);
-      if (entity.kind === 'collection') return list(request, path);
-      return envelope([entityRecord(deps.urls(request), entity)]);
+      if (entity.kind === 'collection') return list(request, path, details);
+      return envelope([withDetails(entityRecord(deps.urls(request), entity), entity, details)]);
     },
   });
 

@@ -70,6 +70,11 @@ export const EntityRecord = Type.Object({
     object_type: Type.Union([Type.Literal('dataobject'), Type.Literal('collection')]),
   }),
   path: Type.String(),
+  // NOTE: beyond spec 2.2, only with details=true, so answers without it are the spec's exactly.
+  size: Type.Optional(Type.Union([Type.Integer(), Type.Null()], { description: 'With details=true: bytes of a data object; null for a collection.' })),
+  owner: Type.Optional(Type.String({ description: 'With details=true: the user who owns the entity.' })),
+  created_at: Type.Optional(Type.String({ description: 'With details=true: ISO 8601.' })),
+  modified_at: Type.Optional(Type.String({ description: 'With details=true: ISO 8601.' })),
 });
 
 // NOTE: the key of a record is the entity's name. Its pattern is the one `core/path.ts` derives
@@ -125,6 +130,12 @@ export const PidParams = Type.Object({
 
 export const GetQuery = Type.Object({
   download: Type.Optional(Flag),
+}, { additionalProperties: true });
+
+/** The query of `GET /api/registered/<path>`: `GetQuery`, and `details` for listings with sizes, owners and dates. */
+export const RegisteredGetQuery = Type.Object({
+  download: Type.Optional(Flag),
+  details: Type.Optional(Flag),
 }, { additionalProperties: true });
 
 export const PutQuery = Type.Object({
