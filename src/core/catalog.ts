@@ -7,7 +7,7 @@
 import type { Path } from './path.ts';
 import type {
   AccessEntry, AccessLevel, Avu, Collection, DataObject, Entity, HandleRecord, HandleValues, JobInput,
-  JobRecord, JobState, JobsFor, PublicationEvent, SessionRecord, ShareRecord, UserRecord,
+  JobRecord, JobState, JobsFor, PublicationEvent, SessionInput, SessionKind, SessionRecord, ShareRecord, UserRecord,
 } from './types.ts';
 
 /**
@@ -109,12 +109,21 @@ export interface AccountStore {
 
 /**
  * Login sessions of existing users, keyed by the hash of their token, with the credential
- * (sealed proxy) each holds. Contract: `test/contracts/catalog-sessions-contract.ts`.
+ * (sealed proxy) each holds. A session is live until its `expiresAt` and, when it has one, its
+ * `idleExpiresAt`; a dead one is found by no lookup. Contract:
+ * `test/contracts/catalog-sessions-contract.ts`.
  */
 export interface SessionStore {
-  putSession(session: SessionRecord): Promise<void>;
-  /** The session with this token hash, or null (also when it has expired at `now`). */
+  /** Stores a session, replacing one with the same token hash; a missing `id` is made up, a missing `kind` is `api`. */
+  putSession(session: SessionInput): Promise<void>;
+  /** The session with this token hash, or null (also when it is dead at `now`). */
   getSession(tokenHash: string, now: Date): Promise<SessionRecord | null>;
+  /**
+   * Records that the session was used at `usedAt` and, for a session with an idle deadline,
+   * moves that deadline to `idleExpiresAt`; only while it is live at `usedAt` (a session that
+   * idled out stays dead). False when there is no such live session.
+   */
+  touchSession(tokenHash: string, usedAt: Date, idleExpiresAt: Date | null): Promise<boolean>;
   /**
    * Replaces the credential of an existing session; returns false when it is gone. With
    * `expected` given, replaces it only if the stored credential still equals `expected`
@@ -123,9 +132,14 @@ export interface SessionStore {
   updateSessionCredential(tokenHash: string, credential: string | null, expected?: string | null): Promise<boolean>;
   /** The most recently created session of `user` that is still live at `now`, or null. */
   latestSessionOf(user: string, now: Date): Promise<SessionRecord | null>;
+  /** The sessions of `kind` of `user` that are live at `now`, oldest first. */
+  listSessionsOf(user: string, kind: SessionKind, now: Date): Promise<SessionRecord[]>;
   deleteSession(tokenHash: string): Promise<void>;
+  /** Ends the session of `user` whose public name is `id`; false when `user` has none by that name. */
+  deleteSessionById(user: string, id: string): Promise<boolean>;
   /** Ends every session of `user`; returns how many there were. Idempotent. */
   deleteSessionsOf(user: string): Promise<number>;
+  /** Removes the sessions dead at `now` (past either deadline); returns how many. */
   deleteExpiredSessions(now: Date): Promise<number>;
 }
 

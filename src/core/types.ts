@@ -59,15 +59,35 @@ export interface Avu {
   unit: string;
 }
 
+/**
+ * What a session's token is carried by: `api`, a bearer token (logins, the tokens of the
+ * "API access" page); `browser`, the session cookie of a signed-in browser.
+ */
+export type SessionKind = 'api' | 'browser';
+
 export interface SessionRecord {
   /** SHA-256 of the bearer token, hex; the token itself is never stored. */
   tokenHash: string;
+  /** Random public name of the session (lists and revocation name it; it opens nothing). */
+  id: string;
+  kind: SessionKind;
   user: string;
+  /** What the user called the token (tokens made on the "API access" page), or null. */
+  label: string | null;
   createdAt: Date;
+  /** Absolute end of life. */
   expiresAt: Date;
+  /** End of life when unused until then (browser sessions), or null for none. */
+  idleExpiresAt: Date | null;
+  /** When it was last used, to the minute (see `SessionStore.touchSession`), or null. */
+  lastUsedAt: Date | null;
   /** Opaque credential material for the backend (e.g. an encrypted proxy chain), or null. */
   credential: string | null;
 }
+
+/** A session as stored by `SessionStore.putSession`: the public name is made when absent, the kind is `api` by default. */
+export type SessionInput = Omit<SessionRecord, 'id' | 'kind' | 'label' | 'idleExpiresAt' | 'lastUsedAt'>
+  & Partial<Pick<SessionRecord, 'id' | 'kind' | 'label' | 'idleExpiresAt' | 'lastUsedAt'>>;
 
 export type BackendEventType =
   | 'object.created' | 'object.overwritten' | 'object.renamed' | 'collection.created' | 'collection.renamed'

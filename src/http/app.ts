@@ -34,6 +34,7 @@ import { registerAccessRoutes } from './routes-access.ts';
 import { registerShareRoutes } from './routes-shares.ts';
 import type { PidProvider } from '../core/ports.ts';
 import { registerAuthRoutes } from './routes-auth.ts';
+import { registerSessionRoutes } from './routes-session.ts';
 import { registerStatusRoutes } from './routes-status.ts';
 import { type CaEndpoint, registerCaRoutes } from './routes-ca.ts';
 import { logSafeUrl, registerOidcRoutes } from './routes-oidc.ts';
@@ -159,7 +160,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/api/docs', uiConfig: { url: '/api/specs' } as never });
 
   const urls = (request: FastifyRequest): Urls => ({ base: deps.publicBase.forRequest(request), backend: deps.backendUrl });
-  const authenticate = authenticator(deps.sessions);
+  const authenticate = authenticator(deps.sessions, deps.publicBase);
 
   registerStatusRoutes(app, deps.publicBase);
   registerAuthRoutes(app, { ...deps, authenticate });
@@ -175,6 +176,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.shares) registerShareRoutes(app, { shares: deps.shares, backend: deps.backend, authenticate, urls, maxUploadBytes: deps.maxUploadBytes, page: web?.sendPage ?? null });
   if (deps.uploads) registerUploadRoutes(app, { ...deps, uploads: deps.uploads, urls, authenticate, pidAwaitMs: deps.pidAwaitMs ?? 10_000 });
   if (deps.ca) registerCaRoutes(app, deps.ca);
+  registerSessionRoutes(app, { ...deps, authenticate, provider: deps.oidc?.embedded === false ? 'external' : 'embedded' });
   if (deps.oidc) await registerOidcRoutes(app, { ...deps, oidc: deps.oidc });
   return fastify;
 }

@@ -1,12 +1,15 @@
 /**
- * The one reader of the `Authorization` header: it extracts a bearer credential (RFC 6750) and
- * authenticates API requests with it, and reads the password of an HTTP Basic header (RFC
- * 7617) for share links. It decides no permission and never logs a credential.
+ * The one reader of request credentials: it extracts a bearer credential (RFC 6750) from the
+ * `Authorization` header, or else the browser session cookie, and authenticates API requests
+ * with it, guarding cookie-authenticated state changes against cross-site request forgery; and
+ * it reads the password of an HTTP Basic header (RFC 7617) for share links. It decides no
+ * permission and never logs a credential.
  */
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { FastifyRequest } from 'fastify';
 import { LadingError } from '../core/errors.ts';
-import type { SessionService } from '../identity/sessions/sessions.ts';
+import type { PublicBase } from '../core/public-base.ts';
+import { type SessionService, csrfTokenMatches } from '../identity/sessions/sessions.ts';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 /** RFC 6750's `b64token` (RFC 9110's `token68`): what lading's and providers' tokens are made of. */
@@ -60,20 +63,93 @@ export function basicPassword(request: Pick<IncomingMessage, 'headers' | 'rawHea
   return colon < 0 ? null : pair.slice(colon + 1);
 }
 
-/** Authenticates a request: sets `request.auth` and returns the bearer token. */
+/** The browser session cookie's name on an http public base. */
+export const SESSION_COOKIE = 'lading_session';
+/** Its name on an https public base: the `__Host-` prefix makes browsers refuse it unless Secure, on Path=/ and without Domain. */
+export const SECURE_SESSION_COOKIE = '__Host-lading_session';
+/** The header an unsafe request authenticated by the cookie must carry its session's CSRF token in. */
+export const CSRF_HEADER = 'x-csrf-token';
+
+/** Methods that change nothing (RFC 9110 safe methods): no CSRF token needed. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Whether the session cookie of a request to `base` (a public base URL) is the Secure, `__Host-` one. */
+export function secureCookies(base: string): boolean {
+  return base.startsWith('https:');
+}
+
+/**
+ * The `Set-Cookie` value of the browser session cookie holding `token` (null: one that clears
+ * it): HttpOnly, SameSite=Lax (a link followed from another site still signs the browser in
+ * for GET; no cross-site POST carries it), Path=/, and Secure with the `__Host-` name when
+ * `secure`. No Max-Age: the browser forgets it when it closes, and the server ends the
+ * session at its idle or absolute timeout whatever the browser keeps.
+ */
+export function sessionCookie(token: string | null, secure: boolean): string {
+  const name = secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE;
+  return `${name}=${token ?? ''}; Path=/; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}${token === null ? '; Max-Age=0' : ''}`;
+}
+
+/** The first value of the cookie `name` a request sends, or undefined. */
+export function cookieValue(headers: IncomingHttpHeaders, name: string): string | undefined {
+  for (const part of (headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+/** The token of a request's browser session cookie (by the name its public base gives it), or null. */
+export function sessionCookieToken(request: FastifyRequest, publicBase: Pick<PublicBase, 'forRequest'>): string | null {
+  const name = secureCookies(publicBase.forRequest(request)) ? SECURE_SESSION_COOKIE : SESSION_COOKIE;
+  const value = cookieValue(request.headers, name);
+  return value && TOKEN68.test(value) ? value : null;
+}
+
+/**
+ * Refuses an unsafe request authenticated by the session cookie unless it is same-origin and
+ * carries the session's CSRF token: `FORBIDDEN` when `Origin` is sent and is not the public
+ * base's origin, when `Sec-Fetch-Site` is sent and is not `same-origin`, or when the
+ * `X-CSRF-Token` header is missing, repeated or wrong (compared in constant time).
+ */
+function checkCrossSite(request: FastifyRequest, token: string, publicBase: Pick<PublicBase, 'forRequest'>): void {
+  if (SAFE_METHODS.has(request.method)) return;
+  const { origin } = request.headers;
+  if (origin !== undefined && origin !== new URL(publicBase.forRequest(request)).origin) {
+    throw new LadingError('FORBIDDEN', 'Cross-origin requests may not use the session cookie; send a bearer token instead.');
+  }
+  const site = request.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin') {
+    throw new LadingError('FORBIDDEN', 'Cross-site requests may not use the session cookie; send a bearer token instead.');
+  }
+  const given = request.headers[CSRF_HEADER];
+  if (!csrfTokenMatches(token, typeof given === 'string' ? given : undefined)) {
+    throw new LadingError('FORBIDDEN', 'This request needs the header X-CSRF-Token with the csrf_token of GET /auth/session.');
+  }
+}
+
+/** Authenticates a request: sets `request.auth` and returns the session's token (bearer or cookie). */
 export type Authenticate = (request: FastifyRequest) => Promise<string>;
 
 /**
- * The `Authenticate` of API routes: the request's bearer token opens its session. Rejects with
- * `UNAUTHENTICATED` when the request sends no bearer token, with `BAD_REQUEST` when it sends
- * several `Authorization` headers, and as `sessions.authenticate` does
- * for a token it does not accept (`UNAUTHENTICATED` with `invalidToken`, `PROXY_EXPIRED`, …).
+ * The `Authenticate` of API routes: the request's bearer token opens its session; a request
+ * with no `Authorization` header is authenticated by the browser session cookie instead,
+ * which for unsafe methods also needs what `checkCrossSite` asks for (else `FORBIDDEN`).
+ * Rejects with `UNAUTHENTICATED` when the request sends neither, with `BAD_REQUEST` when it
+ * sends several `Authorization` headers, and as `sessions.authenticate` does for a token it
+ * does not accept (`UNAUTHENTICATED` with `invalidToken`, `PROXY_EXPIRED`, …).
  */
-export function authenticator(sessions: Pick<SessionService, 'authenticate'>): Authenticate {
+export function authenticator(sessions: Pick<SessionService, 'authenticate'>, publicBase: Pick<PublicBase, 'forRequest'>): Authenticate {
   return async (request) => {
     const token = requestCredential(request.raw);
-    if (token === null) throw new LadingError('UNAUTHENTICATED', 'Send the header Authorization: Bearer <token>; get a token from POST /auth/login or GET /auth/askauth.');
-    request.auth = await sessions.authenticate(token);
-    return token;
+    if (token !== null) {
+      request.auth = await sessions.authenticate(token, 'api');
+      return token;
+    }
+    const cookie = request.headers.authorization === undefined ? sessionCookieToken(request, publicBase) : null;
+    if (cookie === null) throw new LadingError('UNAUTHENTICATED', 'Send the header Authorization: Bearer <token>; get a token from POST /auth/login or GET /auth/askauth.');
+    checkCrossSite(request, cookie, publicBase);
+    request.auth = await sessions.authenticate(cookie, 'browser');
+    return cookie;
   };
 }

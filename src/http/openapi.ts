@@ -11,7 +11,7 @@ import { Bytes, Pem } from './schemas.ts';
 /** Every tag routes use, with what it groups. */
 export const TAGS = [
   { name: 'registered', description: 'Data objects and collections in the registered domain: metadata, listing, download, upload, collection creation, rename.' },
-  { name: 'auth', description: 'Login (local credentials or the identity provider), token check, proxy regeneration, logout.' },
+  { name: 'auth', description: 'Login (local credentials or the identity provider), token check, proxy regeneration, logout; browser sign-in with a session cookie, and the user\'s API tokens.' },
   { name: 'access', description: 'Access lists: who may read, write or own an entity (users, groups, public), for its owners.' },
   { name: 'metadata', description: 'Attribute–value–unit metadata of entities: read with read access, changed with write access.' },
   { name: 'publishing', description: 'Publishing data to anyone without a token, and reading published data at /api/public.' },
@@ -60,7 +60,7 @@ export function openapiOptions(version: string): FastifyDynamicSwaggerOptions {
         description: 'Upload, download, list, create and rename data in a storage backend whose rules assign persistent identifiers. Compatible with the EUDAT B2STAGE HTTP API.',
       },
       tags: TAGS.map((t) => ({ ...t })),
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' }, sharePassword: { type: 'http', scheme: 'basic', description: 'The password of a password-protected share link, with any user name.' } } },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' }, session: { type: 'apiKey', in: 'cookie', name: 'lading_session', description: 'The browser session cookie set by /auth/signin (`__Host-lading_session` on https). Every route that takes a bearer token takes it when no Authorization header is sent; a request that changes something also needs X-CSRF-Token (GET /auth/session) and must be same-origin.' }, sharePassword: { type: 'http', scheme: 'basic', description: 'The password of a password-protected share link, with any user name.' } } },
     },
     transform: ({ schema, url }) => {
       if (!schema?.consumes || schema.body) return { schema, url };

@@ -45,7 +45,7 @@ export function registerAuthRoutes(app: TypedApp, deps: AuthRouteDeps): void {
     schema: { summary: 'Regenerate the proxy certificate when it has expired', tags: ['auth'], security: [{ bearer: [] }], response: { 200: ProxyResult, ...errorResponses(401) } },
   }, async (request) => {
     const token = await deps.authenticate(request);
-    const outcome = await deps.sessions.refresh(token);
+    const outcome = await deps.sessions.refresh(token, request.auth!.session.kind);
     return envelope({ Completed: outcome === 'valid' ? 'Current proxy is still valid.' : 'New proxy was generated.' });
   });
 

@@ -1,8 +1,10 @@
 /**
  * OpenID Connect routes: `GET /auth/askauth` (spec 4.8) sends the browser to the identity
  * provider, `GET /auth/callback` completes the login and answers with the authentication result
- * of spec 2.6; with no external issuer configured, the embedded provider is mounted under
- * `/oidc` with its login and consent pages. Wiring only: the decisions are in `src/oidc/`.
+ * of spec 2.6; `GET /auth/signin` starts the same login for a browser session, which the
+ * callback then opens (the session cookie) before sending the browser on to a local page; with
+ * no external issuer configured, the embedded provider is mounted under `/oidc` with its login
+ * and consent pages. Wiring only: the decisions are in `src/identity/oidc/`.
  */
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -17,6 +19,7 @@ import { PROVIDER_MOUNT } from '../identity/oidc/provider.ts';
 import { LOGIN_STATE_SECONDS } from '../identity/oidc/relying-party.ts';
 import { envelope } from './envelope.ts';
 import { errorEnvelopeOf, toLadingError } from './errors.ts';
+import { sessionCookie, secureCookies } from './authorization.ts';
 import { AuthResult, type TypedApp, errorResponses } from './schemas.ts';
 
 interface OidcRouteDeps {
@@ -28,6 +31,21 @@ interface OidcRouteDeps {
 }
 
 const STATE_COOKIE = 'lading_login';
+
+/** What the login state remembers of a login started by `/auth/signin`. */
+const BROWSER_PURPOSE = 'browser-session';
+
+/**
+ * `next` of `/auth/signin` when it is a local path: starts with one '/' (not '//', which a
+ * browser reads as another host), no backslash and no control character, and stays on this
+ * origin once resolved. Null otherwise.
+ */
+export function localPath(next: string): string | null {
+  if (!next.startsWith('/') || next.startsWith('//') || /[\\\u0000-\u001f\u007f]/.test(next)) return null;
+  const probe = new URL(next, 'http://lading.invalid');
+  if (probe.origin !== 'http://lading.invalid') return null;
+  return probe.pathname + probe.search + probe.hash;
+}
 
 const SECRET_PARAMS = new Set(['code', 'state', 'nonce', 'code_verifier', 'token', 'access_token', 'id_token', 'refresh_token', 'client_secret', 'password']);
 
@@ -100,9 +118,35 @@ export async function registerOidcRoutes(app: TypedApp, deps: OidcRouteDeps): Pr
     return reply.redirect(url, 302);
   });
 
+  app.get('/auth/signin', {
+    schema: {
+      summary: 'Sign a browser in: the same login as /auth/askauth, ending in a session cookie',
+      description: 'Redirects the browser to the identity provider, as /auth/askauth does. After login and consent, /auth/callback opens a browser session (the HttpOnly cookie `lading_session`, `__Host-lading_session` on https) and redirects (303) to `next`. See GET /auth/session for the session and its CSRF token.',
+      tags: ['auth'],
+      querystring: Type.Object({
+        next: Type.Optional(Type.String({ maxLength: 2048, description: 'Local path to land on once signed in (starting with one \'/\'); default /.', examples: ['/browse'] })),
+      }, { additionalProperties: false }),
+      response: { 302: Type.Null({ description: 'Redirect to the identity provider.' }), ...errorResponses() },
+    },
+  }, async (request, reply) => {
+    const next = localPath(request.query.next ?? '/');
+    if (next === null) throw new LadingError('BAD_REQUEST', 'next must be a local path starting with one \'/\'.');
+    const parts = oidc.parts();
+    const base = new URL(parts.base);
+    if (deps.publicBase.configured === null && request.host !== base.host) {
+      // NOTE: as for /auth/askauth: the cookies must be set on the origin the callback reaches.
+      return reply.redirect(`${parts.base}/auth/signin?${new URLSearchParams({ next }).toString()}`, 302);
+    }
+    const { url, binding } = await parts.rp.start({ purpose: BROWSER_PURPOSE, next });
+    reply.header('set-cookie', stateCookie(binding, LOGIN_STATE_SECONDS, parts.base.startsWith('https:')));
+    reply.header('cache-control', 'no-store');
+    return reply.redirect(url, 302);
+  });
+
   app.get(CALLBACK_PATH, {
     schema: {
       summary: 'Where the identity provider sends the browser back; answers with the token',
+      description: 'Completes the login. Started by /auth/askauth: answers with the token (JSON). Started by /auth/signin: sets the session cookie and redirects (303) to the `next` it was given.',
       tags: ['auth'],
       querystring: Type.Object({
         code: Type.Optional(Type.String()),
@@ -111,7 +155,7 @@ export async function registerOidcRoutes(app: TypedApp, deps: OidcRouteDeps): Pr
         error: Type.Optional(Type.String()),
         error_description: Type.Optional(Type.String()),
       }, { additionalProperties: true }),
-      response: { 200: AuthResult, ...errorResponses(401, 403) },
+      response: { 200: AuthResult, 303: Type.Null({ description: 'Signed in (login started by /auth/signin): the session cookie is set; on to `next`.' }), ...errorResponses(401, 403) },
     },
   }, async (request, reply) => {
     const parts = oidc.parts();
@@ -119,7 +163,14 @@ export async function registerOidcRoutes(app: TypedApp, deps: OidcRouteDeps): Pr
     // NOTE: the state cookie is single-use whatever the outcome.
     reply.header('set-cookie', stateCookie('', 0, parts.base.startsWith('https:')));
     const query = new URLSearchParams(request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '');
-    const { user, refreshToken } = await oidc.finishLogin(query, cookie(request, STATE_COOKIE));
+    const { user, refreshToken, context } = await oidc.finishLogin(query, cookie(request, STATE_COOKIE));
+    if (context.purpose === BROWSER_PURPOSE) {
+      const { token, session } = await deps.sessions.openBrowser(user);
+      if (refreshToken) await oidc.keepRefreshToken(token, refreshToken, session.expiresAt);
+      request.log.info({ user, issuer: parts.rp.issuer }, 'browser signed in through the identity provider');
+      reply.header('set-cookie', sessionCookie(token, secureCookies(deps.publicBase.forRequest(request))));
+      return reply.redirect(localPath(context.next ?? '/') ?? '/', 303);
+    }
     const token = await deps.sessions.open(user);
     if (refreshToken) await oidc.keepRefreshToken(token, refreshToken);
     request.log.info({ user, issuer: parts.rp.issuer }, 'login through the identity provider');

@@ -44,6 +44,10 @@ export const CONFIG_SCHEMA = Type.Object({
   auth: Type.Object({
     token_ttl: amount(86400, 'Lifetime of a bearer token, in seconds.'),
   }),
+  web: Type.Object({
+    session_idle: amount(7200, 'Seconds a browser session (signed in at /auth/signin) lasts without a request; at least 60. Use is recorded to the minute.'),
+    session_max: amount(43200, 'Seconds a browser session lasts at most after sign-in, however busy; at least web.session_idle.'),
+  }),
   proxy: Type.Object({
     lifetime: amount(43200, 'Lifetime of the RFC 3820 proxy certificate the backend sees, in seconds (spec: typically 12 h).'),
   }),
@@ -329,6 +333,12 @@ function checkRules(config: Config): void {
   if (config.jobs.lease < 1) throw new ConfigError(`jobs.lease: must be at least 1 second, got ${config.jobs.lease}.`);
   for (const key of ['request_window', 'password_window'] as const) {
     if (config.shares[key] < 1) throw new ConfigError(`shares.${key}: must be at least 1 second, got ${config.shares[key]}.`);
+  }
+  // NOTE: use is recorded at most once a minute per session, so a shorter idle timeout would
+  // end sessions that are in use.
+  if (config.web.session_idle < 60) throw new ConfigError(`web.session_idle: must be at least 60 seconds, got ${config.web.session_idle}.`);
+  if (config.web.session_max < config.web.session_idle) {
+    throw new ConfigError(`web.session_max: must be at least web.session_idle (${config.web.session_idle}), got ${config.web.session_max}.`);
   }
   if (config.recovery.heartbeat < 1) throw new ConfigError(`recovery.heartbeat: must be at least 1 second, got ${config.recovery.heartbeat}.`);
   if (config.catalog.driver === 'postgres' && !config.catalog.url && !config.catalog.url_file) {

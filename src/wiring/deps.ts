@@ -149,6 +149,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   const oidc = await createOidc(config, { catalog, backend, clock, logger, login, publicBase }, x509);
   const sessions = new SessionService({
     catalog, clock, credentials, login, tokenTtlSeconds: config.auth.token_ttl,
+    browser: { idleSeconds: config.web.session_idle, maxSeconds: config.web.session_max },
     reauthorize: oidc.reauthorize, externalBearer: oidc.externalBearer,
   });
   const shares = new ShareService({

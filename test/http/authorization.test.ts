@@ -38,12 +38,13 @@ describe('bearerCredential', () => {
 
 describe('authenticator', () => {
   const session = { user: 'alice' } as unknown as AuthenticatedSession;
+  const base = { forRequest: () => 'http://127.0.0.1:8080' };
   const request = (authorization?: string, rawHeaders = authorization === undefined ? [] : ['Authorization', authorization]) => (
     { headers: { authorization }, raw: { headers: { authorization }, rawHeaders }, auth: null }) as unknown as FastifyRequest;
 
   it('opens the session of the bearer token and returns the token', async () => {
     const seen: string[] = [];
-    const authenticate = authenticator({ authenticate: async (token) => (seen.push(token), session) });
+    const authenticate = authenticator({ authenticate: async (token) => (seen.push(token), session) }, base);
     const req = request('Bearer tok-1');
     assert.equal(await authenticate(req), 'tok-1');
     assert.equal(req.auth, session);
@@ -51,14 +52,14 @@ describe('authenticator', () => {
   });
 
   it('refuses a request without a bearer token with UNAUTHENTICATED, before asking the sessions', async () => {
-    const authenticate = authenticator({ authenticate: async () => assert.fail('no session lookup without a token') });
+    const authenticate = authenticator({ authenticate: async () => assert.fail('no session lookup without a token') }, base);
     for (const header of [undefined, 'Basic dXNlcjpwYXNz', 'Bearer s3cr!t']) {
       await assert.rejects(authenticate(request(header)), (err) => isLadingError(err, 'UNAUTHENTICATED') && !err.details.invalidToken);
     }
   });
 
   it('refuses a request with two Authorization headers with BAD_REQUEST, before asking the sessions', async () => {
-    const authenticate = authenticator({ authenticate: async () => assert.fail('no session lookup with two credentials') });
+    const authenticate = authenticator({ authenticate: async () => assert.fail('no session lookup with two credentials') }, base);
     const req = request('Bearer tok-1', ['Authorization', 'Bearer tok-1', 'authorization', 'Bearer tok-2']);
     await assert.rejects(authenticate(req), (err) => isLadingError(err, 'BAD_REQUEST'));
   });

@@ -41,11 +41,17 @@ export function toUser(row: Row): UserRecord {
 }
 
 export function toSession(row: Row): SessionRecord {
+  const at = (v: unknown) => (v === null || v === undefined ? null : new Date(Number(v)));
   return {
     tokenHash: row.token_hash as string,
+    id: row.id as string,
+    kind: row.kind === 'browser' ? 'browser' : 'api',
     user: row.user_name as string,
+    label: (row.label as string | null) ?? null,
     createdAt: new Date(Number(row.created_at)),
     expiresAt: new Date(Number(row.expires_at)),
+    idleExpiresAt: at(row.idle_expires_at),
+    lastUsedAt: at(row.last_used_at),
     credential: (row.credential as string | null) ?? null,
   };
 }

@@ -169,7 +169,7 @@ export class OidcLogin {
    * Completes a login at the callback (see `RelyingParty.finish` for the refusals) and maps it
    * to a user (see `userFor`), reading userinfo when the ID token lacks the user claim.
    */
-  async finishLogin(query: URLSearchParams, binding: string | undefined): Promise<{ user: string; refreshToken: string | null }> {
+  async finishLogin(query: URLSearchParams, binding: string | undefined): Promise<{ user: string; refreshToken: string | null; context: Record<string, string> }> {
     const { rp } = this.parts();
     this.#purgeExpired();
     const login = await rp.finish(query, binding);
@@ -177,7 +177,7 @@ export class OidcLogin {
     if (claims[this.#o.settings.userClaim] === undefined && typeof claims.sub === 'string') {
       claims = { ...(await rp.userinfo(login.accessToken, claims.sub)), ...claims };
     }
-    return { user: await this.userFor(claims), refreshToken: login.refreshToken };
+    return { user: await this.userFor(claims), refreshToken: login.refreshToken, context: login.context };
   }
 
   // NOTE: expired records are invisible anyway; deleting them only keeps the catalog small, so
@@ -192,12 +192,15 @@ export class OidcLogin {
     );
   }
 
-  /** Keeps the provider's refresh token, sealed, for the session behind `token`. */
-  async keepRefreshToken(token: string, refreshToken: string): Promise<void> {
+  /**
+   * Keeps the provider's refresh token, sealed, for the session behind `token`, until `until`
+   * (default: a bearer token's lifetime from now).
+   */
+  async keepRefreshToken(token: string, refreshToken: string, until?: Date): Promise<void> {
     const now = this.#o.clock.now();
     await this.#o.catalog.oidcPut(GRANT_KIND, hashToken(token), {
       payload: this.#o.sealer.seal(refreshToken, GRANT_PURPOSE),
-      expiresAt: new Date(now.getTime() + this.#o.tokenTtlSeconds * 1000),
+      expiresAt: until ?? new Date(now.getTime() + this.#o.tokenTtlSeconds * 1000),
     });
   }
 

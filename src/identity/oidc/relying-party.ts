@@ -40,6 +40,8 @@ export interface LoginStart {
 
 export interface LoginResult {
   claims: Record<string, unknown>;
+  /** What `start` was given to remember for the callback ({} when nothing). */
+  context: Record<string, string>;
   accessToken: string;
   refreshToken: string | null;
 }
@@ -100,8 +102,12 @@ export class RelyingParty {
     return new URL(uri);
   }
 
-  /** Starts a login: stores the state, verifier and nonce, and returns the authorization URL. */
-  async start(): Promise<LoginStart> {
+  /**
+   * Starts a login: stores the state, verifier and nonce, and `context` (what the callback
+   * should do once logged in: it stays on the server, bound to the state), and returns the
+   * authorization URL.
+   */
+  async start(context: Record<string, string> = {}): Promise<LoginStart> {
     const config = await this.configuration();
     const state = client.randomState();
     const nonce = client.randomNonce();
@@ -109,7 +115,7 @@ export class RelyingParty {
     const binding = randomBytes(32).toString('base64url');
     const now = this.#o.clock.now();
     await this.#o.catalog.oidcPut(STATE_KIND, state, {
-      payload: JSON.stringify({ verifier, nonce, binding: sha256(binding).toString('base64url') }),
+      payload: JSON.stringify({ verifier, nonce, binding: sha256(binding).toString('base64url'), context }),
       expiresAt: new Date(now.getTime() + LOGIN_STATE_SECONDS * 1000),
     });
     const url = client.buildAuthorizationUrl(config, {
@@ -137,7 +143,7 @@ export class RelyingParty {
     const record = await catalog.oidcGet(STATE_KIND, state, now);
     if (!record) throw refused(logger, 'unknown or expired state', 'The login state is unknown or has expired; start again from /auth/askauth.');
     if (record.consumedAt) throw refused(logger, 'replayed state', 'This login response was already used; start again from /auth/askauth.');
-    const stored = JSON.parse(record.payload) as { verifier: string; nonce: string; binding: string };
+    const stored = JSON.parse(record.payload) as { verifier: string; nonce: string; binding: string; context?: Record<string, string> };
     const expected = Buffer.from(stored.binding, 'base64url');
     const given = sha256(binding ?? '');
     if (!binding || !timingSafeEqual(expected, given)) {
@@ -164,7 +170,7 @@ export class RelyingParty {
     }
     const claims = tokens.claims() as Record<string, unknown> | undefined;
     if (!claims) throw refused(logger, 'no ID token', 'The identity provider returned no ID token.');
-    return { claims: { ...claims }, accessToken: tokens.access_token, refreshToken: tokens.refresh_token ?? null };
+    return { claims: { ...claims }, context: stored.context ?? {}, accessToken: tokens.access_token, refreshToken: tokens.refresh_token ?? null };
   }
 
   /** Claims from the userinfo endpoint, for providers that keep them out of the ID token; {} when it fails. */

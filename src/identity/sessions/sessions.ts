@@ -1,13 +1,15 @@
 /**
- * Sessions behind bearer tokens. Tokens are 256-bit random strings shown to the client once;
- * the catalog stores only their SHA-256, so a leaked catalog yields no usable token. Each
- * session carries the user's backend credential (see `CredentialManager` in `core/ports.ts`).
+ * Sessions behind bearer tokens and browser cookies. Tokens are 256-bit random strings shown to
+ * the client once; the catalog stores only their SHA-256, so a leaked catalog yields no usable
+ * token. Each session carries the user's backend credential (see `CredentialManager` in
+ * `core/ports.ts`). A browser session also has an idle deadline, moved on by use, and a CSRF
+ * token derived from its own token. It reads no request: `http/authorization.ts` does.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { LadingError } from '../../core/errors.ts';
 import type { LoginAttempt, LoginService } from './login.ts';
 import type { BackendCredential, Clock, SessionStore } from '../../core/ports.ts';
-import type { SessionRecord } from '../../core/types.ts';
+import type { SessionKind, SessionRecord } from '../../core/types.ts';
 import type { CredentialManager } from '../../core/ports.ts';
 
 export interface SessionServiceOptions {
@@ -16,8 +18,13 @@ export interface SessionServiceOptions {
   credentials: CredentialManager;
   /** Checks passwords for `login`. */
   login: LoginService;
-  /** Lifetime of a token, in seconds. */
+  /** Lifetime of a bearer token, in seconds. */
   tokenTtlSeconds: number;
+  /**
+   * Browser sessions: the idle timeout (at least 60 s) and the absolute one, in seconds;
+   * default 7200 and 43200.
+   */
+  browser?: { idleSeconds: number; maxSeconds: number };
   /**
    * Called by `refresh` before a new credential is issued, so a login through an identity
    * provider lasts only as long as the provider agrees; rejects with `UNAUTHENTICATED` when not.
@@ -39,6 +46,32 @@ export interface AuthenticatedSession {
 export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
+
+/**
+ * The CSRF token of the browser session behind `token`: an HMAC keyed by the session's own
+ * token, so every node computes it without storing it, and nobody without the (HttpOnly)
+ * cookie can.
+ */
+export function csrfTokenOf(token: string): string {
+  return createHmac('sha256', token).update('lading csrf token').digest('base64url');
+}
+
+/** Whether `given` is the CSRF token of the session behind `token`, compared in constant time. */
+export function csrfTokenMatches(token: string, given: string | undefined): boolean {
+  if (given === undefined) return false;
+  const expected = Buffer.from(csrfTokenOf(token));
+  const actual = Buffer.from(given);
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+/** A session just opened: its token (shown once) and its record. */
+export interface OpenedSession {
+  token: string;
+  session: SessionRecord;
+}
+
+/** Labels of API tokens: printable, at most this many characters. */
+export const TOKEN_LABEL_MAX = 100;
 
 export class SessionService {
   readonly #o: SessionServiceOptions;
@@ -62,16 +95,66 @@ export class SessionService {
 
   /** Opens a session for a user whose identity was already proven; returns the bearer token. */
   async open(user: string): Promise<string> {
+    return (await this.#open(user, 'api', null)).token;
+  }
+
+  /**
+   * Opens a browser session (the cookie's token) for a user whose identity was already proven,
+   * with the idle and absolute timeouts of `browser`.
+   */
+  async openBrowser(user: string): Promise<OpenedSession> {
+    return this.#open(user, 'browser', null);
+  }
+
+  /**
+   * Makes an API token for `user` (the "API access" page), labelled `label` (trimmed; 1 to
+   * `TOKEN_LABEL_MAX` characters, no control characters, else `BAD_REQUEST`), living as long as
+   * a login's token. The token is in the answer and nowhere else.
+   */
+  async createToken(user: string, label: string): Promise<OpenedSession> {
+    const clean = label.trim();
+    if (clean.length === 0 || clean.length > TOKEN_LABEL_MAX || /[\u0000-\u001f\u007f-\u009f]/.test(clean)) {
+      throw new LadingError('BAD_REQUEST', `A token's label is 1 to ${TOKEN_LABEL_MAX} characters, without control characters.`);
+    }
+    return this.#open(user, 'api', clean);
+  }
+
+  /** The live API tokens of `user`, oldest first (records only: the tokens are not stored). */
+  async listTokens(user: string): Promise<SessionRecord[]> {
+    return this.#o.catalog.listSessionsOf(user, 'api', this.#o.clock.now());
+  }
+
+  /** Revokes the API token of `user` named `id`, on every node at once. `NOT_FOUND` when `user` has no live token by that id. */
+  async revokeToken(user: string, id: string): Promise<void> {
+    const tokens = await this.listTokens(user);
+    const token = tokens.find((t) => t.id === id);
+    if (!token || !(await this.#o.catalog.deleteSessionById(user, id))) {
+      throw new LadingError('NOT_FOUND', 'You have no API token with this id (it may have been revoked or have expired).');
+    }
+  }
+
+  async #open(user: string, kind: SessionKind, label: string | null): Promise<OpenedSession> {
     const now = this.#o.clock.now();
     const token = randomBytes(32).toString('base64url');
-    await this.#o.catalog.putSession({
+    const browser = this.#browser();
+    const session: SessionRecord = {
       tokenHash: hashToken(token),
+      id: randomBytes(12).toString('base64url'),
+      kind,
       user,
+      label,
       createdAt: now,
-      expiresAt: new Date(now.getTime() + this.#o.tokenTtlSeconds * 1000),
+      expiresAt: new Date(now.getTime() + (kind === 'browser' ? browser.maxSeconds : this.#o.tokenTtlSeconds) * 1000),
+      idleExpiresAt: kind === 'browser' ? new Date(now.getTime() + browser.idleSeconds * 1000) : null,
+      lastUsedAt: now,
       credential: await this.#o.credentials.issue(user, now),
-    });
-    return token;
+    };
+    await this.#o.catalog.putSession(session);
+    return { token, session };
+  }
+
+  #browser(): { idleSeconds: number; maxSeconds: number } {
+    return this.#o.browser ?? { idleSeconds: 7200, maxSeconds: 43200 };
   }
 
   async #openExternal(token: string, check: NonNullable<SessionServiceOptions['externalBearer']>): Promise<SessionRecord | null> {
@@ -79,29 +162,50 @@ export class SessionService {
     if (!proven) return null;
     const now = this.#o.clock.now();
     const session: SessionRecord = {
-      tokenHash: hashToken(token), user: proven.user, createdAt: now, expiresAt: proven.expiresAt,
+      tokenHash: hashToken(token), id: randomBytes(12).toString('base64url'), kind: 'api', user: proven.user, label: null,
+      createdAt: now, expiresAt: proven.expiresAt, idleExpiresAt: null, lastUsedAt: now,
       credential: await this.#o.credentials.issue(proven.user, now),
     };
     await this.#o.catalog.putSession(session);
     return session;
   }
 
-  /** The session behind a bearer token. `UNAUTHENTICATED` (with `invalidToken`) when unknown or expired. */
-  async authenticate(token: string): Promise<AuthenticatedSession> {
-    let session = await this.#o.catalog.getSession(hashToken(token), this.#o.clock.now());
-    if (!session && this.#o.externalBearer) session = await this.#openExternal(token, this.#o.externalBearer);
-    if (!session || !session.credential) {
-      throw new LadingError('UNAUTHENTICATED', 'The token is invalid or has expired; log in again.', { details: { invalidToken: true } });
+  /**
+   * The session behind a token carried as `kind` says (`api`: a bearer token, the default;
+   * `browser`: the session cookie). `UNAUTHENTICATED` (with `invalidToken`) when unknown, dead
+   * or of the other kind: a cookie's token is no bearer token, nor the other way round. Marks
+   * the session used, and moves a browser session's idle deadline on, writing to the catalog
+   * at most once a minute per session.
+   */
+  async authenticate(token: string, kind: SessionKind = 'api'): Promise<AuthenticatedSession> {
+    const now = this.#o.clock.now();
+    let session = await this.#o.catalog.getSession(hashToken(token), now);
+    if (!session && kind === 'api' && this.#o.externalBearer) session = await this.#openExternal(token, this.#o.externalBearer);
+    if (!session || !session.credential || session.kind !== kind) {
+      throw new LadingError('UNAUTHENTICATED', kind === 'browser' ? 'Your session has ended; sign in again.' : 'The token is invalid or has expired; log in again.', { details: { invalidToken: true } });
     }
-    return { session, credential: await this.#o.credentials.open(session.credential) };
+    session = await this.#touch(session, now);
+    return { session, credential: await this.#o.credentials.open(session.credential!) };
+  }
+
+  // NOTE: the hot path reads the session on every request but writes it only when its last
+  // recorded use is older than the slack (a minute, less for very short idle timeouts): the
+  // idle deadline is then at most that much early, never late.
+  async #touch(session: SessionRecord, now: Date): Promise<SessionRecord> {
+    const idleMs = session.idleExpiresAt ? this.#browser().idleSeconds * 1000 : null;
+    const slack = Math.min(60_000, idleMs === null ? 60_000 : idleMs / 4);
+    if (session.lastUsedAt && now.getTime() - session.lastUsedAt.getTime() < slack) return session;
+    const idleExpiresAt = idleMs === null ? null : new Date(now.getTime() + idleMs);
+    if (!(await this.#o.catalog.touchSession(session.tokenHash, now, idleExpiresAt))) return session;
+    return { ...session, lastUsedAt: now, idleExpiresAt };
   }
 
   /**
    * Regenerates the session's backend credential when it has expired (spec 4.9). Concurrent
    * calls for one session share one regeneration.
    */
-  async refresh(token: string): Promise<'valid' | 'regenerated'> {
-    const { session } = await this.authenticate(token);
+  async refresh(token: string, kind: SessionKind = 'api'): Promise<'valid' | 'regenerated'> {
+    const { session } = await this.authenticate(token, kind);
     const running = this.#refreshing.get(session.tokenHash);
     if (running) return running;
     const job = (async () => {

@@ -215,4 +215,22 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: (S: string) =
       CREATE INDEX publication_events_by_entity ON ${S}publication_events (entity_uid, id);
     `,
   },
+  {
+    // Browser sessions beside bearer tokens: a public id per session (lists and revocation
+    // name it), its kind, the label of a token made on the "API access" page, the idle
+    // deadline of a browser session and when a session was last used.
+    version: 10,
+    sql: (S) => `
+      ALTER TABLE ${S}sessions
+        ADD COLUMN id TEXT,
+        ADD COLUMN kind TEXT NOT NULL DEFAULT 'api' CHECK (kind IN ('api', 'browser')),
+        ADD COLUMN label TEXT,
+        ADD COLUMN idle_expires_at BIGINT,
+        ADD COLUMN last_used_at BIGINT;
+      UPDATE ${S}sessions SET id = md5(token_hash || random()::text);
+      ALTER TABLE ${S}sessions ALTER COLUMN id SET NOT NULL;
+      CREATE UNIQUE INDEX sessions_by_id ON ${S}sessions (id);
+      CREATE INDEX sessions_by_user_kind ON ${S}sessions (user_name, kind, created_at);
+    `,
+  },
 ];

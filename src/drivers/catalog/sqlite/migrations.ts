@@ -204,4 +204,20 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX publication_events_by_entity ON publication_events (entity_uid, id);
     `,
   },
+  {
+    // Browser sessions beside bearer tokens: a public id per session (lists and revocation
+    // name it), its kind, the label of a token made on the "API access" page, the idle
+    // deadline of a browser session and when a session was last used.
+    version: 10,
+    sql: `
+      ALTER TABLE sessions ADD COLUMN id TEXT;
+      UPDATE sessions SET id = lower(hex(randomblob(12)));
+      CREATE UNIQUE INDEX sessions_by_id ON sessions (id);
+      ALTER TABLE sessions ADD COLUMN kind TEXT NOT NULL DEFAULT 'api' CHECK (kind IN ('api', 'browser'));
+      ALTER TABLE sessions ADD COLUMN label TEXT;
+      ALTER TABLE sessions ADD COLUMN idle_expires_at INTEGER;
+      ALTER TABLE sessions ADD COLUMN last_used_at INTEGER;
+      CREATE INDEX sessions_by_user ON sessions (user_name, kind, created_at);
+    `,
+  },
 ];

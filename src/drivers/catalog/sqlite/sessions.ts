@@ -1,22 +1,36 @@
 /** The session role of the SQLite catalog: login sessions keyed by token hash, and their credentials. */
+import { randomBytes } from 'node:crypto';
 import type { SessionStore } from '../../../core/ports.ts';
 import { toSession } from '../rows.ts';
 import type { Row, SqliteConnection } from './connection.ts';
+
+/** Live at `?` (the same time bound twice): before both deadlines. */
+const LIVE = 'expires_at > ? AND (idle_expires_at IS NULL OR idle_expires_at > ?)';
 
 /** The session role over `db`; each method is one statement. */
 export function createSqliteSessions(db: SqliteConnection): SessionStore {
   const { q } = db;
   return {
     async putSession(s) {
-      q(`INSERT INTO sessions (token_hash, user_name, created_at, expires_at, credential) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT (token_hash) DO UPDATE SET user_name = excluded.user_name, created_at = excluded.created_at,
-         expires_at = excluded.expires_at, credential = excluded.credential`)
-        .run(s.tokenHash, s.user, s.createdAt.getTime(), s.expiresAt.getTime(), s.credential);
+      q(`INSERT INTO sessions (token_hash, id, kind, user_name, label, created_at, expires_at, idle_expires_at, last_used_at, credential)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (token_hash) DO UPDATE SET id = excluded.id, kind = excluded.kind, user_name = excluded.user_name,
+         label = excluded.label, created_at = excluded.created_at, expires_at = excluded.expires_at,
+         idle_expires_at = excluded.idle_expires_at, last_used_at = excluded.last_used_at, credential = excluded.credential`)
+        .run(s.tokenHash, s.id ?? randomBytes(12).toString('base64url'), s.kind ?? 'api', s.user, s.label ?? null,
+          s.createdAt.getTime(), s.expiresAt.getTime(), s.idleExpiresAt?.getTime() ?? null, s.lastUsedAt?.getTime() ?? null, s.credential);
     },
 
     async getSession(tokenHash, now) {
-      const row = q('SELECT * FROM sessions WHERE token_hash = ? AND expires_at > ?').get(tokenHash, now.getTime()) as Row | undefined;
+      const t = now.getTime();
+      const row = q(`SELECT * FROM sessions WHERE token_hash = ? AND ${LIVE}`).get(tokenHash, t, t) as Row | undefined;
       return row ? toSession(row) : null;
+    },
+
+    async touchSession(tokenHash, usedAt, idleExpiresAt) {
+      const t = usedAt.getTime();
+      return q(`UPDATE sessions SET last_used_at = ?, idle_expires_at = CASE WHEN idle_expires_at IS NULL THEN NULL ELSE ? END
+        WHERE token_hash = ? AND ${LIVE}`).run(t, idleExpiresAt?.getTime() ?? null, tokenHash, t, t).changes > 0;
     },
 
     async updateSessionCredential(tokenHash, credential, expected) {
@@ -25,13 +39,25 @@ export function createSqliteSessions(db: SqliteConnection): SessionStore {
     },
 
     async latestSessionOf(user, now) {
-      const row = q('SELECT * FROM sessions WHERE user_name = ? AND expires_at > ? ORDER BY created_at DESC, rowid DESC LIMIT 1')
-        .get(user, now.getTime()) as Row | undefined;
+      const t = now.getTime();
+      const row = q(`SELECT * FROM sessions WHERE user_name = ? AND ${LIVE} ORDER BY created_at DESC, rowid DESC LIMIT 1`)
+        .get(user, t, t) as Row | undefined;
       return row ? toSession(row) : null;
+    },
+
+    async listSessionsOf(user, kind, now) {
+      const t = now.getTime();
+      const rows = q(`SELECT * FROM sessions WHERE user_name = ? AND kind = ? AND ${LIVE} ORDER BY created_at, rowid`)
+        .all(user, kind, t, t) as Row[];
+      return rows.map(toSession);
     },
 
     async deleteSession(tokenHash) {
       q('DELETE FROM sessions WHERE token_hash = ?').run(tokenHash);
+    },
+
+    async deleteSessionById(user, id) {
+      return q('DELETE FROM sessions WHERE user_name = ? AND id = ?').run(user, id).changes > 0;
     },
 
     async deleteSessionsOf(user) {
@@ -39,7 +65,8 @@ export function createSqliteSessions(db: SqliteConnection): SessionStore {
     },
 
     async deleteExpiredSessions(now) {
-      return Number(q('DELETE FROM sessions WHERE expires_at <= ?').run(now.getTime()).changes);
+      const t = now.getTime();
+      return Number(q('DELETE FROM sessions WHERE expires_at <= ? OR idle_expires_at <= ?').run(t, t).changes);
     },
   };
 }

@@ -1,0 +1,178 @@
+/**
+ * The browser session and the user's API tokens: `GET /auth/session` (who is signed in, the
+ * session's CSRF token and deadlines), `POST /auth/signout`, and `/auth/tokens` to list, make
+ * and revoke API tokens (the "API access" page). Sign-in itself is `/auth/signin` (in
+ * `routes-oidc.ts`). Credentials are read by `authorization.ts` only; `SessionService` decides.
+ */
+import type { FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { Backend } from '../core/backend.ts';
+import { isLadingError } from '../core/errors.ts';
+import type { PublicBase } from '../core/public-base.ts';
+import type { SessionRecord } from '../core/types.ts';
+import { type SessionService, TOKEN_LABEL_MAX, csrfTokenOf } from '../identity/sessions/sessions.ts';
+import { type Authenticate, secureCookies, sessionCookie } from './authorization.ts';
+import { envelope } from './envelope.ts';
+import { Envelope, type TypedApp, errorResponses } from './schemas.ts';
+
+interface SessionRouteDeps {
+  backend: Backend;
+  sessions: SessionService;
+  authenticate: Authenticate;
+  publicBase: PublicBase;
+  /** Which provider signs browsers in: the embedded one or an external one. */
+  provider: 'embedded' | 'external';
+}
+
+const DateTime = (description: string) => Type.String({ format: 'date-time', description });
+
+const SessionInfo = Envelope(Type.Object({
+  user: Type.String({ description: 'The signed-in user.' }),
+  home: Type.String({ description: 'The user\'s home collection.' }),
+  csrf_token: Type.Union([Type.String(), Type.Null()], { description: 'Send it as X-CSRF-Token on every request that changes something (anything but GET, HEAD, OPTIONS) made with the cookie; null for a bearer token, which needs none.' }),
+  expires_at: DateTime('When the session ends whatever happens (web.session_max after sign-in; a bearer token: its expiry).'),
+  idle_expires_at: Type.Union([DateTime('When the session ends unless used before (web.session_idle after its last use, to the minute).'), Type.Null()]),
+  provider: Type.Union([Type.Literal('embedded'), Type.Literal('external')], { description: 'Whether sign-in goes through lading\'s embedded identity provider or an external one.' }),
+}, {
+  examples: [{
+    user: 'alice', home: '/lading/home/alice', csrf_token: 'm1Yx…', expires_at: '2026-11-23T23:00:00.000Z',
+    idle_expires_at: '2026-11-23T13:00:00.000Z', provider: 'embedded',
+  }],
+}), 'The session the request is authenticated by.');
+
+const Completed = Envelope(Type.Object({ Completed: Type.String() }), 'Done.');
+
+const TokenRecord = Type.Object({
+  id: Type.String({ description: 'Names the token in DELETE /auth/tokens/{id}; it is not the token.' }),
+  label: Type.Union([Type.String(), Type.Null()], { description: 'What it was called when made here; null for a token from a login (POST /auth/login, /auth/askauth).' }),
+  created_at: DateTime('When it was made.'),
+  expires_at: DateTime('When it stops working (auth.token_ttl after it was made).'),
+  last_used_at: Type.Union([DateTime('When it was last used, to the minute.'), Type.Null()]),
+  current: Type.Boolean({ description: 'The request was authenticated by this token.' }),
+});
+
+const TOKEN_EXAMPLE = {
+  id: 'Hq3d0e3Vx5f2QK8z', label: 'laptop sync', created_at: '2026-11-23T12:00:00.000Z',
+  expires_at: '2026-11-24T12:00:00.000Z', last_used_at: '2026-11-23T12:41:00.000Z', current: false,
+};
+
+const TokenList = Envelope(Type.Array(TokenRecord, { examples: [[TOKEN_EXAMPLE]] }), 'The caller\'s live API tokens, oldest first (the tokens themselves are never shown again).');
+
+const CreatedToken = Envelope(Type.Object({
+  ...TokenRecord.properties,
+  token: Type.String({ description: 'The bearer token: shown only here (lading keeps only its SHA-256).' }),
+}, { examples: [{ ...TOKEN_EXAMPLE, last_used_at: '2026-11-23T12:00:00.000Z', token: 'q6V1…' }] }), 'The new API token.');
+
+const CreateTokenBody = Type.Object({
+  label: Type.String({ minLength: 1, maxLength: TOKEN_LABEL_MAX, description: `What the token is for, to recognise it in the list: 1 to ${TOKEN_LABEL_MAX} characters.` }),
+}, { additionalProperties: false, examples: [{ label: 'laptop sync' }] });
+
+const TokenIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }) });
+
+function tokenRecord(session: SessionRecord, current: SessionRecord | undefined) {
+  return {
+    id: session.id,
+    label: session.label,
+    created_at: session.createdAt.toISOString(),
+    expires_at: session.expiresAt.toISOString(),
+    last_used_at: session.lastUsedAt?.toISOString() ?? null,
+    current: current?.tokenHash === session.tokenHash,
+  };
+}
+
+export function registerSessionRoutes(app: TypedApp, deps: SessionRouteDeps): void {
+  const { sessions } = deps;
+  const security: Record<string, string[]>[] = [{ bearer: [] }, { session: [] }];
+  const preHandler = async (request: FastifyRequest) => {
+    await deps.authenticate(request);
+  };
+
+  app.get('/auth/session', {
+    schema: {
+      summary: 'The session: who is signed in, its CSRF token and when it ends',
+      description: 'With the browser session cookie (set by /auth/signin) or a bearer token. 401 when not signed in.',
+      tags: ['auth'], security, response: { 200: SessionInfo, ...errorResponses(401) },
+    },
+  }, async (request, reply) => {
+    const token = await deps.authenticate(request);
+    const { session } = request.auth!;
+    reply.header('cache-control', 'no-store');
+    return envelope({
+      user: session.user,
+      home: deps.backend.homeOf(session.user) as string,
+      csrf_token: session.kind === 'browser' ? csrfTokenOf(token) : null,
+      expires_at: session.expiresAt.toISOString(),
+      idle_expires_at: session.idleExpiresAt?.toISOString() ?? null,
+      provider: deps.provider,
+    });
+  });
+
+  app.post('/auth/signout', {
+    schema: {
+      summary: 'Sign out: ends the session on the server (on every node at once) and clears the cookie',
+      description: 'With the cookie, send X-CSRF-Token. With a bearer token, revokes it as POST /auth/logout does.',
+      tags: ['auth'], security, response: { 200: Completed, ...errorResponses(401, 403) },
+    },
+  }, async (request, reply) => {
+    const clear = sessionCookie(null, secureCookies(deps.publicBase.forRequest(request)));
+    reply.header('cache-control', 'no-store');
+    let token: string;
+    try {
+      token = await deps.authenticate(request);
+    } catch (err) {
+      // NOTE: a cookie whose session has ended is of no use, so it goes; one refused for want
+      // of the CSRF token stays, or any site could sign the browser out.
+      if (isLadingError(err, 'UNAUTHENTICATED')) reply.header('set-cookie', clear);
+      throw err;
+    }
+    await sessions.logout(token);
+    reply.header('set-cookie', clear);
+    request.log.info({ user: request.auth!.session.user }, 'signed out');
+    return envelope({ Completed: 'Signed out.' });
+  });
+
+  app.get('/auth/tokens', {
+    schema: {
+      summary: 'List your API tokens (not the tokens themselves)',
+      tags: ['auth'], security, response: { 200: TokenList, ...errorResponses(401) },
+    },
+    preHandler,
+  }, async (request, reply) => {
+    const { session } = request.auth!;
+    reply.header('cache-control', 'no-store');
+    return envelope((await sessions.listTokens(session.user)).map((t) => tokenRecord(t, session)));
+  });
+
+  app.post('/auth/tokens', {
+    schema: {
+      summary: 'Make an API token (shown once) for scripts and the command line',
+      description: 'The token works as Authorization: Bearer <token> until expires_at, with its own proxy certificate; revoke it with DELETE /auth/tokens/{id}. With the cookie, send X-CSRF-Token.',
+      tags: ['auth'], security, body: CreateTokenBody,
+      response: { 201: CreatedToken, ...errorResponses(401, 403, 413, 415) },
+    },
+    links: { 201: { Revoke: { operationId: 'revokeToken', parameters: { id: '$response.body#/Response/data/id' }, description: 'Revoke the token.' } } },
+    preHandler,
+  }, async (request, reply) => {
+    const { session } = request.auth!;
+    const made = await sessions.createToken(session.user, request.body.label);
+    request.log.info({ user: session.user, token: made.session.id }, 'API token made');
+    reply.code(201).header('cache-control', 'no-store');
+    return envelope({ ...tokenRecord(made.session, session), token: made.token }, 201);
+  });
+
+  app.delete('/auth/tokens/:id', {
+    schema: {
+      operationId: 'revokeToken',
+      summary: 'Revoke one of your API tokens: refused from the next request on, on every node',
+      description: 'With the cookie, send X-CSRF-Token. 404 when you have no live token with this id.',
+      tags: ['auth'], security, params: TokenIdParams,
+      response: { 200: Completed, ...errorResponses(401, 403, 404) },
+    },
+    preHandler,
+  }, async (request) => {
+    const { session } = request.auth!;
+    await sessions.revokeToken(session.user, request.params.id);
+    request.log.info({ user: session.user, token: request.params.id }, 'API token revoked');
+    return envelope({ Completed: 'The token was revoked.' });
+  });
+}
