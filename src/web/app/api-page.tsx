@@ -97,7 +97,7 @@ export function ApiPage(props: { session: Session }) {
             <tbody>
               {tokens.map((t) => (
                 <tr key={t.id}>
-                  <td class="break">{t.label || <span class="hint">(no label)</span>}</td>
+                  <td class="break">{t.label ?? <span class="hint">(a sign-in)</span>}</td>
                   <td>{shortDate(t.created_at)}</td>
                   <td>{t.expires_at ? shortDate(t.expires_at) : 'never'}</td>
                   <td>{t.last_used_at ? shortDate(t.last_used_at) : '—'}</td>
@@ -108,8 +108,8 @@ export function ApiPage(props: { session: Session }) {
           </table>
         )}
         <form class="inline-form" onSubmit={create}>
-          <Field id="token-label" label="Label" value={label} onInput={setLabel} hint="What the token is for, e.g. “laptop backup script”." />
-          <button type="submit" class="primary">Create a token</button>
+          <Field id="token-label" label="Label" value={label} onInput={setLabel} required hint="What the token is for, e.g. “laptop backup script”." />
+          <button type="submit" class="primary" disabled={!label.trim()}>Create a token</button>
         </form>
       </section>
       <ProxySection />

@@ -272,7 +272,7 @@ export function BrowsePage(props: { session: Session; path: string }) {
       onDragLeave={(e) => { if (e.currentTarget === e.target) setDragging(false); }}
       onDrop={async (e) => { e.preventDefault(); setDragging(false); if (e.dataTransfer) await start(await droppedFiles(e.dataTransfer)); }}
     >
-      <Breadcrumbs path={path} href={browseHref} />
+      <Breadcrumbs path={path} href={browseHref} home={props.session.home} />
       <div class="page-head">
         <h1 id="page-title" class="break">{path === props.session.home ? 'Your files' : name}</h1>
         <div class="toolbar">

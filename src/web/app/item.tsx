@@ -299,7 +299,7 @@ export function ItemPage(props: { session: Session; path: string }) {
   const kind = entry?.kind === 'collection' ? 'Collection' : 'Data object';
   return (
     <section class="page item" aria-labelledby="page-title">
-      <Breadcrumbs path={props.path} href={browseHref} />
+      <Breadcrumbs path={props.path} href={browseHref} home={props.session.home} />
       {error && <Notice kind="error">{describeError(error)}</Notice>}
       {!entry && !error && <p class="loading" role="status">Loading…</p>}
       {entry && (

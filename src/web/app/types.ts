@@ -81,7 +81,7 @@ export interface CreatedShare extends ShareLink { token: string; url: string }
 
 export interface ApiToken {
   id: string;
-  label: string;
+  label: string | null;
   created_at: string;
   expires_at: string | null;
   last_used_at?: string | null;

@@ -93,10 +93,17 @@ export function Progress(props: { value: number; max: number; label: string }) {
   );
 }
 
-/** Breadcrumbs of `path`; each ancestor links with `href`, the last is the current page. */
-export function Breadcrumbs(props: { path: string; href: (path: string) => string; from?: string }) {
+/**
+ * Breadcrumbs of `path`; each ancestor links with `href`, the last is the current page. Inside
+ * `home`, they start at it, named "Your files".
+ */
+export function Breadcrumbs(props: { path: string; href: (path: string) => string; home?: string }) {
   const parts = props.path.split('/').filter(Boolean);
-  const crumbs = parts.map((name, i) => ({ name, path: `/${parts.slice(0, i + 1).join('/')}` }));
+  let crumbs = parts.map((name, i) => ({ name, path: `/${parts.slice(0, i + 1).join('/')}` }));
+  const home = props.home;
+  if (home && (props.path === home || props.path.startsWith(`${home}/`))) {
+    crumbs = [{ name: 'Your files', path: home }, ...crumbs.filter((c) => c.path.length > home.length)];
+  }
   return (
     <nav aria-label="Breadcrumb" class="breadcrumbs">
       <ol>
