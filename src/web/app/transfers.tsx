@@ -35,7 +35,7 @@ function ItemRow(props: { item: UploadItem }) {
         <span>
           {humanSize(i.sent)} of {humanSize(i.total)}
           {i.state === 'uploading' && i.rate > 0 && ` · ${rate(i.rate)} · ${duration(left)} left`}
-          {i.resumedFrom !== null && i.resumedFrom > 0 && i.state !== 'done' && ` · resumed at ${humanSize(i.resumedFrom)}`}
+          {i.resumedFrom !== null && i.resumedFrom > 0 && ` · resumed at ${humanSize(i.resumedFrom)}`}
         </span>
         <span class="transfer-actions">
           {(i.state === 'uploading' || i.state === 'waiting') && <button type="button" class="link" onClick={() => uploads.pause(i)} aria-label={`Pause ${i.label}`}>Pause</button>}
