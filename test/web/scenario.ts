@@ -173,17 +173,18 @@ export async function runScenario(t: TestContext, browser: Browser, d: Deploymen
   const bigRow = page.locator('li.transfer').filter({ hasText: 'ctd-profile.bin' });
   assert.match(await bigRow.innerText(), /Done/);
   assert.match(await bigRow.innerText(), /resumed at \d/, 'the large upload resumed where it stopped');
-  assert.match(await bigRow.innerText(), new RegExp(`PID ${d.pidPrefix.replace('.', '\\.')}/`), 'the PID the rules assigned appears');
+  // The PID the rules assign appears once registered (the app waits for it with pid_await).
+  await bigRow.getByText(new RegExp(`PID ${d.pidPrefix.replace('.', '\\.')}/`)).waitFor({ timeout: 30_000 });
   await check(page, 'transfers');
 
   // Every file is listed, with the checksum of the local file.
   await page.getByRole('link', { name: 'Files', exact: true }).click();
   await files.waitFor();
   const rows = page.locator('tbody tr:not(.spacer)');
-  await page.getByRole('link', { name: 'ctd-profile.bin' }).waitFor();
-  await page.getByRole('link', { name: /campaign-2026/ }).first().click();
+  await page.getByRole('link', { name: 'ctd-profile.bin', exact: true }).waitFor();
+  await page.getByRole('link', { name: 'campaign-2026 (collection)' }).click();
   await page.getByRole('heading', { level: 1, name: 'campaign-2026' }).waitFor();
-  await page.getByRole('link', { name: 'station-45.csv' }).waitFor();
+  await page.getByRole('link', { name: 'station-45.csv', exact: true }).waitFor();
   assert.equal(await rows.count(), 46, '45 files and the collection raw');
   await page.getByLabel('Filter by name').fill('station-0');
   await page.getByText('9 of 46 entries').waitFor();
@@ -202,7 +203,7 @@ export async function runScenario(t: TestContext, browser: Browser, d: Deploymen
 
   // A file that exists: the app asks, and skipping leaves it as it was.
   await page.evaluate(`location.hash = '#/browse${home}/campaign-2026'`);
-  await page.getByRole('link', { name: 'station-01.csv' }).waitFor();
+  await page.getByRole('link', { name: 'station-01.csv', exact: true }).waitFor();
   await writeFile(join(d.dir, 'station-01.csv'), 'not the same content');
   await page.getByLabel('Upload files').setInputFiles(join(d.dir, 'station-01.csv'));
   const dialog = page.getByRole('dialog', { name: 'Replace or skip?' });
@@ -216,7 +217,7 @@ export async function runScenario(t: TestContext, browser: Browser, d: Deploymen
 
   // The large file: its details, its PID, and a download by a plain link.
   await page.getByRole('link', { name: 'Your files' }).click();
-  await page.getByRole('link', { name: 'ctd-profile.bin' }).click();
+  await page.getByRole('link', { name: 'ctd-profile.bin', exact: true }).click();
   await page.getByRole('heading', { level: 1, name: 'ctd-profile.bin' }).waitFor();
   assert.equal(await page.locator('#checksum').innerText(), `sha2:${bigSha}`);
   assert.match(await page.locator('#pid').innerText(), new RegExp(`^${d.pidPrefix.replace('.', '\\.')}/`));
@@ -234,11 +235,11 @@ export async function runScenario(t: TestContext, browser: Browser, d: Deploymen
   await rename.getByRole('button', { name: 'Rename' }).click();
   await page.getByRole('heading', { level: 1, name: 'ctd-profile-final.bin' }).waitFor();
   await page.getByRole('link', { name: 'Your files' }).click();
-  await page.getByRole('link', { name: 'ctd-profile-final.bin' }).waitFor();
+  await page.getByRole('link', { name: 'ctd-profile-final.bin', exact: true }).waitFor();
   assert.equal(await page.getByRole('link', { name: 'ctd-profile.bin', exact: true }).count(), 0, 'the old name is gone');
 
   // A share link, opened in a fresh context without a session, then revoked.
-  await page.getByRole('link', { name: 'ctd-profile-final.bin' }).click();
+  await page.getByRole('link', { name: 'ctd-profile-final.bin', exact: true }).click();
   await page.getByRole('button', { name: 'Create link' }).click();
   const shareUrl = await page.locator('#new-link').innerText();
   assert.ok(shareUrl.startsWith(`${d.base}/api/shared/`), shareUrl);
@@ -280,7 +281,7 @@ export async function runScenario(t: TestContext, browser: Browser, d: Deploymen
   assert.ok(token, curl);
   const listed = await fetch(`${d.base}/api/registered${home}/`, { headers: { authorization: `Bearer ${token}` } });
   assert.equal(listed.status, 200, 'the new token lists the home, as the curl line does');
-  await page.getByRole('cell', { name: 'e2e script' }).waitFor();
+  await page.getByRole('cell', { name: 'e2e script', exact: true }).waitFor();
   await check(page, 'api-access');
 
   // Signing out ends the session on the server.

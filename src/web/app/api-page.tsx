@@ -93,14 +93,14 @@ export function ApiPage(props: { session: Session }) {
         {tokens && tokens.length > 0 && (
           <table class="plain">
             <caption class="visually-hidden">Your API tokens</caption>
-            <thead><tr><th scope="col">Label</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+            <thead><tr><th scope="col">Label</th><th scope="col" class="hide-phone">Created</th><th scope="col">Expires</th><th scope="col" class="hide-phone">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
             <tbody>
               {tokens.map((t) => (
                 <tr key={t.id}>
                   <td class="break">{t.label ?? <span class="hint">(a sign-in)</span>}</td>
-                  <td>{shortDate(t.created_at)}</td>
+                  <td class="hide-phone">{shortDate(t.created_at)}</td>
                   <td>{t.expires_at ? shortDate(t.expires_at) : 'never'}</td>
-                  <td>{t.last_used_at ? shortDate(t.last_used_at) : '—'}</td>
+                  <td class="hide-phone">{t.last_used_at ? shortDate(t.last_used_at) : '—'}</td>
                   <td><button type="button" class="link" onClick={() => revoke(t)} aria-label={`Revoke the token ${t.label || t.id}`}>Revoke</button></td>
                 </tr>
               ))}

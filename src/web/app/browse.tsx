@@ -284,7 +284,7 @@ export function BrowsePage(props: { session: Session; path: string }) {
           </label>
           <label class="button primary file-button">
             Upload a folder
-            <input type="file" multiple class="visually-hidden" {...{ webkitdirectory: '' }} onChange={(e) => { const input = e.currentTarget; void start(pickedFiles(input)).finally(() => { input.value = ''; }); }} />
+            <input type="file" multiple class="visually-hidden" {...{ webkitdirectory: true }} onChange={(e) => { const input = e.currentTarget; void start(pickedFiles(input)).finally(() => { input.value = ''; }); }} />
           </label>
         </div>
       </div>

@@ -320,9 +320,9 @@ export class UploadManager {
     if (!url) return;
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
-        const state = await api<{ object: Record<string, RecordFields> | null }>('GET', `${url}?pid_await=true`);
+        const state = await api<{ object: RecordFields | null }>('GET', `${url}?pid_await=true`);
         if (state.object) {
-          const entry = entryOf(state.object);
+          const entry = entryOf({ [state.object.dataobject]: state.object });
           item.pid = entry.pid;
           item.checksum = entry.checksum;
           this.#changed();
