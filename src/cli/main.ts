@@ -1,5 +1,12 @@
 /**
- * The `lading` command: `serve`, `init` and the admin commands. Only parses arguments, calls
+ * The `lading` command, one entry point for two audiences. The client commands (`login`, `ls`,
+ * `put`, …, in `src/client/`) sit at the top level, as users type them every day; the server
+ * administration commands (`serve`, `init`, `user`, `group`, `acl`, `ca`, `jobs`, `proxy show`)
+ * keep their names, so operators' scripts keep working, and are listed under their own heading
+ * in `--help`. `proxy` is both: `lading proxy [renew]` is the caller's own proxy over the API,
+ * `lading proxy show <user> --data DIR` the admin view.
+ *
+ * For the admin commands: only parses arguments, calls
  * what the composition root (`wiring/index.ts`) exports — the admin commands go through the
  * admin service, which checks them as the API does — and prints. Reads no configuration key
  * itself. Secrets come from standard input, never from arguments. Every failure is one line on
@@ -14,6 +21,7 @@ import { JOB_STATES } from '../core/admin.ts';
 import { LadingError } from '../core/errors.ts';
 import { readSecret } from './secret.ts';
 import { caExported, proxyShow } from './credential-commands.ts';
+import { registerClientCommands, registerProxyCommands } from '../client/commands.ts';
 
 const warn = (message: string): void => {
   process.stderr.write(`lading: warning: ${message}\n`);
@@ -79,6 +87,16 @@ function program(): Command {
     .description('Data-staging HTTP API: upload, download, list, create and rename data with persistent identifiers.')
     .version(VERSION);
 
+  cli.commandsGroup('Client commands (against a server; log in first):');
+  registerClientCommands(cli);
+  const proxy = cli.command('proxy').description('your proxy certificate: show it, or renew it (proxy renew); admins: proxy show <user> --data DIR');
+  common(proxy.command('show <user>').description('(administration) show the proxy of the user\'s most recent session: subject, issuer, time left'))
+    .action(async (name: string, opts: CliOptions) => withAdmin(opts, async (admin) => {
+      process.stdout.write(await proxyShow(admin, name));
+    }));
+  registerProxyCommands(proxy);
+
+  cli.commandsGroup('Server administration (on the server\'s data directory):');
   common(cli.command('serve').description('run the HTTP API (embedded defaults: SQLite catalog, files on local disk)'))
     .option('--listen <host:port>', 'address to listen on (default 127.0.0.1:8080)')
     .option('--check', 'check the configuration and that the catalog and resource are reachable, then exit')
@@ -149,10 +167,6 @@ function program(): Command {
       for (const e of await admin.listAccess(path)) process.stdout.write(`${e.principal}\t${e.level}\n`);
     }));
 
-  common(cli.command('proxy').description('inspect proxy certificates').command('show <user>').description('show the proxy of the user\'s most recent session: subject, issuer, time left'))
-    .action(async (name: string, opts: CliOptions) => withAdmin(opts, async (admin) => {
-      process.stdout.write(await proxyShow(admin, name));
-    }));
   common(cli.command('ca').description('the embedded certificate authority').command('export <dir>').description('write the CA certificate as <hash>.0 and <hash>.signing_policy (grid-security layout)'))
     .action(async (dir: string, opts: CliOptions) => withAdmin(opts, async ({ exportCa }) => {
       process.stdout.write(caExported(await exportCa(dir)));

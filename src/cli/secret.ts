@@ -27,6 +27,24 @@ export async function readSecret(prompt: string): Promise<string> {
   return first;
 }
 
+/**
+ * A password to log in with: typed once without echo on a terminal, else the first line of
+ * standard input. Rejects with `OperatorError` when there is none or it is empty, or typing is
+ * cancelled.
+ */
+export async function readPassword(prompt: string): Promise<string> {
+  if (!process.stdin.isTTY) {
+    let text = '';
+    for await (const chunk of process.stdin) text += String(chunk);
+    const first = text.split(/\r?\n/, 1)[0] ?? '';
+    if (!first) throw new OperatorError('no password on standard input: pipe it in as the first line, e.g. printf \'%s\\n\' "$PASSWORD" | lading login --password-stdin …');
+    return first;
+  }
+  const typed = await readHidden(prompt);
+  if (!typed) throw new OperatorError('the password is empty.');
+  return typed;
+}
+
 /** One line typed on the terminal in raw mode, so nothing is echoed. Ctrl-C cancels. */
 function readHidden(prompt: string): Promise<string> {
   const stdin = process.stdin;

@@ -15,6 +15,9 @@ import {
   ACCESS_RANK, type AccessLevel, type Collection, type DataObject, type Entity, type JobsFor, type PrincipalKind,
 } from './types.ts';
 
+/** How many children a streamed listing reads from the catalog at a time. */
+export const LISTING_PAGE = 1000;
+
 /** The group every user belongs to; access granted to it is access granted to all users. */
 export const PUBLIC_GROUP = 'public';
 /**
@@ -261,6 +264,30 @@ export class Backend {
     const entity = await this.#mustExist(path);
     if (entity.kind !== 'collection') throw new LadingError('NOT_A_COLLECTION', `'${path}' is a data object, not a collection.`);
     return { collection: entity, children: await this.#catalog.listChildren(path) };
+  }
+
+  /**
+   * The children of a collection as a stream, for listings of any size: read access and the
+   * collection are checked here, once; `entries` then yields the children whose names sort after
+   * `after` (all when null), in byte order, reading `LISTING_PAGE` of them from the catalog at a
+   * time, so memory stays flat however many there are. `FORBIDDEN`, `NOT_FOUND`,
+   * `NOT_A_COLLECTION`.
+   */
+  async listing(cred: BackendCredential, path: Path, after: string | null = null): Promise<{ collection: Collection; entries: AsyncGenerator<Entity> }> {
+    await this.#require(await this.#actor(cred), path, 'read');
+    const entity = await this.#mustExist(path);
+    if (entity.kind !== 'collection') throw new LadingError('NOT_A_COLLECTION', `'${path}' is a data object, not a collection.`);
+    const catalog = this.#catalog;
+    async function* entries(): AsyncGenerator<Entity> {
+      let from = after;
+      for (;;) {
+        const page = await catalog.listChildrenAfter(path, from, LISTING_PAGE);
+        yield* page;
+        if (page.length < LISTING_PAGE) return;
+        from = page.at(-1)!.name;
+      }
+    }
+    return { collection: entity, entries: entries() };
   }
 
   /**

@@ -22,6 +22,12 @@ export interface NamespaceStore {
   /** The children of the collection at `path`, sorted by name; [] for an empty or missing one. */
   listChildren(path: Path): Promise<Entity[]>;
   /**
+   * Up to `limit` children of the collection at `path` whose names sort after `after` in byte
+   * order (from the first when null), sorted so; [] past the last or for a missing collection.
+   * Pages read one after another see the children as each page's read found them.
+   */
+  listChildrenAfter(path: Path, after: string | null, limit: number): Promise<Entity[]>;
+  /**
    * Creates a collection owned by `owner`, who gets `own` access on it. Rejects with `CONFLICT`
    * when anything exists at `path`, `NOT_FOUND` when the parent is missing, and
    * `NOT_A_COLLECTION` when the parent is a data object.

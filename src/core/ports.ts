@@ -199,6 +199,8 @@ export interface PidProvider {
 export interface CredentialStatus {
   /** The credential's end of validity. */
   notAfter: Date;
+  /** The credential's start of validity, when it has one. */
+  notBefore?: Date;
   /** Subject the backend will see, for messages and `lading proxy show`. */
   subject: string;
   /** Issuer of that subject's certificate, when the credential is a certificate. */

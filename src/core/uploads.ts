@@ -141,7 +141,7 @@ export class ResumableUploads {
     this.#hashes.set(id, { offset: 0, hash: createHash('sha256') });
     try {
       let row = (await this.#o.catalog.getUpload(id))!;
-      if (input.body) row = await this.#append(row, holder, input.body);
+      if (input.body) row = await this.#append(row, holder, input.body, () => this.#targetStillFree(actor, row));
       if (row.length === row.offset) await this.#finish(actor, row, holder);
     } catch (err) {
       // NOTE: a failed creation request never told its client where the upload is, so the
@@ -189,7 +189,8 @@ export class ResumableUploads {
         if (!(await this.#o.catalog.setUploadLength(id, holder, body.length))) throw leaseLost();
         row = { ...row, length: body.length };
       }
-      row = await this.#append(row, holder, body);
+      const current = row;
+      row = await this.#append(row, holder, body, () => this.#targetStillFree(actor, current));
       if (row.length === row.offset) await this.#finish(actor, row, holder);
     } finally {
       await this.#o.catalog.releaseUpload(id, holder);
@@ -334,8 +335,24 @@ export class ResumableUploads {
     return hash;
   }
 
-  /** Appends `body` to the upload `row` under the lease of `holder`; resolves with the row as recorded. */
-  async #append(row: UploadRecord, holder: string, body: AppendInput): Promise<UploadRecord> {
+  /**
+   * Checks, before the last bytes of `row` are acknowledged, that its commit would be accepted.
+   * NOTE: a tus client that sees `Upload-Offset` equal to `Upload-Length` takes the upload for
+   * done, so last bytes whose commit is bound to be refused (the name was taken meanwhile, access
+   * withdrawn) are not acknowledged: the client keeps getting the refusal instead of a false
+   * success. Only a commit refused in the moment between this check and the commit leaves all
+   * bytes recorded; `get` commits such an upload once it can.
+   */
+  async #targetStillFree(actor: Actor, row: UploadRecord): Promise<void> {
+    await this.#o.backend.checkUploadTarget(actor, row.path, row.overwrite);
+  }
+
+  /**
+   * Appends `body` to the upload `row` under the lease of `holder`; resolves with the row as
+   * recorded. `beforeLast` runs before the checkpoint that would record the upload's last byte;
+   * when it rejects, that checkpoint's bytes are not kept and the rejection is the answer.
+   */
+  async #append(row: UploadRecord, holder: string, body: AppendInput, beforeLast: () => Promise<void>): Promise<UploadRecord> {
     const staging = this.#requireStaging();
     const limit = row.length ?? this.#o.maxUploadBytes;
     if (body.contentLength !== undefined && row.offset + body.contentLength > limit) {
@@ -387,6 +404,7 @@ export class ResumableUploads {
           throw new LadingError('CHECKSUM_MISMATCH', `The ${body.checksum.algorithm} digest of the body (${actual.toString('base64')}) is not the one Upload-Checksum announced (${body.checksum.digest.toString('base64')}); nothing of it was kept.`);
         }
       }
+      if (offset === row.length) await beforeLast();
       const now = clock.now();
       const text = JSON.stringify(state);
       const lease = new Date(now.getTime() + leaseMs);

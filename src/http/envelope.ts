@@ -58,30 +58,20 @@ export function locationOf(urls: Urls, path: Path): string {
   return `${urls.backend}${path}`;
 }
 
-export interface EntityRecord extends Partial<EntityDetails> {
+export interface EntityRecord {
   dataobject: string;
   link: string;
   location: string;
-  metadata: { PID: string | null; checksum: string | null; name: string; object_type: 'dataobject' | 'collection' };
-  path: string;
-}
-
-/** What `details=true` adds to an entity record (beyond spec 2.2): what a file browser shows. */
-export interface EntityDetails {
-  size: number | null;
-  owner: string;
-  created_at: string;
-  modified_at: string;
-}
-
-/** The fields `details=true` adds to `entity`'s record. */
-export function entityDetails(entity: Entity): EntityDetails {
-  return {
-    size: entity.kind === 'dataobject' ? entity.size : null,
-    owner: entity.owner,
-    created_at: entity.createdAt.toISOString(),
-    modified_at: entity.modifiedAt.toISOString(),
+  metadata: {
+    PID: string | null; checksum: string | null; name: string; object_type: 'dataobject' | 'collection';
+    /** Bytes of a data object; null for a collection. An addition to spec 2.2, for listings in long format. */
+    size: number | null;
+    /** When the entity last changed (ISO 8601). An addition to spec 2.2. */
+    modified: string;
+    /** The user who owns the entity. An addition to spec 2.2, for file browsers. */
+    owner: string;
   };
+  path: string;
 }
 
 /** `{<name>: record}` as in spec 2.2; `link` is made by `link` (default: the registered link). */
@@ -96,6 +86,9 @@ export function entityRecord(urls: Urls, entity: Entity, link: (urls: Urls, path
         checksum: entity.kind === 'dataobject' ? entity.checksum : null,
         name: entity.name,
         object_type: entity.kind,
+        size: entity.kind === 'dataobject' ? entity.size : null,
+        modified: entity.modifiedAt.toISOString(),
+        owner: entity.owner,
       },
       path: parentOf(entity.path),
     },

@@ -1,7 +1,7 @@
 /**
  * Authentication routes: local-credential login (`/auth/login`, and `/auth/b2safeproxy` for
- * scripts written against the original service, whose GET checks a token), proxy regeneration
- * (`/auth/proxy`) and logout.
+ * scripts written against the original service, whose GET checks a token), the proxy's state
+ * and its regeneration (`/auth/proxy`) and logout.
  */
 import type { FastifyRequest } from 'fastify';
 import type { Static } from '@sinclair/typebox';
@@ -9,7 +9,7 @@ import type { Backend } from '../core/backend.ts';
 import type { SessionService } from '../identity/sessions/sessions.ts';
 import type { Authenticate } from './authorization.ts';
 import { envelope } from './envelope.ts';
-import { AuthResult, LoginBody, ProxyResult, type TypedApp, ValidatedResult, errorResponses } from './schemas.ts';
+import { AuthResult, LoginBody, ProxyResult, ProxyStateResult, type TypedApp, ValidatedResult, errorResponses } from './schemas.ts';
 
 interface AuthRouteDeps {
   backend: Backend;
@@ -42,15 +42,34 @@ export function registerAuthRoutes(app: TypedApp, deps: AuthRouteDeps): void {
   });
 
   app.post('/auth/proxy', {
-    schema: { summary: 'Regenerate the proxy certificate when it has expired', tags: ['auth'], security: [{ bearer: [] }], response: { 200: ProxyResult, ...errorResponses(401) } },
+    schema: { summary: 'Regenerate the proxy certificate when it has expired', tags: ['auth'], security: [{ bearer: [] }], response: { 200: ProxyResult, ...errorResponses(401, 403) } },
   }, async (request) => {
     const token = await deps.authenticate(request);
     const outcome = await deps.sessions.refresh(token, request.auth!.session.kind);
     return envelope({ Completed: outcome === 'valid' ? 'Current proxy is still valid.' : 'New proxy was generated.' });
   });
 
+  app.get('/auth/proxy', {
+    schema: { summary: 'The state of the caller\'s proxy certificate: subject, issuer, validity, time left', tags: ['auth'], security: [{ bearer: [] }], response: { 200: ProxyStateResult, ...errorResponses(401) } },
+  }, async (request, reply) => {
+    const token = await deps.authenticate(request);
+    const { session, status, now } = await deps.sessions.credentialStatus(token, request.auth!.session.kind);
+    const left = Math.floor((status.notAfter.getTime() - now.getTime()) / 1000);
+    reply.header('cache-control', 'no-store');
+    return envelope({
+      subject: status.subject,
+      issuer: status.issuer ?? null,
+      not_before: status.notBefore?.toISOString() ?? null,
+      not_after: status.notAfter.toISOString(),
+      seconds_left: Math.max(0, left),
+      expired: left <= 0,
+      storage_user: session.user,
+      storage_home: deps.backend.homeOf(session.user),
+    });
+  });
+
   app.post('/auth/logout', {
-    schema: { summary: 'Revoke the bearer token', tags: ['auth'], security: [{ bearer: [] }], response: { 200: ProxyResult, ...errorResponses(401) } },
+    schema: { summary: 'Revoke the bearer token', tags: ['auth'], security: [{ bearer: [] }], response: { 200: ProxyResult, ...errorResponses(401, 403) } },
   }, async (request) => {
     await deps.sessions.logout(await deps.authenticate(request));
     return envelope({ Completed: 'The token was revoked.' });

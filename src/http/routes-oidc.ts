@@ -20,7 +20,7 @@ import { LOGIN_STATE_SECONDS } from '../identity/oidc/relying-party.ts';
 import { envelope } from './envelope.ts';
 import { errorEnvelopeOf, toLadingError } from './errors.ts';
 import { sessionCookie, secureCookies } from './authorization.ts';
-import { AuthResult, type TypedApp, errorResponses } from './schemas.ts';
+import { AuthResult, CliClientResult, ExchangeBody, type TypedApp, errorResponses } from './schemas.ts';
 
 interface OidcRouteDeps {
   oidc: OidcLogin;
@@ -174,6 +174,31 @@ export async function registerOidcRoutes(app: TypedApp, deps: OidcRouteDeps): Pr
     const token = await deps.sessions.open(user);
     if (refreshToken) await oidc.keepRefreshToken(token, refreshToken);
     request.log.info({ user, issuer: parts.rp.issuer }, 'login through the identity provider');
+    return envelope({ storage_home: deps.backend.homeOf(user), storage_user: user, token });
+  });
+
+  app.get('/auth/clients/cli', {
+    schema: {
+      summary: 'How the lading command line logs in: the identity provider\'s device authorization and token endpoints and the public client id',
+      description: 'The command line runs the OAuth 2.0 device authorization grant (RFC 8628) with these, then exchanges the access token at POST /auth/exchange. Configured by oidc.cli_client_id and oidc.cli_scopes.',
+      tags: ['auth'],
+      response: { 200: CliClientResult, ...errorResponses() },
+    },
+  }, async () => envelope(await oidc.cliClient()));
+
+  app.post('/auth/exchange', {
+    schema: {
+      summary: 'Exchange an access token of the server\'s identity provider for a lading token',
+      description: 'The access token is checked as one presented as a bearer token is (issuer, audience, expiry, signature or introspection); the answer is that of POST /auth/login. To renew, refresh the access token at the provider and exchange again.',
+      tags: ['auth'],
+      body: ExchangeBody,
+      response: { 200: AuthResult, ...errorResponses(401, 403, 413, 415) },
+    },
+  }, async (request, reply) => {
+    const user = await oidc.userOfAccessToken(request.body.access_token);
+    const token = await deps.sessions.open(user);
+    request.log.info({ user, issuer: oidc.issuer }, 'login by exchanging a provider access token');
+    reply.header('cache-control', 'no-store');
     return envelope({ storage_home: deps.backend.homeOf(user), storage_user: user, token });
   });
 

@@ -3,7 +3,9 @@
  * collection creation, rename, and the refused DELETE. Routes translate HTTP to backend calls
  * and back; they decide no permission and parse paths only through `core/path.ts`.
  */
+import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Static } from '@sinclair/typebox';
 import { Type } from '@sinclair/typebox';
 import type { Backend } from '../core/backend.ts';
 import { LadingError, isLadingError } from '../core/errors.ts';
@@ -17,10 +19,10 @@ import { announcedDigests } from './conditional.ts';
 import { sendDownload } from './download.ts';
 import { entityTarget } from './target.ts';
 import {
-  type EntityRecord, type Urls, collectionResult, entityDetails, entityRecord, envelope, renameResult, uploadResult,
+  type Urls, collectionResult, entityRecord, envelope, renameResult, uploadResult,
 } from './envelope.ts';
 import {
-  Bytes, CollectionResult, CreateBody, EntityList, PutQuery, RegisteredGetQuery, RegisteredParams, RenameBody, RenameResult, type TypedApp, UploadResult,
+  Bytes, CollectionResult, CreateBody, EntityList, GetQuery, ListQuery, PutQuery, RegisteredParams, RenameBody, RenameResult, type TypedApp, UploadResult,
   errorResponses, isSet,
 } from './schemas.ts';
 
@@ -50,12 +52,6 @@ function entityLinks(path: string) {
   };
 }
 
-/** `record` with `entityDetails` of `entity` added when `details` is set. */
-function withDetails(record: Record<string, EntityRecord>, entity: Entity, details: boolean): Record<string, EntityRecord> {
-  if (!details) return record;
-  return { [entity.name]: { ...record[entity.name]!, ...entityDetails(entity) } };
-}
-
 function credentialOf(request: FastifyRequest): BackendCredential {
   return request.auth!.credential;
 }
@@ -73,11 +69,14 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
     await deps.authenticate(request);
   };
 
-  /** The records of a collection's children; with `details`, each with its size, owner and dates. */
-  const list = async (request: FastifyRequest, path: Path, details = false) => {
-    const { children } = await backend.list(credentialOf(request), path);
-    const urls = deps.urls(request);
-    return envelope(children.map((e) => withDetails(entityRecord(urls, e), e, details)));
+  const list = async (request: FastifyRequest, reply: FastifyReply, path: Path, paging: Static<typeof ListQuery>) => {
+    const { continuation_token: token } = paging;
+    const max = paging.max_keys === undefined ? undefined : Number(paging.max_keys);
+    const { entries } = await backend.listing(credentialOf(request), path, token === undefined ? null : nameOfToken(token));
+    // NOTE: the first entry is read before the answer starts, so a catalog that fails at once
+    // still gets its error envelope; a failure later can only cut the answer short.
+    const first = await entries.next();
+    return reply.type('application/json; charset=utf-8').send(Readable.from(listingJson(deps.urls(request), first, entries, max)));
   };
 
   const download = (request: FastifyRequest, reply: FastifyReply, path: Path) =>
@@ -87,11 +86,11 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
     method: ['GET', 'HEAD'],
     url: PREFIX,
     exposeHeadRoute: false,
-    schema: { ...secured, operationId: 'listHome', summary: 'List the caller\'s home collection', response: { 200: EntityList, ...errorResponses(401, 403, 404) } },
+    schema: { ...secured, operationId: 'listHome', summary: 'List the caller\'s home collection', querystring: ListQuery, response: { 200: EntityList, ...errorResponses(401, 403, 404) } },
     preHandler,
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const user = await backend.whoami(credentialOf(request));
-      return list(request, backend.homeOf(user));
+      return list(request, reply, backend.homeOf(user), request.query);
     },
   });
 
@@ -103,9 +102,9 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
       ...secured,
       operationId: 'getRegistered',
       summary: 'Metadata of a data object, listing of a collection (path ending in /), or download (download=true)',
-      description: 'download=true answers the bytes (Range, If-Match, If-None-Match, If-Modified-Since and If-Unmodified-Since apply); on a collection it is refused with 400. details=true adds size, owner, created_at and modified_at to each record (beyond spec 2.2), as a file browser shows them.',
+      description: 'download=true answers the bytes (Range, If-Match, If-None-Match, If-Modified-Since and If-Unmodified-Since apply); on a collection it is refused with 400.',
       params: RegisteredParams,
-      querystring: RegisteredGetQuery,
+      querystring: GetQuery, ListQuery,
       response: {
         200: {
           description: 'Entity records; with download=true, the bytes of the data object.',
@@ -120,11 +119,10 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
     handler: async (request, reply) => {
       const { path, trailingSlash } = targetOf(request.url);
       if (isSet(request.query.download)) return download(request, reply, path);
-      const details = isSet(request.query.details);
-      if (trailingSlash) return list(request, path, details);
+      if (trailingSlash) return list(request, reply, path, request.query);
       const entity = await backend.stat(credentialOf(request), path);
-      if (entity.kind === 'collection') return list(request, path, details);
-      return envelope([withDetails(entityRecord(deps.urls(request), entity), entity, details)]);
+      if (entity.kind === 'collection') return list(request, reply, path, request.query);
+      return envelope([entityRecord(deps.urls(request), entity)]);
     },
   });
 
@@ -229,7 +227,7 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
 
   for (const url of [PREFIX, `${PREFIX}/*`]) {
     app.delete(url, {
-      schema: { ...secured, summary: 'Not allowed in the registered domain (405)', response: errorResponses(401, 405) },
+      schema: { ...secured, summary: 'Not allowed in the registered domain (405)', response: errorResponses(401, 403, 405) },
       config: { refused: true },
       preHandler,
     }, async (request) => {
@@ -267,4 +265,48 @@ async function isCollection(backend: Backend, cred: BackendCredential, path: Pat
     if (isLadingError(err, 'NOT_FOUND') || isLadingError(err, 'FORBIDDEN')) return false;
     throw err;
   }
+}
+
+/** The opaque continuation token of a listing page that ended at the entry `name`. */
+function tokenOfName(name: string): string {
+  return Buffer.from(name, 'utf8').toString('base64url');
+}
+
+function nameOfToken(token: string): string {
+  const name = /^[A-Za-z0-9_-]+$/.test(token) ? Buffer.from(token, 'base64url').toString('utf8') : '';
+  if (!name || tokenOfName(name) !== token) throw new LadingError('BAD_REQUEST', 'continuation_token is not one a listing gave; start again without it.');
+  return name;
+}
+
+/** Writes text of at least this size at once: fewer, larger writes to the socket. */
+const LISTING_CHUNK = 64 * 1024;
+
+/**
+ * The JSON text of a listing's envelope, as the entries arrive: its data first, then its Meta
+ * (which counts them, and with `max` says where the next page starts).
+ */
+async function* listingJson(urls: Urls, first: IteratorResult<Entity>, rest: AsyncIterator<Entity>, max: number | undefined): AsyncGenerator<string> {
+  let text = '{"Response":{"data":[';
+  let count = 0;
+  let last: string | null = null;
+  let more = false;
+  for (let next = first; !next.done; next = await rest.next()) {
+    if (max !== undefined && count === max) {
+      more = true;
+      await rest.return?.(undefined);
+      break;
+    }
+    text += (count === 0 ? '' : ',') + JSON.stringify(entityRecord(urls, next.value));
+    count++;
+    last = next.value.name;
+    if (text.length >= LISTING_CHUNK) {
+      yield text;
+      text = '';
+    }
+  }
+  const meta = {
+    data_type: "<class 'list'>", elements: count, errors: 0, status: 200,
+    ...(max === undefined ? {} : { continuation_token: more && last !== null ? tokenOfName(last) : null }),
+  };
+  yield `${text}],"errors":null},"Meta":${JSON.stringify(meta)}}`;
 }

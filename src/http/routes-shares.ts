@@ -241,7 +241,7 @@ export function registerShareRoutes(app: TypedApp, deps: ShareRouteDeps): void {
       operationId: 'revokeShare',
       summary: 'Revoke a link (its creator, or a holder of own on its entity): refused from the next request on, on every node',
       params: ShareIdParams,
-      response: { 200: RevokedShare, ...errorResponses(401, 404, 414) },
+      response: { 200: RevokedShare, ...errorResponses(401, 403, 404, 414) },
     },
     preHandler,
   }, async (request) => {

@@ -251,7 +251,7 @@ export function registerUploadRoutes(app: TypedApp, deps: UploadRoutesDeps): voi
       summary: 'tus termination: remove a resumable upload and its bytes (a complete one\'s data object stays)',
       description: TUS_HEADERS,
       params: UploadParams,
-      response: { 204: NoBody('Terminated.'), ...errorResponses(401, 404, 409, 412) },
+      response: { 204: NoBody('Terminated.'), ...errorResponses(401, 403, 404, 409, 412) },
     },
     onRequest: tusRequest,
   }, async (request, reply) => {

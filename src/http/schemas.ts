@@ -68,13 +68,11 @@ export const EntityRecord = Type.Object({
     checksum: Type.Union([Type.String(), Type.Null()]),
     name: Type.String(),
     object_type: Type.Union([Type.Literal('dataobject'), Type.Literal('collection')]),
+    size: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'Bytes of a data object; null for a collection. (Not in spec 2.2: added for listings in long format.)' }),
+    modified: Type.String({ format: 'date-time', description: 'When the entity last changed: its content, name or metadata. (Not in spec 2.2.)' }),
+    owner: Type.String({ description: 'The user who owns the entity. (Not in spec 2.2: added for file browsers.)' }),
   }),
   path: Type.String(),
-  // NOTE: beyond spec 2.2, only with details=true, so answers without it are the spec's exactly.
-  size: Type.Optional(Type.Union([Type.Integer(), Type.Null()], { description: 'With details=true: bytes of a data object; null for a collection.' })),
-  owner: Type.Optional(Type.String({ description: 'With details=true: the user who owns the entity.' })),
-  created_at: Type.Optional(Type.String({ description: 'With details=true: ISO 8601.' })),
-  modified_at: Type.Optional(Type.String({ description: 'With details=true: ISO 8601.' })),
 });
 
 // NOTE: the key of a record is the entity's name. Its pattern is the one `core/path.ts` derives
@@ -82,10 +80,17 @@ export const EntityRecord = Type.Object({
 // holding U+2028 or U+2029, and the serializer drops keys that miss their pattern.
 const EntityName = Type.String({ pattern: STORED_NAME_PATTERN });
 
-export const EntityList = Envelope(
-  Type.Array(Type.Record(EntityName, EntityRecord)),
-  'Entity records (spec 2.2): one for a data object, one per child for a collection.',
-);
+export const EntityList = Type.Object({
+  Meta: Type.Object({
+    ...Meta.properties,
+    continuation_token: Type.Optional(Type.Union([Type.String(), Type.Null()], {
+      description: 'Only with max_keys: pass it as continuation_token for the next page; null after the last one.',
+    })),
+  }),
+  Response: Type.Object({ data: Type.Array(Type.Record(EntityName, EntityRecord)), errors: Type.Union([Type.Null(), Type.Array(ErrorItem)]) }),
+}, {
+  description: 'Entity records (spec 2.2): one for a data object, one per child for a collection. A listing is streamed as it is read, in byte order of the names; its Meta follows its data.',
+});
 
 export const UploadResult = Envelope(Type.Object({
   PID: Type.Union([Type.String(), Type.Null()]),
@@ -110,6 +115,43 @@ export const AuthResult = Envelope(Type.Object({
 
 export const ProxyResult = Envelope(Type.Object({ Completed: Type.String() }), 'Proxy refresh result (spec 2.7).');
 
+export const ProxyStateResult = Envelope(Type.Object({
+  subject: Type.String({ description: 'Distinguished name the backend sees (the proxy certificate\'s subject).' }),
+  issuer: Type.Union([Type.String(), Type.Null()], { description: 'Issuer of the proxy certificate; null when the credential is not a certificate.' }),
+  not_before: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'Start of validity.' }),
+  not_after: Type.String({ format: 'date-time', description: 'End of validity (of the proxy or the user certificate behind it, whichever ends first).' }),
+  seconds_left: Type.Integer({ minimum: 0, description: 'Seconds until not_after; 0 once expired.' }),
+  expired: Type.Boolean({ description: 'True once not_after has passed: POST /auth/proxy issues a new one.' }),
+  storage_user: Type.String({ description: 'The user the token belongs to.' }),
+  storage_home: Type.String({ description: 'That user\'s home collection.' }),
+}, {
+  examples: [{
+    subject: 'CN=alice,O=lading,CN=1234567890', issuer: 'CN=alice,O=lading', not_before: '2026-11-23T08:00:00.000Z', not_after: '2026-11-23T20:00:00.000Z',
+    seconds_left: 43140, expired: false, storage_user: 'alice', storage_home: '/lading/home/alice',
+  }],
+}), 'The state of the caller\'s proxy certificate.');
+
+export const ExchangeBody = Type.Object({
+  access_token: Type.String({ minLength: 1, maxLength: 16384, description: 'An access token the server\'s identity provider issued for lading (as GET /auth/clients/cli describes).' }),
+});
+
+export const CliClientResult = Envelope(Type.Object({
+  issuer: Type.String({ description: 'The identity provider.' }),
+  device_authorization_endpoint: Type.Union([Type.String(), Type.Null()], { description: 'RFC 8628 device authorization endpoint; null when the provider offers none.' }),
+  token_endpoint: Type.String(),
+  revocation_endpoint: Type.Union([Type.String(), Type.Null()], { description: 'RFC 7009 revocation endpoint, for refresh tokens at logout; null when none.' }),
+  client_id: Type.String({ description: 'The command line\'s public client id (no secret).' }),
+  scopes: Type.String({ description: 'Scopes to request, space-separated.' }),
+  token_ttl: Type.Integer({ description: 'Lifetime of the lading tokens POST /auth/exchange issues, in seconds.' }),
+  local_accounts: Type.Boolean({ description: 'True when the provider is the embedded one, on lading\'s local accounts: POST /auth/login works too.' }),
+}, {
+  examples: [{
+    issuer: 'https://staging.example.org/oidc', device_authorization_endpoint: 'https://staging.example.org/oidc/device/auth',
+    token_endpoint: 'https://staging.example.org/oidc/token', revocation_endpoint: 'https://staging.example.org/oidc/token/revocation',
+    client_id: 'lading-cli', scopes: 'openid profile offline_access', token_ttl: 86400, local_accounts: true,
+  }],
+}), 'How the lading command line logs in at the server\'s identity provider.');
+
 export const StatusResult = Envelope(Type.String(), 'Liveness.');
 
 export const ValidatedResult = Envelope(Type.Literal('validated'), 'The token is valid.');
@@ -128,14 +170,21 @@ export const PidParams = Type.Object({
   '*': Type.String({ description: 'A PID, <prefix>/<suffix> (percent-encoded as a path).' }),
 });
 
-export const GetQuery = Type.Object({
-  download: Type.Optional(Flag),
+/** The paging of a collection's listing. */
+export const ListQuery = Type.Object({
+  max_keys: Type.Optional(Type.String({
+    pattern: '^(10000|[1-9][0-9]{0,3})$', examples: ['1000'],
+    description: 'Listing a collection: answer at most this many entries (1 to 10000), and in `Meta.continuation_token` where the next page starts (null after the last page). Without it the whole listing is streamed.',
+  })),
+  continuation_token: Type.Optional(Type.String({
+    minLength: 1, maxLength: 2048,
+    description: 'Listing a collection: start after the entries of the page whose `Meta.continuation_token` this is.',
+  })),
 }, { additionalProperties: true });
 
-/** The query of `GET /api/registered/<path>`: `GetQuery`, and `details` for listings with sizes, owners and dates. */
-export const RegisteredGetQuery = Type.Object({
+export const GetQuery = Type.Object({
   download: Type.Optional(Flag),
-  details: Type.Optional(Flag),
+  ...ListQuery.properties,
 }, { additionalProperties: true });
 
 export const PutQuery = Type.Object({

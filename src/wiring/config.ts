@@ -72,6 +72,8 @@ export const CONFIG_SCHEMA = Type.Object({
     audience: optionalText('Audience (`aud`) an access token must carry to be accepted directly as a bearer token; default the client id.'),
     introspection: flag(false, 'Check access tokens presented as bearer tokens by token introspection at the provider instead of verifying them as JWTs against its JWKS.'),
     max_failed_logins: amount(5, 'Failed password logins allowed per account per 15 minutes, counted together for POST /auth/login, /auth/b2safeproxy and the embedded provider\'s sign-in page; an address gets four times as many. Further attempts get 429.'),
+    cli_client_id: text('lading-cli', 'Client id of the `lading` command line at the identity provider: a public client (no secret) allowed the device authorization grant (RFC 8628) and refresh tokens. The embedded provider registers it itself; at an external provider, register it there. Published at GET /auth/clients/cli.'),
+    cli_scopes: text('openid profile offline_access', 'Scopes the command line requests at the identity provider (space-separated); offline_access asks for a refresh token, so a login can be renewed without the browser.'),
     key_rotation: amount(30 * 86400, 'Period, in seconds, after which the embedded provider signs with a new key; the previous key stays published for one more period.'),
   }),
   catalog: Type.Object({

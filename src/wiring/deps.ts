@@ -191,7 +191,7 @@ async function createOidc(config: Config, d: { catalog: Catalog; backend: Backen
     settings: {
       issuer: o.issuer, clientId: o.client_id, clientSecret,
       scopes: o.scopes, userClaim: o.user_claim, audience: o.audience, introspection: o.introspection,
-      keyRotationSeconds: o.key_rotation,
+      keyRotationSeconds: o.key_rotation, cliClientId: o.cli_client_id, cliScopes: o.cli_scopes,
     },
     sealer: keys.sealer,
     secret: oidcSecret(keys.masterKey),

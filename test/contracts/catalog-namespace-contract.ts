@@ -107,6 +107,24 @@ export const namespaceContract: ContractSuite = ({ name, create }) => {
       assert.deepEqual(await c.listChildren(p('/z/missing')), []);
     });
 
+    it('lists children a page at a time after a name, in byte order', async () => {
+      await c.createCollection({ path: p('/z'), owner: 'alice', now: t0 });
+      // NOTE: byte order, not a locale's: 'B' < 'a' < 'b' < 'é' (0xC3 0xA9).
+      for (const [i, name] of ['b', 'é', 'a', 'B', 'a b'].entries()) await obj(`/z/${name}`, `blob0000001${i}`);
+      const names: string[][] = [];
+      let after: string | null = null;
+      for (;;) {
+        const page: Awaited<ReturnType<typeof c.listChildrenAfter>> = await c.listChildrenAfter(p('/z'), after, 2);
+        if (page.length === 0) break;
+        names.push(page.map((e) => e.name));
+        after = page.at(-1)!.name;
+      }
+      assert.deepEqual(names, [['B', 'a'], ['a b', 'b'], ['é']]);
+      assert.deepEqual((await c.listChildrenAfter(p('/z'), 'a', 10)).map((e) => e.name), ['a b', 'b', 'é']);
+      assert.deepEqual(await c.listChildrenAfter(p('/z'), 'é', 10), []);
+      assert.deepEqual(await c.listChildrenAfter(p('/z/missing'), null, 10), []);
+    });
+
     it('renames a collection with everything below it, keeping access lists and metadata', async () => {
       await c.createCollection({ path: p('/z'), owner: 'alice', now: t0 });
       await c.createCollection({ path: p('/z/a_b'), owner: 'alice', now: t0 });

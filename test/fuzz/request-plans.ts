@@ -413,15 +413,15 @@ function authHeader(auth: AuthPlan, creds: Credentials, fresh: string | null): {
 
 /**
  * Turns a plan into the request to send, against the scenario's current state. `POST
- * /auth/logout` with the user's credential gets a fresh login, so that the scenario's token
- * stays valid for the steps after it.
+ * /auth/logout` and `POST /auth/signout` with the user's credential get a fresh login, so that
+ * the scenario's token stays valid for the steps after it.
  */
 export async function resolvePlan(plan: RequestPlan, op: Operation, state: ScenarioState, creds: Credentials): Promise<ResolvedRequest> {
   const { url, intent: targetIntent, isCollection } = urlOf(op.template, plan.target, state);
   const query = plan.query.map(([k, v]) => `${encodeWtf8(k)}=${encodeWtf8(queryText(v))}`).join('&');
   const headers: Record<string, string> = {};
   const redacted: Record<string, string> = {};
-  const fresh = plan.auth === 'user' && op.id === 'POST /auth/logout' ? await creds.fresh() : null;
+  const fresh = plan.auth === 'user' && (op.id === 'POST /auth/logout' || op.id === 'POST /auth/signout') ? await creds.fresh() : null;
   const auth = authHeader(plan.auth, creds, fresh);
   if (auth.value) {
     headers.authorization = auth.value;

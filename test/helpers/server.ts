@@ -64,7 +64,7 @@ export async function startTestServer(
 }
 
 export interface EnvelopeBody {
-  Meta: { data_type: string; elements: number; errors: number; status: number };
+  Meta: { data_type: string; elements: number; errors: number; status: number; continuation_token?: string | null };
   Response: { data: any; errors: Record<string, string>[] | null };
 }
 

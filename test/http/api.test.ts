@@ -92,12 +92,14 @@ describe('data-staging API', () => {
     const meta = await json(await get(s.home('alice', 'hello.txt')));
     assert.equal(meta.Meta.data_type, "<class 'list'>");
     assert.equal(meta.Meta.elements, 1);
+    const modified = meta.Response.data[0]['hello.txt'].metadata.modified;
+    assert.ok(!Number.isNaN(Date.parse(modified)), `modified is a date: ${modified}`);
     assert.deepEqual(meta.Response.data, [{
       'hello.txt': {
         dataobject: 'hello.txt',
         link: s.home('alice', 'hello.txt'),
         location: `${s.deps.config.backend_url}/${s.zone}/home/alice/hello.txt`,
-        metadata: { PID: null, checksum: sha2('hello world'), name: 'hello.txt', object_type: 'dataobject' },
+        metadata: { PID: null, checksum: sha2('hello world'), name: 'hello.txt', object_type: 'dataobject', size: 11, modified, owner: 'alice' },
         path: `/${s.zone}/home/alice`,
       },
     }]);
@@ -166,7 +168,10 @@ describe('data-staging API', () => {
     assert.equal(body.Meta.data_type, "<class 'list'>");
     assert.equal(body.Meta.elements, 3);
     assert.deepEqual(body.Response.data.map((r: object) => Object.keys(r)[0]), ['a.txt', 'b.txt', 'sub']);
-    assert.deepEqual(body.Response.data[2].sub.metadata, { PID: null, checksum: null, name: 'sub', object_type: 'collection' });
+    const { modified, ...subMeta } = body.Response.data[2].sub.metadata;
+    assert.deepEqual(subMeta, { PID: null, checksum: null, name: 'sub', object_type: 'collection', size: null, owner: 'alice' });
+    assert.ok(!Number.isNaN(Date.parse(modified)), `modified is a date: ${modified}`);
+    assert.equal(body.Response.data[0]['a.txt'].metadata.size, 1);
     assert.equal(body.Response.data[2].sub.path, dir);
     const noSlash = await json(await get(`${s.url}/api/registered${dir}`));
     assert.equal(noSlash.Meta.elements, 3, 'a collection path without the slash lists too');

@@ -243,11 +243,28 @@ describe('browser sessions', () => {
     assert.equal((await fetch(`${s.url}/auth/tokens/${second.Response.data.id}`, { method: 'DELETE', headers: secondBearer })).status, 200, 'a bearer token needs no CSRF token');
   });
 
-  it('regenerates the proxy of a browser session', async () => {
+  it('shows and regenerates the proxy certificate of a browser session', async () => {
     const { jar } = await signIn(s.url, 'mira', 'pw-mira');
     const { data } = await sessionOf(jar, s.url);
+    const state = await jar.fetch(`${s.url}/auth/proxy`);
+    assert.equal(state.status, 200);
+    const proxy = (await json(state)).Response.data;
+    assert.equal(proxy.storage_user, 'mira');
+    assert.equal(proxy.expired, false);
+    assert.ok(proxy.seconds_left > 0);
     const res = await jar.fetch(`${s.url}/auth/proxy`, { method: 'POST', headers: { 'x-csrf-token': data.csrf_token } });
     assert.equal(res.status, 200, await res.clone().text());
+  });
+
+  it('takes tus uploads with the cookie and the CSRF token', async () => {
+    const { jar } = await signIn(s.url, 'mira', 'pw-mira');
+    const { data } = await sessionOf(jar, s.url);
+    const metadata = `filename ${Buffer.from('tus.txt').toString('base64')},path ${Buffer.from(`/${s.zone}/home/mira/tus.txt`).toString('base64')}`;
+    const tus = { 'tus-resumable': '1.0.0', 'upload-length': '5', 'upload-metadata': metadata, 'content-type': 'application/offset+octet-stream' };
+    assert.equal((await jar.fetch(`${s.url}/api/uploads`, { method: 'POST', headers: tus, body: 'hello' })).status, 403, 'no CSRF token');
+    const made = await jar.fetch(`${s.url}/api/uploads`, { method: 'POST', headers: { ...tus, 'x-csrf-token': data.csrf_token }, body: 'hello' });
+    assert.equal(made.status, 201, await made.clone().text());
+    assert.equal(await (await jar.fetch(`${s.home('mira', 'tus.txt')}?download=true`)).text(), 'hello');
   });
 });
 

@@ -29,17 +29,26 @@ const ERRORS: Record<string, number[]> = {
   'POST /auth/login': [400, 401, 408, 413, 415, 429, 431],
   'POST /auth/b2safeproxy': [400, 401, 408, 413, 415, 429, 431],
   'GET /auth/b2safeproxy': [400, 401, 408, 431],
-  'POST /auth/proxy': [400, 401, 408, 431],
-  'POST /auth/logout': [400, 401, 408, 431],
+  'POST /auth/proxy': [400, 401, 403, 408, 431],
+  'GET /auth/proxy': [400, 401, 408, 431],
+  'GET /auth/clients/cli': [400, 408, 431],
+  'POST /auth/exchange': [400, 401, 403, 408, 413, 415, 431],
+  'POST /auth/logout': [400, 401, 403, 408, 431],
+  'GET /auth/signin': [400, 408, 431],
+  'GET /auth/session': [400, 401, 408, 431],
+  'POST /auth/signout': [400, 401, 403, 408, 431],
+  'GET /auth/tokens': [400, 401, 408, 431],
+  'POST /auth/tokens': [400, 401, 403, 408, 413, 415, 431],
+  'DELETE /auth/tokens/{id}': [400, 401, 403, 404, 408, 431],
   'GET /api/registered': [400, 401, 403, 404, 408, 431],
   'HEAD /api/registered': [400, 401, 403, 404, 408, 431],
   'POST /api/registered': [400, 401, 403, 404, 408, 409, 413, 415, 431],
-  'DELETE /api/registered': [400, 401, 405, 408, 431],
+  'DELETE /api/registered': [400, 401, 403, 405, 408, 431],
   'GET /api/registered/{*}': [400, 401, 403, 404, 408, 412, 416, 431],
   'HEAD /api/registered/{*}': [400, 401, 403, 404, 408, 412, 416, 431],
   'PUT /api/registered/{*}': [400, 401, 403, 404, 408, 409, 413, 415, 431],
   'PATCH /api/registered/{*}': [400, 401, 403, 404, 408, 409, 413, 415, 431],
-  'DELETE /api/registered/{*}': [400, 401, 405, 408, 431],
+  'DELETE /api/registered/{*}': [400, 401, 403, 405, 408, 431],
   'GET /api/pids/{*}': [400, 401, 403, 404, 408, 412, 416, 431],
   'HEAD /api/pids/{*}': [400, 401, 403, 404, 408, 412, 416, 431],
   'GET /api/handles/{*}': [400, 404, 408, 431],
@@ -60,7 +69,7 @@ const ERRORS: Record<string, number[]> = {
   'GET /ca/cacert.pem': [400, 408, 431],
   'POST /api/shares': [400, 401, 403, 404, 408, 413, 415, 429, 431],
   'GET /api/shares': [400, 401, 403, 404, 408, 431],
-  'DELETE /api/shares/{id}': [400, 401, 404, 408, 414, 431],
+  'DELETE /api/shares/{id}': [400, 401, 403, 404, 408, 414, 431],
   'GET /api/shared/{token}': [400, 401, 403, 404, 408, 410, 412, 414, 416, 429, 431],
   'HEAD /api/shared/{token}': [400, 401, 403, 404, 408, 410, 412, 414, 416, 429, 431],
   'POST /api/shared/{token}': [400, 401, 403, 404, 408, 409, 410, 413, 414, 415, 429, 431],
@@ -72,7 +81,7 @@ const ERRORS: Record<string, number[]> = {
   'GET /api/uploads': [400, 401, 408, 431],
   'HEAD /api/uploads/{id}': [400, 401, 404, 408, 412, 431],
   'PATCH /api/uploads/{id}': [400, 401, 403, 404, 408, 409, 412, 413, 415, 431, 460],
-  'DELETE /api/uploads/{id}': [400, 401, 404, 408, 409, 412, 431],
+  'DELETE /api/uploads/{id}': [400, 401, 403, 404, 408, 409, 412, 431],
   'GET /api/uploads/{id}': [400, 401, 404, 408, 431],
   'GET /': [400, 408, 431],
   'GET /app/{file}': [400, 404, 408, 431],
@@ -81,6 +90,7 @@ const ERRORS: Record<string, number[]> = {
 /** Operations that read a request body, and the media types they take. */
 const BODIES: Record<string, string[]> = {
   'POST /auth/login': ['application/json', 'application/x-www-form-urlencoded'],
+  'POST /auth/exchange': ['application/json'],
   'POST /auth/b2safeproxy': ['application/json', 'application/x-www-form-urlencoded'],
   'POST /api/registered': ['application/json'],
   'PUT /api/registered/{*}': ['application/octet-stream', 'multipart/form-data'],
@@ -89,6 +99,7 @@ const BODIES: Record<string, string[]> = {
   'POST /api/metadata/{*}': ['application/json'],
   'POST /ca/certificate': ['application/pkcs10', 'application/x-pem-file'],
   'POST /api/shares': ['application/json'],
+  'POST /auth/tokens': ['application/json'],
   'POST /api/shared/{token}': ['multipart/form-data'],
   'PUT /api/shared/{token}/{*}': ['application/octet-stream'],
   'POST /api/uploads': ['application/offset+octet-stream'],
@@ -114,6 +125,7 @@ const SUCCESS_TYPES: Record<string, Record<string, string[]>> = {
   'GET /': { 200: ['text/html'] },
   'GET /app/{file}': { 200: ['text/css', 'text/javascript'] },
   'POST /api/uploads': { 201: ['application/json'] },
+  'POST /auth/tokens': { 201: ['application/json'] },
   'OPTIONS /api/uploads': { 204: [] },
   'PATCH /api/uploads/{id}': { 204: [] },
   'DELETE /api/uploads/{id}': { 204: [] },
@@ -156,7 +168,7 @@ describe('the OpenAPI document', () => {
         continue;
       }
       const twoHundreds = successes.filter(([status]) => status.startsWith('2'));
-      if (name === 'GET /auth/askauth') {
+      if (name === 'GET /auth/askauth' || name === 'GET /auth/signin') {
         assert.ok(op.responses['302'], 'a redirect');
         continue;
       }

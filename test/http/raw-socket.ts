@@ -37,14 +37,32 @@ function parse(raw: string): RawAnswer {
   }
   let body = raw.slice(end + 4);
   if (headers['content-length'] !== undefined) body = body.slice(0, Number(headers['content-length']));
+  else if (/chunked/i.test(headers['transfer-encoding'] ?? '')) body = dechunked(body).body;
   return { raw, status: Number(statusLine!.split(' ')[1]), headers, body: Buffer.from(body, 'latin1').toString('utf8') };
 }
 
-/** Whether `raw` holds one complete response with a Content-Length. */
+/** The data of a chunked body (RFC 9112 7.1), and whether its last chunk arrived. */
+function dechunked(framed: string): { body: string; ended: boolean } {
+  let body = '';
+  let at = 0;
+  for (;;) {
+    const line = framed.indexOf('\r\n', at);
+    if (line < 0) return { body, ended: false };
+    const size = parseInt(framed.slice(at, line), 16);
+    if (Number.isNaN(size)) return { body, ended: false };
+    if (size === 0) return { body, ended: true };
+    if (framed.length < line + 2 + size + 2) return { body: body + framed.slice(line + 2), ended: false };
+    body += framed.slice(line + 2, line + 2 + size);
+    at = line + 2 + size + 2;
+  }
+}
+
+/** Whether `raw` holds one complete response, framed by Content-Length or chunked. */
 function complete(raw: string): boolean {
   const answer = parse(raw);
   if (answer.status === 0) return false;
   const length = answer.headers['content-length'];
+  if (length === undefined && /chunked/i.test(answer.headers['transfer-encoding'] ?? '')) return dechunked(raw.slice(raw.indexOf('\r\n\r\n') + 4)).ended;
   if (length === undefined) return answer.headers['transfer-encoding'] === undefined && /^(1\d\d|204|304)$/.test(String(answer.status));
   return Buffer.byteLength(raw.slice(raw.indexOf('\r\n\r\n') + 4), 'latin1') >= Number(length);
 }

@@ -265,21 +265,26 @@ describe('resumable uploads (tus 1.0)', () => {
     assert.deepEqual((await readdir(join(s.dataDir, 'resource', 'staging'))).filter((n) => n === id), [], 'the staged bytes are gone');
   });
 
-  it('commits an upload whose last bytes arrived but whose commit was refused, at the next HEAD once it can', async () => {
-    const url = await created({ filename: 'late.txt' }, { 'upload-length': '4' });
-    // Someone else's object takes the name meanwhile: the commit is refused, the bytes stay.
+  it('does not acknowledge the last bytes when their commit would be refused, so a tus client never sees a false success', async () => {
+    const url = await created({ filename: 'late.txt' }, { 'upload-length': '8' });
+    assert.equal((await patch(url, 0, 'la')).status, 204);
+    // Someone else's object takes the name meanwhile: the last bytes are refused, not kept.
     const put = await fetch(s.home('alice', 'late.txt'), { method: 'PUT', headers: { authorization: auth, 'content-type': 'application/octet-stream' }, body: 'old' });
     assert.equal(put.status, 200);
-    assert.equal((await refusal(await patch(url, 0, 'late'))).status, 409);
+    const refused = await refusal(await patch(url, 2, 'te-byt'));
+    assert.equal(refused.status, 409);
+    assert.match(refused.message!, /already exists/);
     let h = await head(url);
-    assert.equal(h.headers.get('upload-offset'), '4');
+    assert.equal(h.headers.get('upload-offset'), '2', 'the offset stays short of the length: a client cannot take the upload for done');
     assert.equal(h.headers.get('content-location'), null, 'not committed');
     const rename = await fetch(s.home('alice', 'late.txt'), { method: 'PATCH', headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify({ newname: 'late-old.txt' }) });
     assert.equal(rename.status, 200);
+    const resumed = await patch(url, 2, 'te-byt');
+    assert.equal(resumed.status, 204, 'the same bytes are accepted once the name is free');
     h = await head(url);
-    assert.equal(h.headers.get('content-location'), s.home('alice', 'late.txt'), 'committed once the name is free');
+    assert.equal(h.headers.get('content-location'), s.home('alice', 'late.txt'));
     const download = await fetch(`${s.home('alice', 'late.txt')}?download=true`, { headers: { authorization: auth } });
-    assert.equal(await download.text(), 'late');
+    assert.equal(await download.text(), 'late-byt');
   });
 
   it('refuses a second PATCH while one runs (409), and keeps what arrived when the client goes away mid-PATCH', async () => {

@@ -7,23 +7,14 @@
  */
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { access, mkdir } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { browserSkip, launchBrowser } from '../helpers/browser.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts', 'oidc');
-// NOTE: without the background-networking flags Chromium keeps calling home, which on a
-// closed network means a flood of failing connections.
-const ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
-
-const available = await access(CHROMIUM).then(() => true, () => false);
-if (!available && process.env.CI) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (listed in .ci/apt-packages).`);
-const skip = available ? false : `needs ${CHROMIUM}: apt-get install chromium`;
+const skip = browserSkip;
 
 let server: TestServer;
 let browser: Browser;
@@ -32,7 +23,7 @@ before(async () => {
   if (skip) return;
   server = await startTestServer();
   await server.addUser('mira', 'correct horse battery staple');
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+  browser = await launchBrowser();
   await mkdir(ARTIFACTS, { recursive: true });
 });
 

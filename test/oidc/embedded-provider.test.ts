@@ -59,10 +59,10 @@ describe('embedded provider', () => {
     for (const key of jwks.keys) assert.equal(key.d, undefined, 'no private key material is published');
   });
 
-  it('offers only the authorization code flow with PKCE and refresh tokens (no implicit or hybrid grant)', async () => {
+  it('offers only the authorization code flow with PKCE, the device grant and refresh tokens (no implicit or hybrid grant)', async () => {
     const meta = (await (await fetch(`${server.url}/oidc/.well-known/openid-configuration`)).json()) as Record<string, string[]>;
     assert.deepEqual(meta.response_types_supported, ['code']);
-    assert.deepEqual([...meta.grant_types_supported!].sort(), ['authorization_code', 'refresh_token']);
+    assert.deepEqual([...meta.grant_types_supported!].sort(), ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code']);
     assert.deepEqual(meta.code_challenge_methods_supported, ['S256']);
   });
 

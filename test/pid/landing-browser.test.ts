@@ -9,36 +9,16 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { access, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { browserSkip, launchBrowser, seriousViolations } from '../helpers/browser.ts';
 import { startTestServer, json, type TestServer } from '../helpers/server.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
+
 const SHOTS = resolve(process.env.LADING_SCREENSHOT_DIR || join(import.meta.dirname, '..', '..', 'test-artifacts', 'pid-landing'));
-// NOTE: without the background-networking flags Chromium keeps calling home, which on a
-// closed network means a flood of failing connections.
-const ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
-
-const available = await access(CHROMIUM).then(() => true, () => false);
-if (!available && process.env.CI) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (listed in .ci/apt-packages).`);
-const skip = available ? false : `needs ${CHROMIUM}: apt-get install chromium`;
-
-const AXE_SOURCE = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-interface AxeViolation { id: string; impact: string | null; help: string; nodes: { target: unknown }[] }
-
-/** Runs axe-core in the page; its script is evaluated through the debugging protocol, which the page's CSP does not govern. */
-async function axeViolations(page: Page): Promise<AxeViolation[]> {
-  await page.evaluate(AXE_SOURCE);
-  // NOTE: page code as text: the tests are type-checked without the DOM's types.
-  return (await page.evaluate("axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)")) as AxeViolation[];
-}
+const skip = browserSkip;
 
 describe('the PID landing page in Chromium', { skip }, () => {
   let s: TestServer;
@@ -60,7 +40,7 @@ describe('the PID landing page in Chromium', { skip }, () => {
     pid = await put('ctd-cast-2026-11.csv');
     privatePid = await put('unpublished.csv');
     assert.equal((await fetch(`${s.url}/api/publish/tz/home/mira/ctd-cast-2026-11.csv`, { method: 'PUT', headers: { authorization: auth } })).status, 200);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+    browser = await launchBrowser();
     await mkdir(SHOTS, { recursive: true });
   });
 
@@ -105,7 +85,7 @@ describe('the PID landing page in Chromium', { skip }, () => {
     assert.deepEqual(requests.filter((r) => r !== url && !r.includes('/api/public/')), [], 'no request but the page and the download');
     assert.deepEqual(complaints, [], 'the CSP allows exactly the page\'s style and script');
 
-    const violations = (await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    const violations = await seriousViolations(page);
     assert.deepEqual(violations.map((v) => `${v.id}: ${v.help}`), []);
 
     await page.screenshot({ path: join(SHOTS, 'desktop.png'), fullPage: true });
@@ -117,7 +97,7 @@ describe('the PID landing page in Chromium', { skip }, () => {
     const { context, page, requests, complaints } = await open(`${s.url}/api/pids/${pid}`, { width: 375, height: 740 });
     const overflow = (await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
     assert.ok(overflow <= 0, `no horizontal scrolling at 375 px (${overflow} px too wide)`);
-    const violations = (await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    const violations = await seriousViolations(page);
     assert.deepEqual(violations.map((v) => `${v.id}: ${v.help}`), []);
     await page.screenshot({ path: join(SHOTS, 'phone.png'), fullPage: true });
     t.diagnostic(`screenshot: ${join(SHOTS, 'phone.png')}`);

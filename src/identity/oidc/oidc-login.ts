@@ -45,6 +45,25 @@ export interface OidcSettings {
   introspection: boolean;
   /** Signing-key rotation period of the embedded provider, in seconds. */
   keyRotationSeconds: number;
+  /** Client id of the `lading` command line (a public client using the device authorization grant). */
+  cliClientId: string;
+  /** Scopes the command line requests. */
+  cliScopes: string;
+}
+
+/** How the command line logs in at the provider (`GET /auth/clients/cli`). */
+export interface CliClientInfo {
+  issuer: string;
+  /** Null when the provider offers no device authorization grant. */
+  device_authorization_endpoint: string | null;
+  token_endpoint: string;
+  revocation_endpoint: string | null;
+  client_id: string;
+  scopes: string;
+  /** Lifetime of the lading tokens `POST /auth/exchange` issues, in seconds. */
+  token_ttl: number;
+  /** Whether the provider is the embedded one, whose accounts are lading's local accounts (password login works too). */
+  local_accounts: boolean;
 }
 
 export interface OidcLoginOptions {
@@ -121,7 +140,7 @@ export class OidcLogin {
     const provider = s.issuer === null
       ? new EmbeddedProvider({
         issuer, catalog: o.catalog, clock: o.clock, sealer: o.sealer, secret: o.secret, logger: o.logger,
-        clientId: s.clientId, redirectUri, audience, resource: `${base}/api`, accessTokenFormat: s.introspection ? 'opaque' : 'jwt', keyRotationSeconds: s.keyRotationSeconds, trustProxy: o.trustProxy,
+        clientId: s.clientId, cliClientId: s.cliClientId, redirectUri, audience, resource: `${base}/api`, accessTokenFormat: s.introspection ? 'opaque' : 'jwt', keyRotationSeconds: s.keyRotationSeconds, trustProxy: o.trustProxy,
         renderError: o.renderError,
       })
       : null;
@@ -229,6 +248,38 @@ export class OidcLogin {
       await catalog.oidcPut(GRANT_KIND, session.tokenHash, { payload: sealer.seal(rotated, GRANT_PURPOSE), expiresAt: record.expiresAt });
     }
   };
+
+  /**
+   * Where and as which client the command line logs in, from the provider's discovery
+   * document. `UNAVAILABLE` when the provider cannot be reached.
+   */
+  async cliClient(): Promise<CliClientInfo> {
+    const { rp } = this.parts();
+    const meta = (await rp.configuration()).serverMetadata();
+    const s = this.#o.settings;
+    if (!meta.token_endpoint) throw new LadingError('UNAVAILABLE', 'The identity provider publishes no token endpoint.');
+    return {
+      issuer: rp.issuer,
+      device_authorization_endpoint: typeof meta.device_authorization_endpoint === 'string' ? meta.device_authorization_endpoint : null,
+      token_endpoint: meta.token_endpoint,
+      revocation_endpoint: typeof meta.revocation_endpoint === 'string' ? meta.revocation_endpoint : null,
+      client_id: s.cliClientId,
+      scopes: s.cliScopes,
+      token_ttl: this.#o.tokenTtlSeconds,
+      local_accounts: this.embedded,
+    };
+  }
+
+  /**
+   * The user an access token of the provider proves, checked exactly as a bearer access token
+   * is (`externalBearer`), for `POST /auth/exchange`. Rejects with `UNAUTHENTICATED` when it is
+   * not a valid access token for lading, `FORBIDDEN` as `userFor` does.
+   */
+  async userOfAccessToken(token: string): Promise<string> {
+    const verified = await this.parts().accessTokens.verify(token);
+    if (!verified) throw new LadingError('UNAUTHENTICATED', 'The access token is not a valid access token of this server\'s identity provider for lading (wrong issuer or audience, expired, or not an access token).');
+    return this.userFor(verified.claims);
+  }
 
   /**
    * The `externalBearer` hook of sessions: when `token` is a valid access token of the

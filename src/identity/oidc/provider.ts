@@ -3,8 +3,10 @@
  * rotation, authorization with lading's own login and consent pages (`interactions.ts`), token,
  * userinfo, introspection and revocation endpoints, for the local accounts of `lading user add`.
  * Its state lives in the catalog (`provider-adapter.ts`), so any node can serve any step.
- * It registers exactly one client, lading's own relying party, which reaches it over HTTP like
- * any other provider. It never opens lading sessions itself.
+ * It registers two clients: lading's own relying party, which reaches it over HTTP like any
+ * other provider, and the public client of the `lading` command line, which signs in with the
+ * device authorization grant (RFC 8628: the user enters a short code at `/oidc/device`). It
+ * never opens lading sessions itself.
  */
 import { createHmac, generateKeyPairSync } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -13,6 +15,7 @@ import type { Logger } from 'pino';
 import type { Sealer } from '../secrets/sealing.ts';
 import type { AccountStore, Clock, OidcStore } from '../../core/ports.ts';
 import { catalogAdapterFactory } from './provider-adapter.ts';
+import { deviceFlowPages } from './device-pages.ts';
 
 /** Where the provider is mounted inside lading's HTTP server. */
 export const PROVIDER_MOUNT = '/oidc';
@@ -31,6 +34,8 @@ export interface EmbeddedProviderOptions {
   logger: Logger;
   /** The relying party's client id and redirect URI. */
   clientId: string;
+  /** Client id of the command line's public client (device authorization and refresh grants, no secret). */
+  cliClientId: string;
   redirectUri: string;
   /** Audience of access tokens for lading's API (what `access-tokens.ts` checks). */
   audience: string;
@@ -145,6 +150,15 @@ export class EmbeddedProvider {
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
         token_endpoint_auth_method: 'client_secret_basic',
+      }, {
+        // NOTE: a public client: a secret shipped with a command line is no secret. What
+        // protects it is the user entering the code in their own browser (RFC 8628 section 5).
+        client_id: o.cliClientId,
+        client_name: 'lading command line',
+        redirect_uris: [],
+        grant_types: ['urn:ietf:params:oauth:grant-type:device_code', 'refresh_token'],
+        response_types: [],
+        token_endpoint_auth_method: 'none',
       }],
       jwks: { keys },
       cookies: {
@@ -170,6 +184,7 @@ export class EmbeddedProvider {
       interactions: { url: async (_ctx, interaction) => `${PROVIDER_MOUNT}/interaction/${interaction.uid}` },
       features: {
         devInteractions: { enabled: false },
+        deviceFlow: { enabled: true, charset: 'base-20', mask: '****-****', ...deviceFlowPages },
         introspection: { enabled: true, allowedPolicy: async (_ctx, client) => client.clientId === o.clientId },
         revocation: { enabled: true },
         userinfo: { enabled: true },
@@ -188,6 +203,7 @@ export class EmbeddedProvider {
       ttl: {
         AccessToken: 3600,
         AuthorizationCode: 60,
+        DeviceCode: 600,
         IdToken: 3600,
         Interaction: 3600,
         Grant: 30 * 86400,

@@ -8,7 +8,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { LadingError } from '../../core/errors.ts';
 import type { LoginAttempt, LoginService } from './login.ts';
-import type { BackendCredential, Clock, SessionStore } from '../../core/ports.ts';
+import type { BackendCredential, Clock, CredentialStatus, SessionStore } from '../../core/ports.ts';
 import type { SessionKind, SessionRecord } from '../../core/types.ts';
 import type { CredentialManager } from '../../core/ports.ts';
 
@@ -228,6 +228,16 @@ export class SessionService {
     } finally {
       this.#refreshing.delete(session.tokenHash);
     }
+  }
+
+  /**
+   * The session behind a token carried as `kind` says and the validity of its backend
+   * credential (the proxy certificate), with the time it was checked at, for `GET /auth/proxy`.
+   * Rejects as `authenticate` does.
+   */
+  async credentialStatus(token: string, kind: SessionKind = 'api'): Promise<{ session: SessionRecord; status: CredentialStatus; now: Date }> {
+    const { session } = await this.authenticate(token, kind);
+    return { session, status: await this.#o.credentials.inspect(session.credential!), now: this.#o.clock.now() };
   }
 
   async logout(token: string): Promise<void> {

@@ -97,7 +97,7 @@ export function createProxyCredentials(o: ProxyCredentialsOptions): ProxyCredent
       const u = parseCertificate(user);
       // NOTE: the credential is over when either certificate ends, so that POST /auth/proxy
       // regenerates both rather than reporting a proxy of an expired certificate as valid.
-      return { notAfter: new Date(Math.min(p.notAfter.getTime(), u.notAfter.getTime())), subject: subjectDn(p), issuer: issuerDn(p) };
+      return { notAfter: new Date(Math.min(p.notAfter.getTime(), u.notAfter.getTime())), notBefore: p.notBefore, subject: subjectDn(p), issuer: issuerDn(p) };
     },
   };
 }

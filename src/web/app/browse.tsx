@@ -5,7 +5,7 @@
  * drop, asking "replace or skip" for targets that exist. Also the "Shared with me" list.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { ApiError, api, describeError, join, registeredUrl } from './api.ts';
+import { ApiError, api, describeError, join, registeredUrl, request } from './api.ts';
 import { humanSize, shortDate } from './format.ts';
 import { browseHref, itemHref } from './router.ts';
 import { type Entry, type RecordFields, type Session, entryOf } from './types.ts';
@@ -135,10 +135,24 @@ function EntryRow(props: { entry: Entry; index: number }) {
   );
 }
 
-/** Reads a collection's entries with their sizes, owners and dates. */
-export async function listEntries(path: string, signal?: AbortSignal): Promise<Entry[]> {
-  const records = await api<Record<string, RecordFields>[]>('GET', `${registeredUrl(path)}/?details=true`, { signal });
-  return records.map(entryOf);
+const PAGE = 5000;
+
+/**
+ * Reads a collection's entries page by page (`max_keys`, `continuation_token`), handing each
+ * page's entries so far to `onPage`, so a huge collection shows its first entries at once.
+ */
+export async function listEntries(path: string, onPage: (entries: Entry[]) => void, signal?: AbortSignal): Promise<Entry[]> {
+  const all: Entry[] = [];
+  let token: string | null = null;
+  do {
+    const url = `${registeredUrl(path)}/?max_keys=${PAGE}${token ? `&continuation_token=${encodeURIComponent(token)}` : ''}`;
+    const res = await request('GET', url, { signal });
+    const body = (await res.json()) as { Meta: { continuation_token?: string | null }; Response: { data: Record<string, RecordFields>[] } };
+    for (const record of body.Response.data) all.push(entryOf(record));
+    token = body.Meta.continuation_token ?? null;
+    onPage([...all]);
+  } while (token);
+  return all;
 }
 
 /** Asks "replace or skip" for each conflict, one at a time, with "for all the others". */
@@ -217,7 +231,7 @@ export function BrowsePage(props: { session: Session; path: string }) {
   useEffect(() => {
     const abort = new AbortController();
     setError('');
-    listEntries(path, abort.signal).then(setEntries, (err: unknown) => {
+    listEntries(path, setEntries, abort.signal).catch((err: unknown) => {
       if ((err as Error).name === 'AbortError') return;
       setEntries([]);
       setError(describeError(err));

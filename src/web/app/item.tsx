@@ -15,16 +15,16 @@ import { Breadcrumbs, CopyButton, Dialog, Field, Notice } from './ui.tsx';
 /** The entity at `path`, with its details. */
 async function statEntry(path: string): Promise<Entry> {
   if (path.split('/').filter(Boolean).length <= 1) {
-    return { name: baseName(path) || '/', path, kind: 'collection', size: null, owner: null, modified: null, created: null, checksum: null, pid: null };
+    return { name: baseName(path) || '/', path, kind: 'collection', size: null, owner: null, modified: null, checksum: null, pid: null };
   }
-  const parentRecords = await api<Record<string, RecordFields>[]>('GET', `${registeredUrl(path)}?details=true`);
+  const parentRecords = await api<Record<string, RecordFields>[]>('GET', `${registeredUrl(path)}`);
   const own = parentRecords.map(entryOf);
   // NOTE: a data object answers its one record; a collection answers its children, so its own
   // record comes from its parent's listing.
   if (own.length === 1 && own[0]!.path === path) return own[0]!;
-  const siblings = await api<Record<string, RecordFields>[]>('GET', `${registeredUrl(parentOf(path))}/?details=true`).catch(() => []);
+  const siblings = await api<Record<string, RecordFields>[]>('GET', `${registeredUrl(parentOf(path))}/`).catch(() => []);
   const found = siblings.map(entryOf).find((e) => e.path === path);
-  return found ?? { name: baseName(path), path, kind: 'collection', size: null, owner: null, modified: null, created: null, checksum: null, pid: null };
+  return found ?? { name: baseName(path), path, kind: 'collection', size: null, owner: null, modified: null, checksum: null, pid: null };
 }
 
 function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { value: T | null; error: ApiError | Error | null; reload: () => void } {
@@ -331,7 +331,6 @@ export function ItemPage(props: { session: Session; path: string }) {
                   </span>
                 ) : <span class="hint">None (assigned by the backend's rules, when they apply)</span>}
               </dd>
-              {entry.created && <><dt>Created</dt><dd>{shortDate(entry.created)}</dd></>}
               {entry.modified && <><dt>Modified</dt><dd>{shortDate(entry.modified)}</dd></>}
               {entry.owner && <><dt>Owner</dt><dd>{entry.owner}</dd></>}
               <dt>Path</dt><dd class="break"><code>{entry.path}</code></dd>

@@ -9,17 +9,16 @@ export interface Session {
   provider: 'embedded' | 'external';
 }
 
-/** An entity record (spec 2.2) with what `details=true` adds. */
+/** An entity record (spec 2.2, with lading's additions to `metadata`). */
 export interface RecordFields {
   dataobject: string;
   link: string;
   location: string;
-  metadata: { PID: string | null; checksum: string | null; name: string; object_type: 'dataobject' | 'collection' };
+  metadata: {
+    PID: string | null; checksum: string | null; name: string; object_type: 'dataobject' | 'collection';
+    size?: number | null; modified?: string; owner?: string;
+  };
   path: string;
-  size?: number | null;
-  owner?: string;
-  created_at?: string;
-  modified_at?: string;
 }
 
 /** The app's view of one entity. */
@@ -30,7 +29,6 @@ export interface Entry {
   size: number | null;
   owner: string | null;
   modified: string | null;
-  created: string | null;
   checksum: string | null;
   pid: string | null;
 }
@@ -41,10 +39,9 @@ export function entryOf(record: Record<string, RecordFields>): Entry {
     name,
     path: r.path === '/' ? `/${name}` : `${r.path}/${name}`,
     kind: r.metadata.object_type,
-    size: r.size ?? null,
-    owner: r.owner ?? null,
-    modified: r.modified_at ?? null,
-    created: r.created_at ?? null,
+    size: r.metadata.size ?? null,
+    owner: r.metadata.owner ?? null,
+    modified: r.metadata.modified ?? null,
     checksum: r.metadata.checksum,
     pid: r.metadata.PID,
   };

@@ -57,6 +57,13 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
       return (await all(pool, `${ENTITY} WHERE e.parent = $1 ORDER BY e.name`, [path])).map(toEntity);
     },
 
+    async listChildrenAfter(path, after, limit) {
+      // NOTE: names are COLLATE "C": byte order, the same as SQLite's.
+      return (after === null
+        ? await all(pool, `${ENTITY} WHERE e.parent = $1 ORDER BY e.name LIMIT $2`, [path, limit])
+        : await all(pool, `${ENTITY} WHERE e.parent = $1 AND e.name > $2 ORDER BY e.name LIMIT $3`, [path, after, limit])).map(toEntity);
+    },
+
     async createCollection({ path, owner, now, jobs }) {
       return tx(async (c) => {
         if (await entityAt(c, path)) throw new LadingError('CONFLICT', `'${path}' already exists.`);

@@ -47,6 +47,14 @@ export function createSqliteNamespace(db: SqliteConnection): NamespaceStore {
       return rows.map(toEntity);
     },
 
+    async listChildrenAfter(path, after, limit) {
+      // NOTE: SQLite compares TEXT with its BINARY collation, which for UTF-8 is byte order.
+      const rows = (after === null
+        ? q(`SELECT ${ENTITY_COLUMNS} FROM entities e WHERE e.parent = ? ORDER BY e.name LIMIT ?`).all(path, limit)
+        : q(`SELECT ${ENTITY_COLUMNS} FROM entities e WHERE e.parent = ? AND e.name > ? ORDER BY e.name LIMIT ?`).all(path, after, limit)) as Row[];
+      return rows.map(toEntity);
+    },
+
     async createCollection({ path, owner, now, jobs }) {
       return tx(() => {
         if (entityAt(path)) throw new LadingError('CONFLICT', `'${path}' already exists.`);

@@ -1,0 +1,180 @@
+/**
+ * How the client commands talk to a lading server: Node's own fetch (undici) through one
+ * keep-alive connection pool per client, the bearer token on every request, and the API's
+ * error envelope turned into a `ClientError` with its message and the documented exit code.
+ * Never writes the token anywhere but the Authorization header.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+
+type BodyInit = NonNullable<ConstructorParameters<typeof Request>[1]>['body'];
+import { ClientError } from './errors.ts';
+import { EXIT, exitCodeOfStatus } from './exit-codes.ts';
+
+/** Where to send requests and with which token. */
+export interface ServerTarget {
+  /** Base URL, no trailing slash, e.g. `https://staging.example.org`. */
+  url: string;
+  /** The bearer token (empty for the few requests that need none, such as logging in). */
+  token: string;
+  /** The remembered server's name, when it came from the configuration. */
+  name?: string;
+  /** The user the token belongs to, when known (from the login). */
+  user?: string;
+  /** That user's home collection, when known (from the login). */
+  home?: string;
+}
+
+export interface RequestInit {
+  headers?: Record<string, string>;
+  body?: BodyInit | NodeJS.ReadableStream | AsyncIterable<Uint8Array> | null;
+  signal?: AbortSignal;
+  /** Statuses answered as they are instead of becoming a `ClientError`. */
+  accept?: number[];
+  /** Required by fetch for a streamed body. */
+  duplex?: 'half';
+}
+
+/** The dispatcher (connection pool) type of Node's bundled undici, which the global fetch accepts. */
+type Dispatcher = { close(): Promise<void> };
+type DispatcherClass = new (options: { connections?: number; keepAliveTimeout?: number; keepAliveMaxTimeout?: number }) => Dispatcher;
+
+/**
+ * The class of Node's bundled undici `Agent`. Node keeps undici inside and does not export it;
+ * its global dispatcher is an instance, registered under a symbol once undici is loaded (which
+ * creating a `Headers` does), so a pool with our own limits comes from the same class — no
+ * second copy of undici to install or keep compatible.
+ */
+function agentClass(): DispatcherClass | null {
+  void new Headers();
+  const global = (globalThis as Record<symbol, unknown>)[Symbol.for('undici.globalDispatcher.1')];
+  const ctor = (global as { constructor?: unknown } | undefined)?.constructor;
+  return typeof ctor === 'function' && (ctor as { name?: string }).name === 'Agent' ? ctor as DispatcherClass : null;
+}
+
+/** The message of an API error envelope (`Response.errors`: `{title: message}` objects), or null. */
+export function envelopeMessage(body: unknown): string | null {
+  const errors = (body as { Response?: { errors?: unknown } } | null)?.Response?.errors;
+  if (!Array.isArray(errors) || errors.length === 0) return null;
+  const messages = errors.flatMap((e) => (e && typeof e === 'object' ? Object.values(e as Record<string, unknown>).map(String) : []));
+  return messages.length ? messages.join('; ') : null;
+}
+
+/** Seconds of a Retry-After header (delta-seconds or an HTTP date), or undefined. */
+function retryAfterOf(value: string | null): number | undefined {
+  if (!value) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
+}
+
+/** The `ClientError` for a non-2xx answer, with the API's own message when it sent an envelope. Consumes the body. */
+export async function errorOfResponse(response: Response): Promise<ClientError> {
+  const text = await response.text().catch(() => '');
+  let message: string | null = null;
+  try {
+    message = envelopeMessage(JSON.parse(text));
+  } catch { /* not JSON: the status says it */ }
+  message ??= `the server answered ${response.status} ${response.statusText || ''}`.trim();
+  return new ClientError(message, exitCodeOfStatus(response.status), {
+    status: response.status, retryAfter: retryAfterOf(response.headers.get('retry-after')),
+  });
+}
+
+/** The `ClientError` for a request that got no answer: interrupted (130) or a network failure (retryable, 1). */
+export function errorOfFailure(err: unknown, url: string, signal?: AbortSignal): ClientError {
+  if (err instanceof ClientError) return err;
+  if (signal?.aborted || (err instanceof Error && err.name === 'AbortError')) {
+    return new ClientError('interrupted', EXIT.INTERRUPTED, { cause: err });
+  }
+  const cause = err instanceof Error ? (err.cause as { code?: string; message?: string } | undefined) : undefined;
+  const why = cause?.code ?? cause?.message ?? (err instanceof Error ? err.message : String(err));
+  return new ClientError(`cannot reach ${new URL(url).origin}: ${why}`, EXIT.FAILED, { cause: err, retryable: true });
+}
+
+/** One server's API, through one keep-alive connection pool. */
+export class ApiClient {
+  readonly target: ServerTarget;
+  readonly #dispatcher: Dispatcher | null;
+
+  constructor(target: ServerTarget, options: { connections?: number } = {}) {
+    this.target = { ...target, url: target.url.replace(/\/+$/, '') };
+    const Agent = agentClass();
+    // NOTE: without the class (a Node that changed its internals) the global dispatcher is
+    // used, which keeps connections alive too, only without our connection limit.
+    this.#dispatcher = Agent ? new Agent({ connections: options.connections ?? 8, keepAliveTimeout: 30_000, keepAliveMaxTimeout: 60_000 }) : null;
+  }
+
+  /**
+   * Sends a request to `path` (starting with '/') with the bearer token. Non-2xx answers
+   * become `ClientError` with the API's message (401/403 → AUTH, 404 → NOT_FOUND, 409/412 →
+   * CONFLICT, 460 → INTEGRITY, else FAILED) unless `accept` lists the status; no answer at all
+   * becomes a retryable `ClientError`, an aborted request one with exit code 130.
+   */
+  async request(method: string, path: string, init: RequestInit = {}): Promise<Response> {
+    const url = `${this.target.url}${path}`;
+    const headers: Record<string, string> = { ...init.headers };
+    if (this.target.token) headers.authorization = `Bearer ${this.target.token}`;
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        method, headers, signal: init.signal, body: init.body as BodyInit | null | undefined,
+        ...(init.duplex || (init.body && typeof (init.body as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function') ? { duplex: 'half' } : {}),
+        ...(this.#dispatcher ? { dispatcher: this.#dispatcher } : {}),
+        redirect: 'manual',
+      } as globalThis.RequestInit);
+    } catch (err) {
+      throw errorOfFailure(err, url, init.signal);
+    }
+    if ((response.status >= 200 && response.status < 300) || init.accept?.includes(response.status)) return response;
+    throw await errorOfResponse(response);
+  }
+
+  /** `request`, then the envelope's payload (`Response.data`). */
+  async json<T>(method: string, path: string, init: RequestInit = {}): Promise<T> {
+    const response = await this.request(method, path, { ...init, headers: { accept: 'application/json', ...init.headers } });
+    const text = await response.text();
+    try {
+      return (JSON.parse(text) as { Response: { data: T } }).Response.data;
+    } catch (cause) {
+      throw new ClientError(`the server's answer to ${method} ${path} is not a lading envelope`, EXIT.FAILED, { cause });
+    }
+  }
+
+  /** '/api/registered' followed by the absolute `path`, each segment percent-encoded. */
+  registeredUrl(path: string): string {
+    const segments = path.split('/').filter((s) => s !== '');
+    return `/api/registered/${segments.map(encodeURIComponent).join('/')}`;
+  }
+
+  /** Closes the pooled connections. */
+  async close(): Promise<void> {
+    await this.#dispatcher?.close();
+  }
+}
+
+/**
+ * Runs `attempt` again while it throws a retryable `ClientError`, at most `tries` times (default
+ * 5), waiting with exponential backoff and full jitter (1 s, 2 s, 4 s, … at most 30 s), or as
+ * long as the server's Retry-After says. Other errors and the last one are thrown.
+ */
+export async function withRetry<T>(
+  attempt: () => Promise<T>,
+  options: { tries?: number; signal?: AbortSignal; onRetry?(err: ClientError, waitMs: number): void } = {},
+): Promise<T> {
+  const tries = options.tries ?? 5;
+  for (let i = 1; ; i++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (!(err instanceof ClientError) || !err.retryable || i >= tries || options.signal?.aborted) throw err;
+      const backoff = Math.min(30_000, 1000 * 2 ** (i - 1));
+      const waitMs = err.retryAfter !== undefined ? err.retryAfter * 1000 : Math.round(Math.random() * backoff);
+      options.onRetry?.(err, waitMs);
+      try {
+        await sleep(waitMs, undefined, { signal: options.signal });
+      } catch (cause) {
+        throw new ClientError('interrupted', EXIT.INTERRUPTED, { cause });
+      }
+    }
+  }
+}

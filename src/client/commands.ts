@@ -1,0 +1,447 @@
+/**
+ * The client commands of `lading`, at the top level: `login`, `logout`, `ls`, `stat`, `mkdir`,
+ * `mv`, `pid`, `share`, `token` and `proxy` (with `proxy renew`). Each talks to a server over
+ * its HTTP API (`ApiClient`), never to a data directory. Every failure is a `ClientError`:
+ * `runClient` prints it as one line and exits with its documented code (`exit-codes.ts`).
+ * Tokens and passwords never come from the command line and are printed only by `token`.
+ */
+import { spawn } from 'node:child_process';
+import { posix } from 'node:path';
+import { createInterface } from 'node:readline/promises';
+import { type Command, CommanderError, Option } from 'commander';
+import { ApiClient } from './api.ts';
+import { ClientError, usageError } from './errors.ts';
+import { EXIT } from './exit-codes.ts';
+import {
+  type ServerEntry, configPath, defaultName, findServer, forgetServer, loadConfig, normalizeUrl, rememberServer, resolveTarget,
+} from './config.ts';
+import { type Login, cliClient, exchange, pollDeviceToken, revokeRefreshToken, startDeviceAuthorization } from './device.ts';
+import { readPassword } from '../cli/secret.ts';
+
+/** The options every client command accepts. */
+export interface ClientOptions {
+  server?: string;
+  json?: boolean;
+  quiet?: boolean;
+}
+
+/** One line on standard output. */
+function line(text: string): void {
+  process.stdout.write(`${text}\n`);
+}
+
+/** What a command reports: one JSON object per line with --json, else the text (unless --quiet). */
+function report(opts: ClientOptions, text: string | null, json: unknown): void {
+  if (opts.json) line(JSON.stringify(json));
+  else if (text !== null && !opts.quiet) line(text);
+}
+
+/**
+ * Runs a client action: a `ClientError` (or any other failure) becomes one line on standard
+ * error and the process's exit code; Ctrl-C stops with 130.
+ */
+export async function runClient(action: (signal: AbortSignal) => Promise<void>): Promise<void> {
+  const controller = new AbortController();
+  const onSigint = (): void => {
+    if (controller.signal.aborted) process.exit(EXIT.INTERRUPTED);
+    controller.abort();
+  };
+  process.on('SIGINT', onSigint);
+  try {
+    await action(controller.signal);
+  } catch (err) {
+    const code = err instanceof ClientError ? err.exitCode
+      : controller.signal.aborted ? EXIT.INTERRUPTED
+        : (err as { exitCode?: unknown }).exitCode === 2 ? EXIT.USAGE : EXIT.FAILED;
+    const message = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`lading: ${message}\n`);
+    process.exitCode = code;
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}
+
+/** Opens the API of the server the options name (see `resolveTarget`), runs `use`, closes it. */
+async function withApi<T>(opts: ClientOptions, use: (api: ApiClient) => Promise<T>): Promise<T> {
+  const api = new ApiClient(await resolveTarget(opts));
+  try {
+    return await use(api);
+  } finally {
+    await api.close();
+  }
+}
+
+interface ProxyState {
+  subject: string; issuer: string | null; not_before: string | null; not_after: string; seconds_left: number; expired: boolean;
+  storage_user: string; storage_home: string;
+}
+
+/** The user's home collection: from the login, else asked of the server. */
+async function homeOf(api: ApiClient): Promise<string> {
+  if (api.target.home) return api.target.home;
+  const state = await api.json<ProxyState>('GET', '/auth/proxy');
+  api.target.home = state.storage_home;
+  api.target.user = state.storage_user;
+  return state.storage_home;
+}
+
+/** An absolute, normalised path: `path` as given when absolute, else below the user's home. */
+async function absolute(api: ApiClient, path: string | undefined): Promise<string> {
+  if (path === undefined || path === '' || path === '.') return homeOf(api);
+  const full = path.startsWith('/') ? path : `${await homeOf(api)}/${path}`;
+  const normal = posix.normalize(full).replace(/\/+$/, '');
+  return normal === '' ? '/' : normal;
+}
+
+/** The inside of one entity record of spec 2.2 (with lading's size and modified). */
+interface EntityRecord {
+  dataobject: string;
+  link: string;
+  path: string;
+  metadata: { PID: string | null; checksum: string | null; name: string; object_type: 'dataobject' | 'collection'; size?: number | null; modified?: string };
+}
+
+/** What `ls --json` and `stat --json` print per entity. */
+function entityJson(r: EntityRecord) {
+  const m = r.metadata;
+  return {
+    name: m.name, path: posix.join(r.path, m.name), type: m.object_type, size: m.size ?? null, modified: m.modified ?? null,
+    checksum: m.checksum, pid: m.PID, link: r.link,
+  };
+}
+
+function records(data: Record<string, EntityRecord>[]): EntityRecord[] {
+  return data.map((one) => Object.values(one)[0]!).filter(Boolean);
+}
+
+/** `2026-11-23 14:07` in UTC, or '-'. */
+function shortDate(iso: string | null | undefined): string {
+  return iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)}` : '-';
+}
+
+/** A size in bytes, as `ls -l` shows it. */
+function sizeText(size: number | null | undefined): string {
+  return size === null || size === undefined ? '-' : String(size);
+}
+
+/** The long listing's rows, padded into columns: type, size, modified (UTC), name, checksum, PID. */
+function longListing(list: EntityRecord[]): string[] {
+  const rows = list.map((r) => {
+    const m = r.metadata;
+    const dir = m.object_type === 'collection';
+    return [dir ? 'd' : '-', sizeText(m.size), shortDate(m.modified), dir ? `${m.name}/` : m.name, m.checksum ?? '-', m.PID ?? '-'];
+  });
+  const width = (i: number) => Math.max(0, ...rows.map((r) => r[i]!.length));
+  const w1 = width(1);
+  const w3 = width(3);
+  return rows.map((r) => `${r[0]} ${r[1]!.padStart(w1)} ${r[2]}  ${r[3]!.padEnd(w3)}  ${r[4]}  ${r[5]}`.trimEnd());
+}
+
+/** Parses `7d`, `12h`, `30m`, `45s` or a plain number of seconds. */
+export function parseDuration(text: string): number {
+  const m = /^(\d+)\s*([smhdw]?)$/i.exec(text.trim());
+  if (!m) throw usageError(`'${text}' is not a duration: use e.g. 7d, 12h, 30m or 3600 (seconds)`);
+  const unit = { '': 1, s: 1, m: 60, h: 3600, d: 86400, w: 604800 }[m[2]!.toLowerCase() as '' | 's' | 'm' | 'h' | 'd' | 'w'];
+  const seconds = Number(m[1]) * unit;
+  if (seconds < 1) throw usageError('the duration must be at least one second');
+  return seconds;
+}
+
+/** Opens `url` in the user's browser when there is a graphical session; never waits for it. */
+function openBrowser(url: string): void {
+  if (!process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) return;
+  try {
+    const child = spawn('xdg-open', [url], { stdio: 'ignore', detached: true });
+    child.on('error', () => { /* no xdg-open: the URL is printed anyway */ });
+    child.unref();
+  } catch { /* the URL is printed anyway */ }
+}
+
+/** The user name typed on the terminal. */
+async function askUser(): Promise<string> {
+  if (!process.stdin.isTTY) throw usageError('no terminal to ask for the user name: give --user NAME (and --password-stdin), or use --device');
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const name = (await rl.question('User name: ')).trim();
+    if (!name) throw usageError('no user name given');
+    return name;
+  } finally {
+    rl.close();
+  }
+}
+
+interface LoginOptions extends ClientOptions {
+  name?: string;
+  user?: string;
+  device?: boolean;
+  passwordStdin?: boolean;
+}
+
+async function passwordLogin(url: string, opts: LoginOptions): Promise<Login> {
+  const user = opts.user ?? await askUser();
+  let password: string;
+  try {
+    password = await readPassword(`Password for ${user} at ${url}: `);
+  } catch (err) {
+    throw usageError((err as Error).message);
+  }
+  const api = new ApiClient({ url, token: '' });
+  try {
+    const data = await api.json<{ token: string; storage_user: string; storage_home: string }>('POST', '/auth/login', {
+      headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: user, password }),
+    });
+    let ttl: number | null = null;
+    try {
+      ttl = (await cliClient(url)).token_ttl;
+    } catch { /* a server without OIDC: the expiry stays unknown */ }
+    return { token: data.token, user: data.storage_user, home: data.storage_home, ...(ttl ? { expiresAt: new Date(Date.now() + ttl * 1000).toISOString() } : {}) };
+  } finally {
+    await api.close();
+  }
+}
+
+async function deviceLogin(url: string, opts: LoginOptions, signal: AbortSignal): Promise<Login> {
+  const info = await cliClient(url);
+  const device = await startDeviceAuthorization(info, signal);
+  const where = device.verification_uri_complete ?? device.verification_uri;
+  // NOTE: the code and URL go to standard error, so standard output stays for --json and scripts.
+  process.stderr.write(`To log in, open ${device.verification_uri} and enter the code ${device.user_code}\n`);
+  if (device.verification_uri_complete) process.stderr.write(`(or open ${device.verification_uri_complete} directly)\n`);
+  if (opts.json) line(JSON.stringify({ user_code: device.user_code, verification_uri: device.verification_uri, verification_uri_complete: device.verification_uri_complete ?? null, expires_in: device.expires_in }));
+  openBrowser(where);
+  const tokens = await pollDeviceToken(info, device, signal);
+  return exchange(url, tokens.access_token, info.token_ttl, tokens.refresh_token);
+}
+
+/** Registers the client commands on the `lading` program (in the current help group). */
+export function registerClientCommands(cli: Command): void {
+  const client = (cmd: Command): Command => withClientOptions(cmd);
+
+  client(cli.command('login').argument('[url]', 'the server\'s base URL (default: LADING_URL, else the default server)'))
+    .description('log in to a server and remember it: in a browser with a short code (device authorization), or with a local password')
+    .option('--name <name>', 'remember the server under this name (default: its host)')
+    .option('--user <user>', 'log in with this local account\'s password (asked on the terminal)')
+    .option('--device', 'log in in a browser with a short code (RFC 8628 device authorization)')
+    .option('--password-stdin', 'read the password from the first line of standard input')
+    .option('--default', 'make this server the default')
+    .action(async (given: string | undefined, opts: LoginOptions & { default?: boolean }) => runClient(async (signal) => {
+      const config = await loadConfig();
+      const raw = given ?? process.env.LADING_URL ?? (config.default ? config.servers[config.default]?.url : undefined);
+      if (!raw) throw usageError('which server? give its URL: lading login https://staging.example.org');
+      const known = findServer(config, raw);
+      const url = known ? known[1].url : normalizeUrl(raw);
+      let device = opts.device === true;
+      if (!device && !opts.user && !opts.passwordStdin) {
+        // NOTE: with an external provider there are no local passwords to ask for; with the
+        // embedded one, a terminal asks for the password and anything else uses the browser.
+        const info = await cliClient(url).catch(() => null);
+        device = info !== null && (!info.local_accounts || !process.stdin.isTTY);
+      }
+      if (device && (opts.user || opts.passwordStdin)) throw usageError('--device logs in in a browser: it takes no --user or --password-stdin');
+      const login = device ? await deviceLogin(url, opts, signal) : await passwordLogin(url, opts);
+      const name = opts.name ?? known?.[0] ?? defaultName(url);
+      const entry: ServerEntry = {
+        url, token: login.token, user: login.user, home: login.home,
+        ...(login.expiresAt ? { expiresAt: login.expiresAt } : {}), ...(login.refreshToken ? { refreshToken: login.refreshToken } : {}),
+      };
+      const saved = await rememberServer(name, entry, { makeDefault: opts.default === true });
+      report(opts, `logged in to ${url} as ${login.user} (saved as '${name}'${saved.default === name ? ', the default' : ''} in ${configPath()})`,
+        { server: name, url, user: login.user, home: login.home, default: saved.default === name });
+    }));
+
+  client(cli.command('logout'))
+    .description('log out: the server revokes the token, and the server is forgotten')
+    .action(async (opts: ClientOptions) => runClient(async () => {
+      const target = await resolveTarget(opts);
+      const api = new ApiClient(target);
+      try {
+        await api.request('POST', '/auth/logout', { accept: [401] });
+      } finally {
+        await api.close();
+      }
+      const config = await loadConfig();
+      const entry = target.name ? config.servers[target.name] : undefined;
+      if (entry?.refreshToken) await revokeRefreshToken(target.url, entry.refreshToken);
+      if (target.name && entry?.token === target.token) await forgetServer(target.name);
+      report(opts, `logged out of ${target.url}`, { url: target.url, server: target.name ?? null });
+    }));
+
+  client(cli.command('ls').argument('[path]', 'a collection or data object; relative paths start at your home (default: your home)'))
+    .description('list a collection (or show a data object); -l adds size, date (UTC), checksum and PID')
+    .option('-l, --long', 'long format: type, size, modified, name, checksum, PID')
+    .action(async (path: string | undefined, opts: ClientOptions & { long?: boolean }) => runClient(() => withApi(opts, async (api) => {
+      const full = await absolute(api, path);
+      const data = await api.json<Record<string, EntityRecord>[]>('GET', api.registeredUrl(full));
+      const list = records(data);
+      if (opts.json) {
+        for (const r of list) line(JSON.stringify(entityJson(r)));
+        return;
+      }
+      if (opts.long) {
+        for (const row of longListing(list)) line(row);
+        return;
+      }
+      for (const r of list) line(r.metadata.object_type === 'collection' ? `${r.metadata.name}/` : r.metadata.name);
+    })));
+
+  client(cli.command('stat').argument('<path>', 'a collection or data object'))
+    .description('show one entity: type, size, modified, checksum, PID and link')
+    .action(async (path: string, opts: ClientOptions) => runClient(() => withApi(opts, async (api) => {
+      const full = await absolute(api, path);
+      const parent = posix.dirname(full);
+      const name = posix.basename(full);
+      // NOTE: GET of a collection lists its children; its own record is found in its parent's listing.
+      let record = records(await api.json<Record<string, EntityRecord>[]>('GET', api.registeredUrl(full)))
+        .find((r) => r.metadata.object_type === 'dataobject' && posix.join(r.path, r.metadata.name) === full);
+      if (!record && full !== '/') {
+        record = records(await api.json<Record<string, EntityRecord>[]>('GET', `${api.registeredUrl(parent)}/`)).find((r) => r.metadata.name === name);
+      }
+      if (!record) throw new ClientError(`'${full}' was not found`, EXIT.NOT_FOUND);
+      const e = entityJson(record);
+      report(opts, [
+        `path     : ${e.path}`,
+        `type     : ${e.type}`,
+        `size     : ${sizeText(e.size)}`,
+        `modified : ${e.modified ?? '-'}`,
+        `checksum : ${e.checksum ?? '-'}`,
+        `PID      : ${e.pid ?? '-'}`,
+        `link     : ${e.link}`,
+      ].join('\n'), e);
+    })));
+
+  client(cli.command('mkdir').argument('<path>', 'the collection to create'))
+    .description('create a collection')
+    .option('-p, --parents', 'create missing parents too, and do not fail when it exists')
+    .action(async (path: string, opts: ClientOptions & { parents?: boolean }) => runClient(() => withApi(opts, async (api) => {
+      const full = await absolute(api, path);
+      await api.json('POST', '/api/registered', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ path: full, force: opts.parents === true }) });
+      report(opts, `created ${full}`, { path: full });
+    })));
+
+  client(cli.command('mv').argument('<path>', 'the entity to rename').argument('<newname>', 'its new name (or a path in the same collection)'))
+    .description('rename a collection or data object within its collection')
+    .action(async (path: string, newname: string, opts: ClientOptions) => runClient(() => withApi(opts, async (api) => {
+      const full = await absolute(api, path);
+      let name = newname;
+      if (newname.includes('/')) {
+        const target = await absolute(api, newname);
+        if (posix.dirname(target) !== posix.dirname(full)) throw usageError(`mv renames within a collection: '${target}' is not in ${posix.dirname(full)}`);
+        name = posix.basename(target);
+      }
+      await api.json('PATCH', api.registeredUrl(full), { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ newname: name }) });
+      const to = posix.join(posix.dirname(full), name);
+      report(opts, `renamed ${full} to ${to}`, { from: full, to });
+    })));
+
+  client(cli.command('pid').argument('<path>', 'a data object or collection'))
+    .description('print the persistent identifier (PID) of an entity; exit 4 when it has none yet')
+    .action(async (path: string, opts: ClientOptions) => runClient(() => withApi(opts, async (api) => {
+      const full = await absolute(api, path);
+      const data = records(await api.json<Record<string, EntityRecord>[]>('GET', api.registeredUrl(full)));
+      let record = data.find((r) => r.metadata.object_type === 'dataobject' && posix.join(r.path, r.metadata.name) === full);
+      if (!record && full !== '/') {
+        record = records(await api.json<Record<string, EntityRecord>[]>('GET', `${api.registeredUrl(posix.dirname(full))}/`)).find((r) => r.metadata.name === posix.basename(full));
+      }
+      if (!record) throw new ClientError(`'${full}' was not found`, EXIT.NOT_FOUND);
+      if (!record.metadata.PID) throw new ClientError(`'${full}' has no PID (yet)`, EXIT.NOT_FOUND);
+      report(opts, record.metadata.PID, { path: full, pid: record.metadata.PID });
+    })));
+
+  const share = cli.command('share').description('share links: create, list and revoke');
+  withClientOptions(share.command('create').argument('<path>', 'the data object or collection to share (you need own on it)'))
+    .description('create a link anyone can download with (or, with --upload, a drop box onto a collection)')
+    .option('--upload', 'a drop box: anyone with the link can deposit files into the collection')
+    .option('--expires <duration>', 'the link stops working after this long: 7d, 12h, 30m, or seconds')
+    .option('--max-uses <n>', 'the link allows this many downloads (or deposited files)')
+    .option('--password-stdin', 'protect the link with a password read from standard input')
+    .action(async (path: string, opts: ClientOptions & { upload?: boolean; expires?: string; maxUses?: string; passwordStdin?: boolean }) => runClient(() => withApi(opts, async (api) => {
+      const body: Record<string, unknown> = { path: await absolute(api, path), kind: opts.upload ? 'upload' : 'read' };
+      if (opts.expires !== undefined) body.expires_in = parseDuration(opts.expires);
+      if (opts.maxUses !== undefined) {
+        if (!/^\d+$/.test(opts.maxUses) || Number(opts.maxUses) < 1) throw usageError(`--max-uses takes a positive whole number, not '${opts.maxUses}'`);
+        body.max_uses = Number(opts.maxUses);
+      }
+      if (opts.passwordStdin) {
+        try {
+          body.password = await readPassword('Password for the link: ');
+        } catch (err) {
+          throw usageError((err as Error).message);
+        }
+      }
+      const link = await api.json<{ id: string; url: string; expires_at: string | null; kind: string; path: string }>('POST', '/api/shares', {
+        headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
+      });
+      // NOTE: the URL holds the link's secret; it is shown once, on standard output only.
+      report(opts, `${link.url}\nid ${link.id}${link.expires_at ? `, expires ${link.expires_at}` : ''}`, link);
+    })));
+  withClientOptions(share.command('list').argument('[path]', 'only the links of this entity (default: every link that acts as you)'))
+    .description('list share links: id, kind, state, uses, expiry, path')
+    .action(async (path: string | undefined, opts: ClientOptions) => runClient(() => withApi(opts, async (api) => {
+      const query = path === undefined ? '' : `?path=${encodeURIComponent(await absolute(api, path))}`;
+      const links = await api.json<{ id: string; kind: string; state: string; uses: number; max_uses: number | null; expires_at: string | null; path: string | null; password: boolean }[]>('GET', `/api/shares${query}`);
+      for (const l of links) {
+        report(opts, [l.id, l.kind, l.state, `${l.uses}/${l.max_uses ?? '∞'}`, l.expires_at ?? 'never', l.password ? 'password' : '-', l.path ?? '(gone)'].join('\t'), l);
+      }
+    })));
+  withClientOptions(share.command('revoke').argument('<id>', 'the link\'s id (from share list)'))
+    .description('revoke a share link at once')
+    .action(async (id: string, opts: ClientOptions) => runClient(() => withApi(opts, async (api) => {
+      const link = await api.json<{ id: string; path: string | null }>('DELETE', `/api/shares/${encodeURIComponent(id)}`);
+      report(opts, `revoked ${link.id}${link.path ? ` (${link.path})` : ''}`, link);
+    })));
+
+  client(cli.command('token'))
+    .description('print the current token, for scripts: export LADING_TOKEN=$(lading token)')
+    .action(async (opts: ClientOptions) => runClient(async () => {
+      const target = await resolveTarget(opts);
+      if (opts.json) line(JSON.stringify({ url: target.url, token: target.token }));
+      else line(target.token);
+    }));
+}
+
+/**
+ * `lading proxy` and `lading proxy renew` (the caller's own proxy certificate, over the API) on
+ * the `proxy` command, which also holds the admin form `proxy show <user>`.
+ */
+export function registerProxyCommands(proxy: Command): void {
+  withClientOptions(proxy)
+    .action(async (opts: ClientOptions) => runClient(() => withApi(opts, async (api) => {
+      const s = await api.json<ProxyState>('GET', '/auth/proxy');
+      report(opts, [
+        `subject  : ${s.subject}`,
+        `issuer   : ${s.issuer ?? '(none)'}`,
+        `notAfter : ${s.not_after}`,
+        `timeleft : ${formatSeconds(s.seconds_left)}${s.expired ? ' (expired: lading proxy renew)' : ''}`,
+      ].join('\n'), s);
+    })));
+  withClientOptions(proxy.command('renew'))
+    .description('get a new proxy certificate when the current one has expired')
+    .action(async (opts: ClientOptions) => runClient(() => withApi(opts, async (api) => {
+      const done = await api.json<{ Completed: string }>('POST', '/auth/proxy');
+      report(opts, done.Completed, done);
+    })));
+}
+
+/** `hh:mm:ss`, as grid-proxy-info prints time left. */
+function formatSeconds(total: number): string {
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${Math.floor(total / 3600)}:${pad(Math.floor(total / 60) % 60)}:${pad(total % 60)}`;
+}
+
+/**
+ * Adds the options every client command takes (`--server`, `--json`, `-q`) and makes its
+ * usage mistakes one `lading: …` line with exit code 2.
+ */
+export function withClientOptions(cmd: Command): Command {
+  return cmd
+    .addOption(new Option('--server <name|url>', 'the server: a remembered name or URL (default: LADING_URL, else the default server)'))
+    .option('--json', 'machine-readable output: one JSON object per line')
+    .option('-q, --quiet', 'print nothing but errors')
+    .exitOverride(usageExit)
+    .configureOutput({ outputError: (text, write) => write(`lading: ${text.replace(/^error: /, '')}`) });
+}
+
+function usageExit(err: CommanderError): never {
+  // NOTE: help and version are "errors" to commander too; they end with 0.
+  process.exit(err.exitCode === 0 ? 0 : EXIT.USAGE);
+}

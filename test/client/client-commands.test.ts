@@ -1,0 +1,207 @@
+/**
+ * The client commands as a user runs them: the real `bin/lading` as a subprocess against a
+ * real `lading serve` (with the example PID rules). Logging in with a password from standard
+ * input writes the configuration with mode 0600; ls, stat, mkdir -p, mv, pid, share, token and
+ * proxy work and answer failures with the API's message as one line and the documented exit
+ * code; LADING_URL/LADING_TOKEN work without a configuration; after logout the server refuses
+ * the token; --help lists client and administration commands under their own headings.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { lading, spawnServe, stopProcess } from '../helpers/process.ts';
+import { cleanEnv, oneLineError, runLading } from '../cli/run-lading.ts';
+
+const RULES = join(import.meta.dirname, '..', '..', 'examples', 'rules.txt');
+
+let dir: string;
+let server: { proc: ChildProcess; url: string };
+/** The environment of a user with their own configuration directory. */
+let env: Record<string, string>;
+
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'lading-client-'));
+  const data = join(dir, 'data');
+  const serverEnv = cleanEnv({ LADING_PID_RULES: RULES });
+  lading(['init', '--data', data], serverEnv);
+  lading(['user', 'add', 'alice', '--data', data], serverEnv, 'alice password\n');
+  server = await spawnServe(data, serverEnv);
+  env = { XDG_CONFIG_HOME: join(dir, 'config') };
+});
+
+after(async () => {
+  if (server) await stopProcess(server.proc);
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+const configFile = () => join(env.XDG_CONFIG_HOME!, 'lading', 'config.json');
+const readConfig = async () => JSON.parse(await readFile(configFile(), 'utf8')) as { default: string; servers: Record<string, { url: string; token: string; user: string; home: string }> };
+
+describe('lading client commands', () => {
+  it('--help lists the client commands and the administration ones under their own headings', async () => {
+    const res = await runLading(['--help']);
+    assert.equal(res.code, 0);
+    const client = res.stdout.indexOf('Client commands');
+    const admin = res.stdout.indexOf('Server administration');
+    assert.ok(client >= 0 && admin > client, res.stdout);
+    for (const name of ['login', 'logout', 'ls', 'stat', 'mkdir', 'mv', 'pid', 'share', 'token', 'proxy']) {
+      const at = res.stdout.search(new RegExp(`^  ${name} `, 'm'));
+      assert.ok(at > client && at < admin, `${name} is a client command`);
+    }
+    for (const name of ['serve', 'init', 'user', 'group', 'acl', 'ca', 'jobs']) {
+      assert.ok(res.stdout.search(new RegExp(`^  ${name} `, 'm')) > admin, `${name} is an administration command`);
+    }
+  });
+
+  it('without a login, commands exit 3 saying to log in', async () => {
+    const res = await runLading(['ls'], { env });
+    assert.equal(oneLineError(res, 3, /not logged in: run 'lading login <URL>'/), null);
+  });
+
+  it('a wrong password exits 3 with the server\'s message and stores nothing', async () => {
+    const res = await runLading(['login', server.url, '--user', 'alice', '--password-stdin'], { env, input: 'wrong\n' });
+    assert.equal(oneLineError(res, 3, /lading: .*(password|user name)/i), null);
+    await assert.rejects(stat(configFile()), { code: 'ENOENT' });
+  });
+
+  it('logs in with the password from standard input; the configuration is private (0600 in a 0700 directory)', async () => {
+    const res = await runLading(['login', server.url, '--user', 'alice', '--password-stdin', '--name', 'local'], { env, input: 'alice password\n' });
+    assert.equal(res.code, 0, res.stderr);
+    assert.match(res.stdout, /logged in to http:\/\/127\.0\.0\.1:\d+ as alice \(saved as 'local', the default/);
+    assert.equal((await stat(configFile())).mode & 0o777, 0o600);
+    assert.equal((await stat(join(env.XDG_CONFIG_HOME!, 'lading'))).mode & 0o777, 0o700);
+    const config = await readConfig();
+    assert.equal(config.default, 'local');
+    assert.equal(config.servers.local!.user, 'alice');
+    assert.equal(config.servers.local!.home, '/lading/home/alice');
+    assert.ok(!res.stdout.includes(config.servers.local!.token) && !res.stderr.includes(config.servers.local!.token), 'the token is not printed');
+  });
+
+  it('mkdir -p, ls, ls -l, ls --json and stat show what is stored: size, date, checksum, PID', async () => {
+    const mk = await runLading(['mkdir', '-p', 'run1/raw'], { env });
+    assert.equal(mk.code, 0, mk.stderr);
+    assert.equal(mk.stdout, 'created /lading/home/alice/run1/raw\n');
+    const again = await runLading(['mkdir', '-p', '/lading/home/alice/run1/raw', '-q'], { env });
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(again.stdout, '');
+
+    const { token } = (await readConfig()).servers.local!;
+    const put = await fetch(`${server.url}/api/registered/lading/home/alice/run1/reads.txt?pid_await=true`, {
+      method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' }, body: 'hello world',
+    });
+    assert.equal(put.status, 200);
+    const uploaded = (await put.json()) as { Response: { data: { PID: string; checksum: string } } };
+
+    const short = await runLading(['ls', 'run1'], { env });
+    assert.equal(short.code, 0, short.stderr);
+    assert.equal(short.stdout, 'raw/\nreads.txt\n');
+
+    const long = await runLading(['ls', '-l', 'run1'], { env });
+    assert.equal(long.code, 0, long.stderr);
+    const lines = long.stdout.trimEnd().split('\n');
+    assert.equal(lines.length, 2);
+    assert.match(lines[0]!, /^d\s+-\s+\d{4}-\d\d-\d\d \d\d:\d\d\s+raw\/\s+-\s+-$/);
+    const fields = lines[1]!.split(/\s+/);
+    assert.deepEqual([fields[0], fields[1], fields[4], fields[5], fields[6]], ['-', '11', 'reads.txt', uploaded.Response.data.checksum, uploaded.Response.data.PID]);
+
+    const json = await runLading(['ls', '--json', '/lading/home/alice/run1/reads.txt'], { env });
+    assert.equal(json.code, 0, json.stderr);
+    const record = JSON.parse(json.stdout) as Record<string, unknown>;
+    assert.equal(record.path, '/lading/home/alice/run1/reads.txt');
+    assert.equal(record.type, 'dataobject');
+    assert.equal(record.size, 11);
+    assert.equal(record.checksum, uploaded.Response.data.checksum);
+    assert.equal(record.pid, uploaded.Response.data.PID);
+    assert.ok(Date.now() - Date.parse(String(record.modified)) < 3600_000);
+
+    const st = await runLading(['stat', 'run1/raw'], { env });
+    assert.equal(st.code, 0, st.stderr);
+    assert.match(st.stdout, /^path {5}: \/lading\/home\/alice\/run1\/raw$/m);
+    assert.match(st.stdout, /^type {5}: collection$/m);
+  });
+
+  it('pid prints the PID; mv renames, and the PID stays with the object', async () => {
+    const pid = await runLading(['pid', 'run1/reads.txt'], { env });
+    assert.equal(pid.code, 0, pid.stderr);
+    assert.match(pid.stdout, /^21\.T99999\/\S+\n$/);
+    const mv = await runLading(['mv', 'run1/reads.txt', 'greeting.txt'], { env });
+    assert.equal(mv.code, 0, mv.stderr);
+    assert.equal(mv.stdout, 'renamed /lading/home/alice/run1/reads.txt to /lading/home/alice/run1/greeting.txt\n');
+    const after = await runLading(['pid', '--json', 'run1/greeting.txt'], { env });
+    assert.equal(after.code, 0, after.stderr);
+    assert.equal((JSON.parse(after.stdout) as { pid: string }).pid, pid.stdout.trim());
+    const none = await runLading(['pid', 'run1/raw'], { env });
+    assert.equal(oneLineError(none, 4, /has no PID/), null);
+  });
+
+  it('failures: a missing path exits 4 with the API\'s message, an existing one 5, a bad option 2', async () => {
+    assert.equal(oneLineError(await runLading(['ls', 'no-such'], { env }), 4, /^lading: '\/lading\/home\/alice\/no-such' does not exist\.\n$/), null);
+    assert.equal(oneLineError(await runLading(['mv', 'no-such', 'x'], { env }), 4, /does not exist/), null);
+    assert.equal(oneLineError(await runLading(['mkdir', 'run1'], { env }), 5, /exists/), null);
+    assert.equal(oneLineError(await runLading(['mv', 'run1/raw', '/elsewhere/raw'], { env }), 2, /renames within a collection/), null);
+    assert.equal(oneLineError(await runLading(['ls', '--bogus'], { env }), 2, /unknown option/), null);
+    assert.equal(oneLineError(await runLading(['ls', '/lading/home'], { env }), 3, /access/), null);
+  });
+
+  it('share create, list and revoke: the link downloads until revoked', async () => {
+    const created = await runLading(['share', 'create', 'run1/greeting.txt', '--expires', '7d', '--max-uses', '3', '--json'], { env });
+    assert.equal(created.code, 0, created.stderr);
+    const link = JSON.parse(created.stdout) as { id: string; url: string; expires_at: string; max_uses: number };
+    assert.equal(link.max_uses, 3);
+    assert.ok(Math.abs(Date.parse(link.expires_at) - Date.now() - 7 * 86400_000) < 3600_000);
+    const got = await fetch(link.url);
+    assert.equal(got.status, 200);
+    assert.equal(await got.text(), 'hello world');
+
+    const list = await runLading(['share', 'list', 'run1/greeting.txt'], { env });
+    assert.equal(list.code, 0, list.stderr);
+    assert.match(list.stdout, new RegExp(`^${link.id}\\tread\\tactive\\t1/3\\t`, 'm'));
+
+    const revoked = await runLading(['share', 'revoke', link.id], { env });
+    assert.equal(revoked.code, 0, revoked.stderr);
+    assert.notEqual((await fetch(link.url)).status, 200);
+    assert.equal(oneLineError(await runLading(['share', 'revoke', '00000000-0000-4000-8000-000000000000'], { env }), 4, /lading: /), null);
+    assert.equal(oneLineError(await runLading(['share', 'create', 'run1', '--expires', 'soon'], { env }), 2, /not a duration/), null);
+  });
+
+  it('proxy shows the proxy certificate, proxy renew keeps a valid one', async () => {
+    const shown = await runLading(['proxy'], { env });
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, /^subject  : .*CN=alice/m);
+    assert.match(shown.stdout, /^timeleft : \d+:\d\d:\d\d$/m);
+    const json = JSON.parse((await runLading(['proxy', '--json'], { env })).stdout) as { expired: boolean; seconds_left: number; storage_user: string };
+    assert.equal(json.expired, false);
+    assert.ok(json.seconds_left > 0);
+    assert.equal(json.storage_user, 'alice');
+    const renew = await runLading(['proxy', 'renew'], { env });
+    assert.equal(renew.code, 0, renew.stderr);
+    assert.equal(renew.stdout, 'Current proxy is still valid.\n');
+  });
+
+  it('token prints the token; LADING_URL and LADING_TOKEN work without any configuration', async () => {
+    const res = await runLading(['token'], { env });
+    assert.equal(res.code, 0, res.stderr);
+    const token = res.stdout.trim();
+    assert.equal(token, (await readConfig()).servers.local!.token);
+    const batch = { XDG_CONFIG_HOME: join(dir, 'empty-config'), LADING_URL: server.url, LADING_TOKEN: token };
+    const ls = await runLading(['ls', 'run1'], { env: batch });
+    assert.equal(ls.code, 0, ls.stderr);
+    assert.equal(ls.stdout, 'greeting.txt\nraw/\n');
+    const bad = await runLading(['ls'], { env: { ...batch, LADING_TOKEN: 'not-a-token' } });
+    assert.equal(oneLineError(bad, 3, /invalid or has expired/), null);
+  });
+
+  it('logout revokes the token on the server and forgets the server', async () => {
+    const { token } = (await readConfig()).servers.local!;
+    const res = await runLading(['logout'], { env });
+    assert.equal(res.code, 0, res.stderr);
+    assert.match(res.stdout, /^logged out of http:/);
+    assert.deepEqual((await readConfig()).servers, {});
+    const check = await fetch(`${server.url}/auth/b2safeproxy`, { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(check.status, 401);
+    assert.equal(oneLineError(await runLading(['ls'], { env }), 3, /not logged in/), null);
+  });
+});
