@@ -295,3 +295,54 @@ export async function runScenario(t: TestContext, browser: Browser, d: Deploymen
   assert.deepEqual(problems, [], 'no script error and nothing the CSP refused');
   t.diagnostic(`pages checked with axe-core and photographed into ${d.shots}: ${visited.join(', ')}`);
 }
+
+/** Signs in from the app's sign-in page (no checks); resolves on the user's files. */
+export async function signIn(page: Page, d: Pick<Deployment, 'base' | 'user' | 'password'>): Promise<void> {
+  await page.goto(`${d.base}/`);
+  await page.getByRole('link', { name: 'Sign in' }).click();
+  await page.getByLabel('User name').fill(d.user);
+  await page.getByLabel('Password').fill(d.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  const files = page.getByRole('heading', { level: 1, name: 'Your files' });
+  const allow = page.getByRole('button', { name: 'Allow' });
+  await files.or(allow).waitFor();
+  if (await allow.isVisible()) await allow.click();
+  await files.waitFor();
+}
+
+/**
+ * An upload interrupted by a page reload: after it, the app lists the unfinished upload with
+ * what the server kept, the user picks the same file again, and it goes on from there.
+ */
+export async function runReloadScenario(browser: Browser, d: Deployment): Promise<void> {
+  const context = await browser.newContext({ viewport: DESKTOP });
+  const page = await context.newPage();
+  await signIn(page, d);
+  const path = join(d.dir, 'resume-me.bin');
+  const sha = await generateFile(path, 48 * MIB);
+  let reloaded = false;
+  d.relay.triggers.push({
+    at: d.relay.sent + 24 * MIB,
+    // NOTE: the upload's connection stays held until the reload has taken the page away.
+    action: async () => {
+      void page.reload();
+      reloaded = true;
+      await new Promise((r) => setTimeout(r, 2000));
+    },
+  });
+  await page.getByLabel('Upload files').setInputFiles(path);
+  const unfinished = page.getByRole('region', { name: 'Unfinished uploads' });
+  await unfinished.waitFor({ timeout: 60_000 });
+  assert.ok(reloaded);
+  const text = await unfinished.innerText();
+  assert.match(text, /resume-me\.bin/);
+  assert.doesNotMatch(text, /\(0 bytes of/, `the server kept what arrived before the reload: ${text}`);
+  await page.getByLabel('Choose the files again').setInputFiles(path);
+  const panel = page.getByRole('complementary', { name: 'Uploads in progress' });
+  await panel.getByText('(1 of 1 done)').waitFor({ timeout: 60_000 });
+  await page.getByRole('link', { name: 'All transfers' }).click();
+  const row = page.locator('li.transfer').filter({ hasText: 'resume-me.bin' });
+  assert.match(await row.innerText(), /resumed at \d/, 'it went on where it stopped');
+  await row.getByText(`sha2:${sha}`).waitFor({ timeout: 15_000 });
+  await context.close();
+}

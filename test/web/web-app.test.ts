@@ -15,7 +15,7 @@ import { cleanEnv } from '../cli/run-lading.ts';
 import { freePort, startNode, stopProcess } from '../helpers/cluster.ts';
 import { lading } from '../helpers/process.ts';
 import { Relay } from '../e2e/tus-support.ts';
-import { chromiumSkip, launchChromium, runScenario, screenshotDir } from './scenario.ts';
+import { chromiumSkip, launchChromium, runReloadScenario, runScenario, screenshotDir } from './scenario.ts';
 
 const skip = await chromiumSkip();
 const ZONE = 'tz';
@@ -69,6 +69,13 @@ describe('the web app on one node with the embedded defaults', { skip, timeout: 
         relay.switchTo(again.url);
         t.diagnostic(`lading serve killed and started again at ${again.url}`);
       },
+    });
+  });
+
+  it('goes on with an upload after a page reload, once the same file is picked again', async () => {
+    await runReloadScenario(browser, {
+      base, relay, dir, user: 'alice', password: 'correct horse battery staple', zone: ZONE, pidPrefix: PREFIX,
+      shots: screenshotDir('embedded'), restart: async () => {},
     });
   });
 });
