@@ -127,21 +127,30 @@ export function TransfersPage() {
   );
 }
 
-/** A compact panel of the running uploads, under every page while there are any. */
+/**
+ * A compact panel of the uploads, under every page while there are any: totals and the
+ * unfinished files while uploads run; one line once all are done, which can be closed.
+ */
 export function TransferPanel() {
   const manager = useUploads();
   const [open, setOpen] = useState(true);
+  const [closedAt, setClosedAt] = useState(-1);
   const running = manager.items.filter((i) => i.state !== 'skipped' && i.state !== 'cancelled');
   if (running.length === 0 && manager.unfinished.length === 0) return null;
   const t = manager.totals();
+  const settled = manager.unfinished.length === 0 && running.every((i) => i.state === 'done');
+  // NOTE: a closed panel comes back with the next upload.
+  if (settled && closedAt === manager.items.length) return null;
   return (
     <aside class="transfer-panel" aria-label="Uploads in progress">
       <div class="panel-head">
         <h2>Uploads <span class="hint">({t.done} of {running.length} done{t.failed ? `, ${t.failed} failed` : ''})</span></h2>
-        <button type="button" class="link" aria-expanded={open} onClick={() => setOpen(!open)}>{open ? 'Hide' : 'Show'}</button>
+        {settled
+          ? <button type="button" class="link" onClick={() => setClosedAt(manager.items.length)}>Close</button>
+          : <button type="button" class="link" aria-expanded={open} onClick={() => setOpen(!open)}>{open ? 'Hide' : 'Show'}</button>}
         <a href="#/transfers">All transfers</a>
       </div>
-      {open && (
+      {open && !settled && (
         <>
           {running.length > 0 && <Totals />}
           <Unfinished />
