@@ -9,7 +9,7 @@
  * its state and call its methods.
  */
 import * as tus from 'tus-js-client';
-import { ApiError, api, baseName, csrfHeaders, describeError, errorOf, join, parentOf, registeredUrl, request } from './api.ts';
+import { ApiError, api, baseName, csrfHeaders, join, parentOf, registeredUrl, request } from './api.ts';
 import { type RecordFields, entryOf } from './types.ts';
 
 export type UploadState = 'waiting' | 'uploading' | 'paused' | 'done' | 'failed' | 'skipped' | 'cancelled';
@@ -437,4 +437,3 @@ export function pickedFiles(input: HTMLInputElement): Picked[] {
   return [...(input.files ?? [])].map((file) => ({ file, relative: file.webkitRelativePath || file.name }));
 }
 
-export { describeError, errorOf };
