@@ -51,6 +51,9 @@ describe('README', () => {
       assert.match(out, /"filename":"campaign-2026-final"/);
       assert.match(out, /"Method not allowed"/);
       assert.match(out, /"Completed":"Current proxy is still valid."/);
+      // API tokens: listed with their label (never the token), revoked, then refused.
+      assert.match(out, /"label":"nightly sync"[^}]*"current":true/);
+      assert.match(out, /"Completed":"The token was revoked."\},"errors":null\}\}401$/m);
       assert.equal(await readFile(join(cwd, 'copy.csv'), 'utf8'), 'temperature,depth\n');
       // Sharing: a download and a member through links, a listing with relative paths, two
       // deposits into a drop box, the links listed, and a revoked link refused.

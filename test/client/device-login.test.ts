@@ -62,8 +62,9 @@ it('logs in with the device authorization grant, the code entered in Chromium, t
 
   const printed = await new Promise<RegExpExecArray>((resolve, reject) => {
     const check = (): void => {
+      // NOTE: both lines, which may arrive in separate chunks.
       const m = /open (\S+) and enter the code (\S+)/.exec(stderr);
-      if (m) resolve(m);
+      if (m && /or open \S+ directly\)\n/.test(stderr)) resolve(m);
     };
     login.stderr.on('data', check);
     login.on('exit', () => reject(new Error(`lading login exited early: ${stderr}`)));
