@@ -22,6 +22,7 @@ import { LadingError } from '../core/errors.ts';
 import { readSecret } from './secret.ts';
 import { caExported, proxyShow } from './credential-commands.ts';
 import { registerClientCommands, registerProxyCommands } from '../client/commands.ts';
+import { registerTransferCommands } from '../client/transfer/commands.ts';
 
 const warn = (message: string): void => {
   process.stderr.write(`lading: warning: ${message}\n`);
@@ -89,6 +90,7 @@ function program(): Command {
 
   cli.commandsGroup('Client commands (against a server; log in first):');
   registerClientCommands(cli);
+  registerTransferCommands(cli);
   const proxy = cli.command('proxy').description('your proxy certificate: show it, or renew it (proxy renew); admins: proxy show <user> --data DIR');
   common(proxy.command('show <user>').description('(administration) show the proxy of the user\'s most recent session: subject, issuer, time left'))
     .action(async (name: string, opts: CliOptions) => withAdmin(opts, async (admin) => {

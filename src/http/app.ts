@@ -39,6 +39,8 @@ import { registerStatusRoutes } from './routes-status.ts';
 import { type CaEndpoint, registerCaRoutes } from './routes-ca.ts';
 import { logSafeUrl, registerOidcRoutes } from './routes-oidc.ts';
 import type { OidcLogin } from '../identity/oidc/oidc-login.ts';
+import type { WebAssets } from '../web/bundle.ts';
+import { registerWebRoutes } from './routes-web.ts';
 
 export interface AppDeps {
   backend: Backend;
@@ -74,6 +76,8 @@ export interface AppDeps {
   shares?: ShareService | null;
   /** Fail a JSON answer that its response schema would change (tests; see `response-check.ts`). */
   checkResponses?: boolean;
+  /** The web app's assets, served at `/` and `/app/`; not mounted when absent. */
+  web?: WebAssets | null;
 }
 
 declare module 'fastify' {
@@ -168,7 +172,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       viewerOf: async () => deps.backend.anonymousActor(),
     });
   }
-  if (deps.shares) registerShareRoutes(app, { shares: deps.shares, backend: deps.backend, authenticate, urls, maxUploadBytes: deps.maxUploadBytes });
+  const web = deps.web ? registerWebRoutes(app, { assets: deps.web }) : null;
+  if (deps.shares) registerShareRoutes(app, { shares: deps.shares, backend: deps.backend, authenticate, urls, maxUploadBytes: deps.maxUploadBytes, page: web?.sendPage ?? null });
   if (deps.uploads) registerUploadRoutes(app, { ...deps, uploads: deps.uploads, urls, authenticate, pidAwaitMs: deps.pidAwaitMs ?? 10_000 });
   if (deps.ca) registerCaRoutes(app, deps.ca);
   registerSessionRoutes(app, { ...deps, authenticate, provider: deps.oidc?.embedded === false ? 'external' : 'embedded' });

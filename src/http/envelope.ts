@@ -68,6 +68,8 @@ export interface EntityRecord {
     size: number | null;
     /** When the entity last changed (ISO 8601). An addition to spec 2.2. */
     modified: string;
+    /** The user who owns the entity. An addition to spec 2.2, for file browsers. */
+    owner: string;
   };
   path: string;
 }
@@ -86,6 +88,7 @@ export function entityRecord(urls: Urls, entity: Entity, link: (urls: Urls, path
         object_type: entity.kind,
         size: entity.kind === 'dataobject' ? entity.size : null,
         modified: entity.modifiedAt.toISOString(),
+        owner: entity.owner,
       },
       path: parentOf(entity.path),
     },

@@ -20,6 +20,7 @@ export const TAGS = [
   { name: 'pids', description: 'Resolution of persistent identifiers registered by the backend\'s rules.' },
   { name: 'ca', description: 'The online certificate authority: the CA certificate, and user certificates for the issuer credential.' },
   { name: 'status', description: 'Liveness.' },
+  { name: 'web', description: 'The web app for browsers: its page at / and its script and stylesheet under /app/. It uses the same public API as every client.' },
 ] as const;
 
 /**

@@ -17,8 +17,11 @@ import { announcedDigests } from './conditional.ts';
 import { sendDownload } from './download.ts';
 import { type Urls, encodePath, envelope } from './envelope.ts';
 import { hasBody } from './protocol.ts';
-import { Bytes, Envelope, type TypedApp, errorResponses } from './schemas.ts';
+import { Bytes, Envelope, ErrorEnvelope, type TypedApp, errorResponses } from './schemas.ts';
 import { UploadForm } from './upload-form.ts';
+import { preferredType } from './negotiation.ts';
+import { STATUS_BY_CODE, toLadingError } from './errors.ts';
+import type { SendAppPage } from './routes-web.ts';
 
 interface ShareRouteDeps {
   shares: ShareService;
@@ -26,6 +29,11 @@ interface ShareRouteDeps {
   authenticate: Authenticate;
   urls: (request: FastifyRequest) => Urls;
   maxUploadBytes: number;
+  /**
+   * Sends the web app's page: a browser opening a link gets it (with what the link shares)
+   * instead of the bytes or the JSON listing. Absent: browsers get what every client gets.
+   */
+  page?: SendAppPage | null;
 }
 
 const SHARED = '/api/shared';
@@ -103,6 +111,8 @@ const SharedMember = Type.Object({
     link: 'https://staging.example.org/api/shared/q3Vb0mY1xJ9sT2kW8fR4nL6pC7hD5gA0eZ1uI3oK9yM/run1/reads.bam',
   }],
 });
+
+const SharePage = Type.String({ description: 'The web app\'s page (HTML).' });
 
 const SharedListing = Envelope(Type.Array(SharedMember), 'The members of the shared collection (or of a collection below it), sorted by name.');
 
@@ -243,9 +253,48 @@ export function registerShareRoutes(app: TypedApp, deps: ShareRouteDeps): void {
   const open = (request: FastifyRequest, token: string) =>
     shares.open(token, { password: basicPassword(request.raw), address: request.ip });
 
+  /**
+   * The web app's page for a browser that opens a link: what the link shares (a data object's
+   * name, size and checksum; a collection, which the app then lists; a drop box), or why it
+   * leads nowhere, with the status the API would answer. Takes no use: no bytes are sent.
+   */
+  const sharePage = async (request: FastifyRequest, reply: FastifyReply, send: SendAppPage) => {
+    let share: unknown;
+    let status = 200;
+    try {
+      const { token, path } = sharedTarget(request.url);
+      const access = await open(request, token);
+      const url = shareUrl(request, token);
+      if (access.kind === 'upload') {
+        if (path !== '/') throw new LadingError('FORBIDDEN', 'A drop box takes files; it cannot list or download.');
+        share = { kind: 'upload', url };
+      } else {
+        const entity = await shares.entry(access, path);
+        share = { kind: 'read', url, entry: memberRecord(url, access, entity), root: access.root.name };
+      }
+    } catch (err) {
+      const mapped = toLadingError(err);
+      const { status: code, title } = STATUS_BY_CODE[mapped.code];
+      status = code;
+      if (code >= 500) request.log.error({ err }, 'share page failed');
+      else request.log.info({ code: mapped.code, reason: mapped.message }, 'request refused');
+      if (mapped.details.passwordRequired) reply.header('WWW-Authenticate', 'Basic realm="lading share link", charset="UTF-8"');
+      if (mapped.code === 'TOO_MANY_REQUESTS' && typeof mapped.details.retryAfter === 'number') reply.header('Retry-After', String(mapped.details.retryAfter));
+      share = { error: { status: code, title, message: mapped.message, passwordRequired: mapped.details.passwordRequired === true } };
+    }
+    return send(reply, { status, title: 'Shared with you · lading', data: { share } });
+  };
+
+  /** Whether a request is a browser opening a link: a GET preferring HTML that asks for no download. */
+  const wantsPage = (request: FastifyRequest) => request.method === 'GET'
+    && !new URLSearchParams(request.url.split('?')[1] ?? '').has('download')
+    && preferredType(request.headers.accept, ['application/json', 'text/html']) === 'text/html';
+
   const read = async (request: FastifyRequest, reply: FastifyReply) => {
     // NOTE: caches must ask again each time, so a revoked or expired link stops at once.
     reply.header('Cache-Control', 'private, no-cache');
+    reply.header('Vary', 'Accept');
+    if (deps.page && wantsPage(request)) return sharePage(request, reply, deps.page);
     const { token, path } = sharedTarget(request.url);
     const access = await open(request, token);
     const entity = await shares.entry(access, path);
@@ -257,15 +306,19 @@ export function registerShareRoutes(app: TypedApp, deps: ShareRouteDeps): void {
 
   const readSchema = {
     ...holder,
-    description: 'A read link to a data object answers its bytes (HEAD, Range, If-Range and the conditional headers apply; each answer with bytes is one use). A read link to a collection lists its members, and <link>/<path> downloads or lists any member below it. A drop box answers 403: it cannot list or download. 401 with WWW-Authenticate: Basic when the link needs its password; 404 for an unknown or revoked link, or one that no longer leads anywhere; 410 once it expired or was used up.',
+    description: 'A browser (a GET whose Accept prefers text/html to application/json, without download) gets the web app\'s page for the link, with the status below; every other client gets what follows. A read link to a data object answers its bytes (HEAD, Range, If-Range and the conditional headers apply; each answer with bytes is one use). A read link to a collection lists its members, and <link>/<path> downloads or lists any member below it. A drop box answers 403: it cannot list or download. 401 with WWW-Authenticate: Basic when the link needs its password; 404 for an unknown or revoked link, or one that no longer leads anywhere; 410 once it expired or was used up.',
     response: {
       200: {
-        description: 'The listing of a collection, or the bytes of a data object.',
-        content: { 'application/json': { schema: SharedListing }, 'application/octet-stream': { schema: Bytes } },
+        description: 'The listing of a collection, or the bytes of a data object; to a browser (a GET whose Accept prefers text/html, without download), the web app\'s page showing what the link shares.',
+        content: { 'application/json': { schema: SharedListing }, 'application/octet-stream': { schema: Bytes }, 'text/html': { schema: SharePage } },
       },
       206: { description: 'The requested range of the data object.', content: { 'application/octet-stream': { schema: Bytes } } },
       304: Type.Null({ description: 'Not modified (If-None-Match or If-Modified-Since).' }),
-      ...errorResponses(401, 403, 404, 410, 412, 414, 416, 429),
+      ...errorResponses(412, 414, 416),
+      ...Object.fromEntries(([401, 403, 404, 410, 429] as const).map((status) => [status, {
+        description: 'The error envelope; to a browser, the web app\'s page saying why.',
+        content: { 'application/json': { schema: ErrorEnvelope }, 'text/html': { schema: SharePage } },
+      }])),
     },
   };
 

@@ -70,6 +70,7 @@ export const EntityRecord = Type.Object({
     object_type: Type.Union([Type.Literal('dataobject'), Type.Literal('collection')]),
     size: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'Bytes of a data object; null for a collection. (Not in spec 2.2: added for listings in long format.)' }),
     modified: Type.String({ format: 'date-time', description: 'When the entity last changed: its content, name or metadata. (Not in spec 2.2.)' }),
+    owner: Type.String({ description: 'The user who owns the entity. (Not in spec 2.2: added for file browsers.)' }),
   }),
   path: Type.String(),
 });

@@ -12,6 +12,7 @@ import { OperatorError } from './operator-error.ts';
 import { type DataDirLock, lockDataDir, openDataDir } from './data-dir.ts';
 import { createDeps, type Deps, type DepsOverrides } from './deps.ts';
 import { buildApp } from '../http/app.ts';
+import { WebAssets } from '../web/bundle.ts';
 import { logSafeUrl } from '../http/routes-oidc.ts';
 import { recoveryCutoff, staleBefore } from './drivers.ts';
 
@@ -76,6 +77,7 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
       jobs: deps.rules.rules.length > 0 ? deps.jobs : undefined, pids: deps.pids, pidAwaitMs: config.pid.await_timeout * 1000,
       bodyIdleTimeoutMs: config.limits.body_idle_timeout * 1000,
       checkResponses: overrides.checkResponses === true,
+      web: new WebAssets(),
     });
     const inFlight = trackRequests(app);
     // NOTE: Fastify logs each address it can be reached at (every interface's, for 0.0.0.0);

@@ -18,129 +18,29 @@
 import { after, before, describe, it, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { access, cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { constants } from 'node:fs';
-import { createServer } from 'node:net';
+import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
 import pg from 'pg';
 import { AbortMultipartUploadCommand, DeleteObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { startHandleDouble, type HandleDouble } from '../pid/handle-double.ts';
 import { json } from '../helpers/server.ts';
+import { type Node, clusterServices, freePort, nginxConfig, startNode, stopProcess } from '../helpers/cluster.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const lading = join(root, 'bin', 'lading');
-const NGINX = process.env.LADING_TEST_NGINX ?? '/usr/sbin/nginx';
-const pgUrl = process.env.LADING_TEST_PG_URL;
-const s3 = {
-  endpoint: process.env.LADING_TEST_S3_ENDPOINT, bucket: process.env.LADING_TEST_S3_BUCKET,
-  key: process.env.LADING_TEST_S3_ACCESS_KEY, secret: process.env.LADING_TEST_S3_SECRET_KEY,
-  region: process.env.LADING_TEST_S3_REGION,
-};
 const ZONE = 'tz';
 const PROXY_LIFETIME = 10;
 const JOB_LEASE = 3;
 const HANDLE_PREFIX = '21.T44444';
 
-const missing: string[] = [];
-if (!pgUrl) missing.push('PostgreSQL (LADING_TEST_PG_URL: `source .ci/services/postgres.sh`)');
-if (!s3.endpoint || !s3.bucket || !s3.key || !s3.secret || !s3.region) missing.push('S3 (LADING_TEST_S3_*: `source .ci/services/swift.sh`)');
-if (!(await access(NGINX, constants.X_OK).then(() => true, () => false))) missing.push(`nginx (${NGINX}: install the Debian package nginx)`);
+const { NGINX, pgUrl, s3, missing } = await clusterServices();
 
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest();
 const checksumOf = (data: Buffer) => `sha2:${sha256(data).toString('base64')}`;
-
-interface Node { proc: ChildProcess; url: string; pid: number; log: () => string }
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-function startNode(dataDir: string, env: NodeJS.ProcessEnv): Promise<Node> {
-  const proc = spawn(lading, ['serve', '--data', dataDir, '--listen', '127.0.0.1:0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  proc.stdout!.on('data', (c) => { out += String(c); });
-  proc.stderr!.on('data', (c) => { out += String(c); });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`lading serve did not start in 30 s:\n${out}`)), 30_000);
-    const check = () => {
-      const m = /listening on (\S+)/.exec(out);
-      if (!m) return;
-      clearTimeout(timer);
-      proc.stdout!.off('data', check);
-      resolve({ proc, url: m[1]!, pid: proc.pid!, log: () => out });
-    };
-    proc.stdout!.on('data', check);
-    proc.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`lading serve exited (${code}) before listening:\n${out}`));
-    });
-  });
-}
-
-async function stopProcess(proc: ChildProcess | undefined, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-  if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
-  const exited = new Promise((resolve) => proc.once('exit', resolve));
-  proc.kill(signal);
-  const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-/** nginx in front of the nodes, with everything it writes under `dir`. */
-function nginxConfig(dir: string, port: number, upstreams: string[]): string {
-  const hosts = upstreams.map((u) => new URL(u).host);
-  return `# lading behind nginx: round-robin over the nodes, bodies streamed both ways.
-${process.getuid?.() === 0 ? 'user root;' : ''}
-worker_processes 1;
-daemon off;
-pid ${dir}/nginx.pid;
-error_log ${dir}/error.log warn;
-events { worker_connections 512; }
-http {
-  access_log off;
-  client_body_temp_path ${dir}/client_body;
-  proxy_temp_path ${dir}/proxy;
-  fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi;
-  scgi_temp_path ${dir}/scgi;
-  upstream lading {
-${hosts.map((h) => `    server ${h} max_fails=1 fail_timeout=10s;`).join('\n')}
-    keepalive 32;
-  }
-  server {
-    listen 127.0.0.1:${port};
-    client_max_body_size 0;
-    location / {
-      proxy_pass http://lading;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_set_header Host $http_host;
-      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-      proxy_set_header X-Forwarded-Proto $scheme;
-      proxy_set_header X-Forwarded-Host $http_host;
-      proxy_request_buffering off;
-      proxy_buffering off;
-      proxy_read_timeout 300s;
-      proxy_send_timeout 300s;
-      # A node that refuses the connection or fails before answering is skipped. A body already
-      # streamed to a node that died cannot be resent (it is not buffered), so such an upload is
-      # answered 502 and the client retries; nothing is passed on after a response has begun.
-      proxy_next_upstream error timeout;
-      proxy_next_upstream_tries 3;
-    }
-  }
-}
-`;
-}
 
 if (missing.length > 0) {
   const message = `three nodes behind nginx need ${missing.join(', ')}.`;

@@ -49,8 +49,9 @@ export class Relay {
     this.target = hostPort(targetUrl);
   }
 
-  async listen(): Promise<string> {
-    this.#server.listen(0, '127.0.0.1');
+  /** Listens on 127.0.0.1 (`port`, or any free port); resolves with the relay's URL. */
+  async listen(port = 0): Promise<string> {
+    this.#server.listen(port, '127.0.0.1');
     await once(this.#server, 'listening');
     return `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
   }

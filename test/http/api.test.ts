@@ -99,7 +99,7 @@ describe('data-staging API', () => {
         dataobject: 'hello.txt',
         link: s.home('alice', 'hello.txt'),
         location: `${s.deps.config.backend_url}/${s.zone}/home/alice/hello.txt`,
-        metadata: { PID: null, checksum: sha2('hello world'), name: 'hello.txt', object_type: 'dataobject', size: 11, modified },
+        metadata: { PID: null, checksum: sha2('hello world'), name: 'hello.txt', object_type: 'dataobject', size: 11, modified, owner: 'alice' },
         path: `/${s.zone}/home/alice`,
       },
     }]);
@@ -169,7 +169,7 @@ describe('data-staging API', () => {
     assert.equal(body.Meta.elements, 3);
     assert.deepEqual(body.Response.data.map((r: object) => Object.keys(r)[0]), ['a.txt', 'b.txt', 'sub']);
     const { modified, ...subMeta } = body.Response.data[2].sub.metadata;
-    assert.deepEqual(subMeta, { PID: null, checksum: null, name: 'sub', object_type: 'collection', size: null });
+    assert.deepEqual(subMeta, { PID: null, checksum: null, name: 'sub', object_type: 'collection', size: null, owner: 'alice' });
     assert.ok(!Number.isNaN(Date.parse(modified)), `modified is a date: ${modified}`);
     assert.equal(body.Response.data[0]['a.txt'].metadata.size, 1);
     assert.equal(body.Response.data[2].sub.path, dir);

@@ -84,6 +84,8 @@ const ERRORS: Record<string, number[]> = {
   'PATCH /api/uploads/{id}': [400, 401, 403, 404, 408, 409, 412, 413, 415, 431, 460],
   'DELETE /api/uploads/{id}': [400, 401, 403, 404, 408, 409, 412, 431],
   'GET /api/uploads/{id}': [400, 401, 404, 408, 431],
+  'GET /': [400, 408, 431],
+  'GET /app/{file}': [400, 404, 408, 431],
 };
 
 /** Operations that read a request body, and the media types they take. */
@@ -106,7 +108,13 @@ const BODIES: Record<string, string[]> = {
 };
 
 /** Error statuses whose answer is also an HTML page (to a client that prefers HTML). */
-const HTML_ERRORS: Record<string, number[]> = { 'GET /api/pids/{*}': [404], 'GET /auth/signin': [400], 'GET /auth/callback': [400, 401, 403] };
+const HTML_ERRORS: Record<string, number[]> = {
+  'GET /api/pids/{*}': [404],
+  'GET /api/shared/{token}': [401, 403, 404, 410, 429],
+  'GET /api/shared/{token}/{*}': [401, 403, 404, 410, 429],
+  'GET /auth/signin': [400],
+  'GET /auth/callback': [400, 401, 403],
+};
 
 /** Success content types where they are not only JSON. */
 const SUCCESS_TYPES: Record<string, Record<string, string[]>> = {
@@ -115,8 +123,10 @@ const SUCCESS_TYPES: Record<string, Record<string, string[]>> = {
   'GET /api/public/{*}': { 200: ['application/json', 'application/octet-stream'], 206: ['application/octet-stream'] },
   'POST /ca/certificate': { 200: ['application/x-pem-file'] },
   'GET /ca/cacert.pem': { 200: ['application/x-pem-file'] },
-  'GET /api/shared/{token}': { 200: ['application/json', 'application/octet-stream'], 206: ['application/octet-stream'] },
-  'GET /api/shared/{token}/{*}': { 200: ['application/json', 'application/octet-stream'], 206: ['application/octet-stream'] },
+  'GET /api/shared/{token}': { 200: ['application/json', 'application/octet-stream', 'text/html'], 206: ['application/octet-stream'] },
+  'GET /api/shared/{token}/{*}': { 200: ['application/json', 'application/octet-stream', 'text/html'], 206: ['application/octet-stream'] },
+  'GET /': { 200: ['text/html'] },
+  'GET /app/{file}': { 200: ['text/css', 'text/javascript'] },
   'POST /api/uploads': { 201: ['application/json'] },
   'POST /auth/tokens': { 201: ['application/json'] },
   'OPTIONS /api/uploads': { 204: [] },

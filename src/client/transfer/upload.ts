@@ -1,0 +1,269 @@
+/**
+ * One file up to the server, verified end to end: a streamed `PUT` with `Content-Digest` for
+ * files up to the resumable threshold, the tus 1.0 protocol at `/api/uploads` above it (and for
+ * any file whose earlier upload can be continued), one `Upload-Checksum` per request. Either
+ * way the server's checksum of the stored object must equal the SHA-256 read here, else
+ * `INTEGRITY`. Never holds a file in memory beyond one block (small files: one read).
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { type ApiClient, withRetry } from '../api.ts';
+import { ClientError } from '../errors.ts';
+import { EXIT } from '../exit-codes.ts';
+import { contentDigest, digestOfChecksum, hashRange, sha256File } from './digest.ts';
+import type { ResumeKey, ResumeStore } from './resume-store.ts';
+import { remoteStat } from './trees.ts';
+
+/** What a transfer reports while it runs. */
+export interface TransferContext {
+  api: ApiClient;
+  signal: AbortSignal;
+  /** Bytes of this file done so far (absolute: after a retry it may go back). */
+  onBytes(done: number): void;
+  onRetry(err: ClientError, waitMs: number): void;
+}
+
+/** How one file ended. `identical`: it was there already, with the same checksum. */
+export interface Outcome {
+  status: 'sent' | 'identical';
+  size: number;
+  sha256: Buffer;
+  pid: string | null;
+  /** Bytes sent or received over the network by this run. */
+  transferred: number;
+  /** Where a resumed transfer began (0 when it started from scratch). */
+  resumedFrom: number;
+}
+
+export interface UploadJob {
+  local: string;
+  remote: string;
+  size: number;
+  mtimeMs: number;
+  force: boolean;
+  pidAwait: boolean;
+  /** The local SHA-256 when it was computed already (`--sync`). */
+  sha256?: Buffer;
+}
+
+export interface UploadOptions {
+  /** Files larger than this go through the resumable endpoint. */
+  resumableAbove: number;
+  /** Bytes per tus request: what a broken request costs at most. */
+  chunkBytes: number;
+  store: ResumeStore;
+}
+
+/** Files up to this size are read in one go: cheaper than two passes, and bounded by jobs × this. */
+const INLINE_BYTES = 256 * 1024;
+const TUS = { 'tus-resumable': '1.0.0' };
+
+interface UploadState {
+  state: string;
+  offset: number;
+  object: null | Record<string, unknown> & { metadata: { PID: string | null; checksum: string | null } };
+}
+
+function changed(file: string): ClientError {
+  return new ClientError(`${file} changed while it was being uploaded; run the command again`, EXIT.FAILED);
+}
+
+/** Yields `source`'s chunks, reporting the running count to `onBytes` (from `base`). */
+async function* counted(source: AsyncIterable<Buffer>, base: number, onBytes: (n: number) => void, sent: { n: number }): AsyncGenerator<Buffer> {
+  let n = base;
+  for await (const chunk of source) {
+    n += chunk.length;
+    sent.n += chunk.length;
+    onBytes(n);
+    yield chunk;
+  }
+}
+
+/** A 400 about a digest: the bytes the server got are not the bytes announced. */
+function integrityOf(err: unknown, file: string): unknown {
+  if (err instanceof ClientError && err.status === 400 && /digest/i.test(err.message)) {
+    return new ClientError(`${file}: ${err.message} (the file changed or was damaged on the way)`, EXIT.INTEGRITY, { status: 400 });
+  }
+  return err;
+}
+
+/**
+ * After a 409 without force: `identical` when the object there has the local checksum, else
+ * `CONFLICT` telling how to overwrite.
+ */
+async function existing(ctx: TransferContext, job: UploadJob, sha256: Buffer, message: string): Promise<Outcome> {
+  const there = await remoteStat(ctx.api, job.remote, ctx.signal);
+  if (there?.kind === 'dataobject' && digestOfChecksum(there.checksum)?.equals(sha256)) {
+    ctx.onBytes(job.size);
+    return { status: 'identical', size: job.size, sha256, pid: there.pid, transferred: 0, resumedFrom: 0 };
+  }
+  throw new ClientError(`${job.remote}: ${message.replace(/ Use force=true to overwrite it\.$/, '')} (--force overwrites it, --sync replaces it when it differs)`, EXIT.CONFLICT, { status: 409 });
+}
+
+function verify(job: UploadJob, sha256: Buffer, checksum: string | null | undefined): void {
+  const theirs = digestOfChecksum(checksum);
+  if (!theirs || !theirs.equals(sha256)) {
+    throw new ClientError(`${job.remote}: the server stored checksum ${checksum ?? 'none'}, but ${job.local} has sha2:${sha256.toString('base64')}`, EXIT.INTEGRITY);
+  }
+}
+
+/** Uploads one file; see the module comment. */
+export async function uploadFile(ctx: TransferContext, job: UploadJob, options: UploadOptions): Promise<Outcome> {
+  const key: ResumeKey = { server: ctx.api.target.url, local: job.local, remote: job.remote, size: job.size, mtimeMs: job.mtimeMs };
+  const record = job.size > 0 ? await options.store.get(key) : null;
+  if (job.size > options.resumableAbove || record) return uploadResumable(ctx, job, options, key, record?.url ?? null);
+  return uploadSimple(ctx, job);
+}
+
+async function uploadSimple(ctx: TransferContext, job: UploadJob): Promise<Outcome> {
+  const { api } = ctx;
+  let inline: Buffer | null = null;
+  let sha256 = job.sha256;
+  if (job.size <= INLINE_BYTES) {
+    inline = await readFile(job.local);
+    if (inline.length !== job.size) throw changed(job.local);
+    sha256 = createHash('sha256').update(inline).digest();
+  } else {
+    sha256 ??= await sha256File(job.local, job.size);
+  }
+  const digest = sha256;
+  if (!inline && !job.force) {
+    // NOTE: a server refuses an existing target before it reads the body and closes the
+    // connection while the body is still being sent (EPIPE here): look first.
+    const there = await withRetry(() => remoteStat(api, job.remote, ctx.signal), { signal: ctx.signal, onRetry: ctx.onRetry });
+    if (there) return existing(ctx, job, digest, there.kind === 'collection' ? 'A collection of that name exists.' : 'A data object of that name exists.');
+  }
+  const query = [job.force ? 'force=true' : '', job.pidAwait ? 'pid_await=true' : ''].filter(Boolean).join('&');
+  const sent = { n: 0 };
+  return withRetry(async () => {
+    ctx.onBytes(0);
+    const body = inline ?? counted(createReadStream(job.local, { start: 0, end: job.size - 1, highWaterMark: 1 << 20 }), 0, ctx.onBytes, sent);
+    let response: Response;
+    try {
+      response = await api.request('PUT', `${api.registeredUrl(job.remote)}${query ? `?${query}` : ''}`, {
+        headers: { 'content-type': 'application/octet-stream', 'content-length': String(job.size), 'content-digest': contentDigest(digest) },
+        body, signal: ctx.signal, accept: job.force ? [] : [409],
+      });
+    } catch (err) {
+      throw integrityOf(err, job.local);
+    }
+    if (inline) sent.n += inline.length;
+    const text = await response.text();
+    if (response.status === 409) return existing(ctx, job, digest, messageOf(text));
+    const data = (JSON.parse(text) as { Response: { data: { PID: string | null; checksum: string } } }).Response.data;
+    verify(job, digest, data.checksum);
+    ctx.onBytes(job.size);
+    return { status: 'sent' as const, size: job.size, sha256: digest, pid: data.PID, transferred: sent.n, resumedFrom: 0 };
+  }, { signal: ctx.signal, onRetry: ctx.onRetry });
+}
+
+function messageOf(text: string): string {
+  try {
+    const errors = (JSON.parse(text) as { Response: { errors: Record<string, string>[] } }).Response.errors;
+    return errors.flatMap((e) => Object.values(e)).join('; ');
+  } catch {
+    return 'it exists already';
+  }
+}
+
+/** The path part of an upload URL (the server's own: the client keeps one base URL). */
+function pathOf(url: string): string {
+  return new URL(url).pathname;
+}
+
+/** The upload's offset, or null when the server no longer has it (or it is for another length). */
+async function headOffset(ctx: TransferContext, url: string, size: number): Promise<number | null> {
+  const response = await ctx.api.request('HEAD', pathOf(url), { headers: TUS, signal: ctx.signal, accept: [404, 410] });
+  if (response.status !== 200) return null;
+  const offset = Number(response.headers.get('upload-offset'));
+  if (Number(response.headers.get('upload-length')) !== size || !Number.isSafeInteger(offset)) return null;
+  return offset;
+}
+
+async function uploadResumable(ctx: TransferContext, job: UploadJob, options: UploadOptions, key: ResumeKey, remembered: string | null): Promise<Outcome> {
+  const { api } = ctx;
+  const retry = { signal: ctx.signal, onRetry: ctx.onRetry };
+  let url = remembered;
+  let offset = 0;
+  if (url) {
+    const at = await withRetry(() => headOffset(ctx, url!, job.size), retry);
+    if (at === null) {
+      await options.store.delete(key);
+      url = null;
+    } else {
+      offset = at;
+    }
+  }
+  if (!url) {
+    const metadata = [`path ${Buffer.from(job.remote).toString('base64')}`];
+    if (job.force) metadata.push(`force ${Buffer.from('true').toString('base64')}`);
+    const created = await withRetry(() => api.request('POST', '/api/uploads', {
+      headers: { ...TUS, 'upload-length': String(job.size), 'upload-metadata': metadata.join(',') },
+      signal: ctx.signal, accept: job.force ? [] : [409],
+    }), retry);
+    const text = await created.text();
+    if (created.status === 409) return existing(ctx, job, job.sha256 ?? await sha256File(job.local, job.size), messageOf(text));
+    const location = created.headers.get('location');
+    if (!location) throw new ClientError('the server created an upload but did not say where (no Location)', EXIT.FAILED);
+    url = new URL(location, api.target.url).href;
+    await options.store.put(key, url);
+  }
+  const resumedFrom = offset;
+  // The SHA-256 of the whole file as far as the server acknowledged it.
+  let whole = createHash('sha256');
+  await hashRange(job.local, 0, offset, [whole]);
+  ctx.onBytes(offset);
+  const sent = { n: 0 };
+  let dirty = false;
+  while (offset < job.size) {
+    const start = offset;
+    const end = Math.min(job.size, start + options.chunkBytes);
+    const part = createHash('sha256');
+    const pending = whole.copy();
+    await hashRange(job.local, start, end, [part, pending]);
+    const checksum = part.digest('base64');
+    const at = await withRetry(async () => {
+      if (dirty) {
+        const now = await headOffset(ctx, url, job.size);
+        if (now === null) throw new ClientError(`${job.remote}: the server no longer has the upload; run the command again to start it anew`, EXIT.FAILED);
+        dirty = false;
+        if (now !== start) return now;
+      }
+      dirty = true;
+      ctx.onBytes(start);
+      const response = await api.request('PATCH', pathOf(url), {
+        headers: {
+          ...TUS, 'content-type': 'application/offset+octet-stream', 'upload-offset': String(start),
+          'content-length': String(end - start), 'upload-checksum': `sha256 ${checksum}`,
+        },
+        body: counted(createReadStream(job.local, { start, end: end - 1, highWaterMark: 1 << 20 }), start, ctx.onBytes, sent),
+        signal: ctx.signal, accept: [409],
+      });
+      await response.body?.cancel();
+      // NOTE: 409 is the offset moved or another request still holds the upload (the one
+      // a killed run left, until the server sees its connection gone): ask again shortly.
+      if (response.status === 409) throw new ClientError(`${job.remote}: the upload is busy`, EXIT.CONFLICT, { status: 409, retryable: true, retryAfter: 1 });
+      dirty = false;
+      return Number(response.headers.get('upload-offset'));
+    }, { ...retry, tries: 8 });
+    if (at === end) {
+      whole = pending;
+      offset = end;
+    } else {
+      // The server is elsewhere than this run thought: hash again up to where it is.
+      if (!Number.isSafeInteger(at) || at < 0 || at > job.size) throw new ClientError(`${job.remote}: the server answered an offset of ${at}`, EXIT.FAILED);
+      whole = createHash('sha256');
+      await hashRange(job.local, 0, at, [whole]);
+      offset = at;
+    }
+    ctx.onBytes(offset);
+  }
+  const sha256 = whole.digest();
+  if (job.sha256 && !job.sha256.equals(sha256)) throw changed(job.local);
+  const state = await withRetry(() => api.json<UploadState>('GET', `${pathOf(url)}${job.pidAwait ? '?pid_await=true' : ''}`, { signal: ctx.signal }), retry);
+  await options.store.delete(key);
+  if (!state.object) throw new ClientError(`${job.remote}: the server has all bytes but did not make the data object`, EXIT.FAILED);
+  verify(job, sha256, state.object.metadata.checksum);
+  return { status: 'sent', size: job.size, sha256, pid: state.object.metadata.PID, transferred: sent.n, resumedFrom };
+}

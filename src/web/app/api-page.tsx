@@ -1,0 +1,118 @@
+/**
+ * API access: the user's API tokens (create one — shown once, with a ready curl line — copy it,
+ * revoke it) and the state of their proxy certificate, the credential lading reaches the
+ * storage with (when it expires, and a button that renews it through `POST /auth/proxy`).
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, api, describeError, encodePath } from './api.ts';
+import { duration, shortDate } from './format.ts';
+import type { ApiToken, CreatedToken, ProxyState, Session } from './types.ts';
+import { CopyButton, Field, Notice } from './ui.tsx';
+
+function ProxySection() {
+  const [state, setState] = useState<ProxyState | null>(null);
+  const [error, setError] = useState('');
+  const [said, setSaid] = useState('');
+  const load = () => api<ProxyState>('GET', '/auth/proxy').then((s) => { setState(s); setError(''); }, (err: unknown) => {
+    setState(null);
+    setError(err instanceof ApiError && (err.status === 404 || err.status === 405) ? 'This server does not report the proxy certificate\'s state.' : describeError(err));
+  });
+  useEffect(() => { void load(); }, []);
+  const renew = async () => {
+    setSaid('');
+    try {
+      const result = await api<{ Completed: string }>('POST', '/auth/proxy');
+      setSaid(result.Completed);
+      await load();
+    } catch (err) { setError(describeError(err)); }
+  };
+  return (
+    <section class="card" aria-labelledby="proxy-title">
+      <h2 id="proxy-title">Proxy certificate</h2>
+      <p class="hint">lading reaches the storage with a short-lived X.509 proxy certificate issued for you. When it expires, renew it.</p>
+      {error && <Notice kind="error">{error}</Notice>}
+      {state && (
+        <dl class="facts">
+          <dt>State</dt><dd>{state.expired ? <strong class="bad">Expired</strong> : `Valid, ${duration(state.seconds_left)} left`}</dd>
+          <dt>Expires at</dt><dd>{shortDate(state.not_after)}</dd>
+          <dt>Subject</dt><dd class="break"><code>{state.subject}</code></dd>
+          <dt>Issuer</dt><dd class="break"><code>{state.issuer}</code></dd>
+        </dl>
+      )}
+      <div class="actions">
+        <button type="button" class="secondary" onClick={renew}>Renew the proxy certificate</button>
+      </div>
+      {said && <p role="status">{said}</p>}
+    </section>
+  );
+}
+
+export function ApiPage(props: { session: Session }) {
+  const [tokens, setTokens] = useState<ApiToken[] | null>(null);
+  const [error, setError] = useState('');
+  const [label, setLabel] = useState('');
+  const [created, setCreated] = useState<CreatedToken | null>(null);
+  const load = () => api<ApiToken[]>('GET', '/auth/tokens').then(setTokens, (err: unknown) => { setTokens([]); setError(describeError(err)); });
+  useEffect(() => { void load(); }, []);
+  const create = async (e: Event) => {
+    e.preventDefault();
+    setError('');
+    try {
+      setCreated(await api<CreatedToken>('POST', '/auth/tokens', { json: { label: label.trim() } }));
+      setLabel('');
+      await load();
+    } catch (err) { setError(describeError(err)); }
+  };
+  const revoke = async (t: ApiToken) => {
+    setError('');
+    try {
+      await api('DELETE', `/auth/tokens/${encodeURIComponent(t.id)}`);
+      if (created?.id === t.id) setCreated(null);
+      await load();
+    } catch (err) { setError(describeError(err)); }
+  };
+  const curl = created ? `curl -H "Authorization: Bearer ${created.token}" ${location.origin}/api/registered${encodePath(props.session.home)}/` : '';
+  return (
+    <section class="page" aria-labelledby="page-title">
+      <div class="page-head"><h1 id="page-title">API access</h1></div>
+      <p class="hint">Scripts, the command-line client and curl use the same API as this app, with a bearer token. The API is described at <a href="/api/docs">/api/docs</a>.</p>
+      {error && <Notice kind="error" onClose={() => setError('')}>{error}</Notice>}
+      <section class="card" aria-labelledby="tokens-title">
+        <h2 id="tokens-title">API tokens</h2>
+        {created && (
+          <Notice kind="success" onClose={() => setCreated(null)}>
+            <p>Your new token — copy it now, it is shown only once{created.expires_at ? ` (valid until ${shortDate(created.expires_at)})` : ''}:</p>
+            <p class="link-box"><code id="new-token">{created.token}</code></p>
+            <CopyButton text={created.token} label="Copy token" />
+            <p>List your home with curl:</p>
+            <pre class="link-box"><code id="curl-line">{curl}</code></pre>
+            <CopyButton text={curl} label="Copy the curl line" />
+          </Notice>
+        )}
+        {tokens && tokens.length === 0 && <p class="hint">No API tokens.</p>}
+        {tokens && tokens.length > 0 && (
+          <table class="plain">
+            <caption class="visually-hidden">Your API tokens</caption>
+            <thead><tr><th scope="col">Label</th><th scope="col" class="hide-phone">Created</th><th scope="col">Expires</th><th scope="col" class="hide-phone">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+            <tbody>
+              {tokens.map((t) => (
+                <tr key={t.id}>
+                  <td class="break">{t.label ?? <span class="hint">(a sign-in)</span>}</td>
+                  <td class="hide-phone">{shortDate(t.created_at)}</td>
+                  <td>{t.expires_at ? shortDate(t.expires_at) : 'never'}</td>
+                  <td class="hide-phone">{t.last_used_at ? shortDate(t.last_used_at) : '—'}</td>
+                  <td><button type="button" class="link" onClick={() => revoke(t)} aria-label={`Revoke the token ${t.label || t.id}`}>Revoke</button></td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        <form class="inline-form" onSubmit={create}>
+          <Field id="token-label" label="Label" value={label} onInput={setLabel} required hint="What the token is for, e.g. “laptop backup script”." />
+          <button type="submit" class="primary" disabled={!label.trim()}>Create a token</button>
+        </form>
+      </section>
+      <ProxySection />
+    </section>
+  );
+}

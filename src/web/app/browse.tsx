@@ -1,0 +1,342 @@
+/**
+ * Browsing: a collection's entries in a table sortable by name, size, modified and owner,
+ * filtered by name, rendered a window at a time so that 100,000 entries scroll as smoothly as
+ * ten; breadcrumbs; creating collections; uploading files and folders by picker or by drag and
+ * drop, asking "replace or skip" for targets that exist. Also the "Shared with me" list.
+ */
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { ApiError, api, describeError, join, registeredUrl, request } from './api.ts';
+import { humanSize, shortDate } from './format.ts';
+import { browseHref, itemHref } from './router.ts';
+import { type Entry, type RecordFields, type Session, entryOf } from './types.ts';
+import { Breadcrumbs, Dialog, Field, FileIcon, FolderIcon, Notice } from './ui.tsx';
+import { type Picked, type Planned, droppedFiles, pickedFiles, uploads } from './uploads.ts';
+
+type SortKey = 'name' | 'size' | 'modified' | 'owner';
+
+const ROW_HEIGHT = 48;
+/** Below this many rows every row is rendered; above, only those in view (and a margin). */
+const WINDOW_FROM = 200;
+const OVERSCAN = 20;
+
+const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
+
+function compare(a: Entry, b: Entry, key: SortKey): number {
+  switch (key) {
+    case 'size': return (a.size ?? -1) - (b.size ?? -1) || collator.compare(a.name, b.name);
+    case 'modified': return (a.modified ?? '').localeCompare(b.modified ?? '') || collator.compare(a.name, b.name);
+    case 'owner': return collator.compare(a.owner ?? '', b.owner ?? '') || collator.compare(a.name, b.name);
+    default: return collator.compare(a.name, b.name);
+  }
+}
+
+const COLUMNS: { key: SortKey; label: string; class: string }[] = [
+  { key: 'name', label: 'Name', class: 'col-name' },
+  { key: 'size', label: 'Size', class: 'col-size' },
+  { key: 'modified', label: 'Modified', class: 'col-modified' },
+  { key: 'owner', label: 'Owner', class: 'col-owner' },
+];
+
+/**
+ * The entries of a listing as a table: collections first when sorted by name, then as sorted;
+ * a window of rows when there are many.
+ */
+export function EntryTable(props: { entries: Entry[]; caption: string; empty: string }) {
+  const [sort, setSort] = useState<{ key: SortKey; ascending: boolean }>({ key: 'name', ascending: true });
+  const [filter, setFilter] = useState('');
+  const [scrollTop, setScrollTop] = useState(0);
+  const [viewport, setViewport] = useState(600);
+  const scroller = useRef<HTMLDivElement>(null);
+
+  const shown = useMemo(() => {
+    const needle = filter.trim().toLowerCase();
+    const kept = needle ? props.entries.filter((e) => e.name.toLowerCase().includes(needle)) : [...props.entries];
+    kept.sort((a, b) => {
+      if (sort.key === 'name' && a.kind !== b.kind) return a.kind === 'collection' ? -1 : 1;
+      const c = compare(a, b, sort.key);
+      return sort.ascending ? c : -c;
+    });
+    return kept;
+  }, [props.entries, sort, filter]);
+
+  useEffect(() => {
+    const el = scroller.current;
+    if (!el) return;
+    const measure = () => setViewport(el.clientHeight || 600);
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, []);
+
+  const windowed = shown.length > WINDOW_FROM;
+  const first = windowed ? Math.max(0, Math.floor(scrollTop / ROW_HEIGHT) - OVERSCAN) : 0;
+  const last = windowed ? Math.min(shown.length, Math.ceil((scrollTop + viewport) / ROW_HEIGHT) + OVERSCAN) : shown.length;
+  const rows = shown.slice(first, last);
+
+  const sortBy = (key: SortKey) => setSort((s) => ({ key, ascending: s.key === key ? !s.ascending : true }));
+
+  return (
+    <div class="entries">
+      <div class="filter">
+        <label for="filter">Filter by name</label>
+        <input id="filter" type="search" value={filter} onInput={(e) => { setFilter(e.currentTarget.value); setScrollTop(0); if (scroller.current) scroller.current.scrollTop = 0; }} />
+        <span class="count" role="status" aria-live="polite">
+          {filter ? `${shown.length.toLocaleString('en-US')} of ${props.entries.length.toLocaleString('en-US')} entries` : `${props.entries.length.toLocaleString('en-US')} ${props.entries.length === 1 ? 'entry' : 'entries'}`}
+        </span>
+      </div>
+      <div class="table-scroll" ref={scroller} onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)} tabIndex={-1}>
+        <table aria-rowcount={shown.length + 1}>
+          <caption class="visually-hidden">{props.caption}</caption>
+          <thead>
+            <tr>
+              {COLUMNS.map((c) => (
+                <th key={c.key} class={c.class} scope="col" aria-sort={sort.key === c.key ? (sort.ascending ? 'ascending' : 'descending') : 'none'}>
+                  <button type="button" class="sort" onClick={() => sortBy(c.key)}>
+                    {c.label}<span aria-hidden="true" class="arrow">{sort.key === c.key ? (sort.ascending ? '▲' : '▼') : ''}</span>
+                  </button>
+                </th>
+              ))}
+              <th scope="col" class="col-actions"><span class="visually-hidden">Actions</span></th>
+            </tr>
+          </thead>
+          <tbody>
+            {first > 0 && <tr aria-hidden="true" class="spacer" style={{ height: `${first * ROW_HEIGHT}px` }}><td colSpan={5} /></tr>}
+            {rows.map((e, i) => <EntryRow key={e.path} entry={e} index={first + i + 2} />)}
+            {last < shown.length && <tr aria-hidden="true" class="spacer" style={{ height: `${(shown.length - last) * ROW_HEIGHT}px` }}><td colSpan={5} /></tr>}
+          </tbody>
+        </table>
+        {shown.length === 0 && <p class="empty">{filter ? 'No entry matches the filter.' : props.empty}</p>}
+      </div>
+    </div>
+  );
+}
+
+function EntryRow(props: { entry: Entry; index: number }) {
+  const e = props.entry;
+  const collection = e.kind === 'collection';
+  return (
+    <tr aria-rowindex={props.index}>
+      <td class="col-name">
+        <a href={collection ? browseHref(e.path) : itemHref(e.path)} class="entry-name" title={e.name}>
+          {collection ? <FolderIcon /> : <FileIcon />}<span>{e.name}</span>
+          {collection && <span class="visually-hidden"> (collection)</span>}
+        </a>
+      </td>
+      <td class="col-size">{e.size === null ? '' : humanSize(e.size)}</td>
+      <td class="col-modified">{shortDate(e.modified)}</td>
+      <td class="col-owner">{e.owner ?? ''}</td>
+      <td class="col-actions">
+        {collection
+          ? <a href={itemHref(e.path)} class="button small secondary" aria-label={`Details of ${e.name}`}>Details</a>
+          : <a href={`${registeredUrl(e.path)}?download=true`} class="button small secondary" download={e.name} aria-label={`Download ${e.name}`}>Download</a>}
+      </td>
+    </tr>
+  );
+}
+
+const PAGE = 5000;
+
+/**
+ * Reads a collection's entries page by page (`max_keys`, `continuation_token`), handing each
+ * page's entries so far to `onPage`, so a huge collection shows its first entries at once.
+ */
+export async function listEntries(path: string, onPage: (entries: Entry[]) => void, signal?: AbortSignal): Promise<Entry[]> {
+  const all: Entry[] = [];
+  let token: string | null = null;
+  do {
+    const url = `${registeredUrl(path)}/?max_keys=${PAGE}${token ? `&continuation_token=${encodeURIComponent(token)}` : ''}`;
+    const res = await request('GET', url, { signal });
+    const body = (await res.json()) as { Meta: { continuation_token?: string | null }; Response: { data: Record<string, RecordFields>[] } };
+    for (const record of body.Response.data) all.push(entryOf(record));
+    token = body.Meta.continuation_token ?? null;
+    onPage([...all]);
+  } while (token);
+  return all;
+}
+
+/** Asks "replace or skip" for each conflict, one at a time, with "for all the others". */
+function ConflictDialog(props: { conflicts: Planned[]; onDone: (replace: Set<string>) => void; onCancel: () => void }) {
+  const [at, setAt] = useState(0);
+  const [forAll, setForAll] = useState(false);
+  const [replace] = useState(() => new Set<string>());
+  const current = props.conflicts[at]!;
+  const left = props.conflicts.length - at - 1;
+  const decide = (yes: boolean) => {
+    const targets = forAll ? props.conflicts.slice(at) : [current];
+    for (const t of targets) if (yes) replace.add(t.target);
+    if (forAll || at + 1 >= props.conflicts.length) props.onDone(replace);
+    else setAt(at + 1);
+  };
+  return (
+    <Dialog title="Replace or skip?" onClose={props.onCancel} describedBy="conflict-text">
+      <p id="conflict-text"><strong class="break">{current.relative}</strong> already exists here. Replace it with the file you chose, or skip it?</p>
+      {left > 0 && (
+        <label class="check">
+          <input type="checkbox" checked={forAll} onChange={(e) => setForAll(e.currentTarget.checked)} />
+          Do the same for the {left} other {left === 1 ? 'conflict' : 'conflicts'}
+        </label>
+      )}
+      <div class="actions">
+        <button type="button" class="primary" onClick={() => decide(true)}>Replace</button>
+        <button type="button" class="secondary" onClick={() => decide(false)}>Skip</button>
+        <button type="button" class="link" onClick={props.onCancel}>Cancel the upload</button>
+      </div>
+    </Dialog>
+  );
+}
+
+function NewCollectionDialog(props: { parent: string; onClose: (created: boolean) => void }) {
+  const [name, setName] = useState('');
+  const [error, setError] = useState('');
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError('');
+    try {
+      await api('POST', '/api/registered', { json: { path: join(props.parent, name.trim()) } });
+      props.onClose(true);
+    } catch (err) {
+      setError(describeError(err));
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog title="New collection" onClose={() => props.onClose(false)}>
+      <form onSubmit={submit}>
+        {error && <Notice kind="error">{error}</Notice>}
+        <Field id="new-collection" label="Name" value={name} onInput={setName} required autoFocus />
+        <div class="actions">
+          <button type="submit" class="primary" disabled={busy || !name.trim()}>Create</button>
+          <button type="button" class="secondary" onClick={() => props.onClose(false)}>Cancel</button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+/** A collection's page. */
+export function BrowsePage(props: { session: Session; path: string }) {
+  const { path } = props;
+  const [entries, setEntries] = useState<Entry[] | null>(null);
+  const [error, setError] = useState('');
+  const [notice, setNotice] = useState('');
+  const [creating, setCreating] = useState(false);
+  const [conflicts, setConflicts] = useState<{ planned: Planned[]; conflicts: Planned[] } | null>(null);
+  const [dragging, setDragging] = useState(false);
+  const [reloadCount, setReloadCount] = useState(0);
+  const reload = useCallback(() => setReloadCount((n) => n + 1), []);
+
+  useEffect(() => {
+    const abort = new AbortController();
+    setError('');
+    listEntries(path, setEntries, abort.signal).catch((err: unknown) => {
+      if ((err as Error).name === 'AbortError') return;
+      setEntries([]);
+      setError(describeError(err));
+    });
+    return () => abort.abort();
+  }, [path, reloadCount]);
+
+  useEffect(() => { setEntries(null); setNotice(''); }, [path]);
+
+  // NOTE: the listing follows the uploads into this collection as each finishes.
+  useEffect(() => {
+    let seen = uploads.items.filter((i) => i.state === 'done').length;
+    let timer = 0;
+    return uploads.subscribe(() => {
+      const done = uploads.items.filter((i) => i.state === 'done');
+      if (done.length === seen) return;
+      seen = done.length;
+      clearTimeout(timer);
+      timer = window.setTimeout(reload, 400);
+    });
+  }, [reload]);
+
+  const start = async (picked: Picked[]) => {
+    if (picked.length === 0) return;
+    setError('');
+    try {
+      const planned = await uploads.plan(picked, path);
+      const clashing = planned.filter((p) => p.exists);
+      if (clashing.length > 0) setConflicts({ planned, conflicts: clashing });
+      else await queue(planned, new Set());
+    } catch (err) {
+      setError(describeError(err));
+    }
+  };
+  const queue = async (planned: Planned[], replace: Set<string>) => {
+    try {
+      await uploads.enqueue(planned, path, (t) => replace.has(t));
+      const sent = planned.filter((p) => !p.exists || replace.has(p.target)).length;
+      setNotice(`${sent} ${sent === 1 ? 'file' : 'files'} queued for upload${planned.length > sent ? `, ${planned.length - sent} skipped` : ''}. Progress is shown below and under Transfers.`);
+      reload();
+    } catch (err) {
+      setError(describeError(err));
+    }
+  };
+
+  const name = path.split('/').filter(Boolean).at(-1) ?? path;
+  return (
+    <section
+      class={`page browse${dragging ? ' dragging' : ''}`}
+      aria-labelledby="page-title"
+      onDragOver={(e) => { e.preventDefault(); setDragging(true); }}
+      onDragLeave={(e) => { if (e.currentTarget === e.target) setDragging(false); }}
+      onDrop={async (e) => { e.preventDefault(); setDragging(false); if (e.dataTransfer) await start(await droppedFiles(e.dataTransfer)); }}
+    >
+      <Breadcrumbs path={path} href={browseHref} home={props.session.home} />
+      <div class="page-head">
+        <h1 id="page-title" class="break">{path === props.session.home ? 'Your files' : name}</h1>
+        <div class="toolbar">
+          <a class="button secondary" href={itemHref(path)}>Details</a>
+          <button type="button" class="secondary" onClick={() => setCreating(true)}>New collection</button>
+          <label class="button secondary file-button">
+            Upload files
+            <input type="file" multiple class="visually-hidden" onChange={(e) => { const input = e.currentTarget; void start(pickedFiles(input)).finally(() => { input.value = ''; }); }} />
+          </label>
+          <label class="button primary file-button">
+            Upload a folder
+            <input type="file" multiple class="visually-hidden" {...{ webkitdirectory: true }} onChange={(e) => { const input = e.currentTarget; void start(pickedFiles(input)).finally(() => { input.value = ''; }); }} />
+          </label>
+        </div>
+      </div>
+      <p class="hint drop-hint">Drop files or folders anywhere on this page to upload them here.</p>
+      {error && <Notice kind="error" onClose={() => setError('')}>{error}</Notice>}
+      {notice && <Notice kind="success" onClose={() => setNotice('')}>{notice}</Notice>}
+      {entries === null
+        ? <p class="loading" role="status">Loading…</p>
+        : <EntryTable entries={entries} caption={`Contents of ${path}`} empty="This collection is empty. Upload files or create a collection." />}
+      {creating && <NewCollectionDialog parent={path} onClose={(created) => { setCreating(false); if (created) reload(); }} />}
+      {conflicts && (
+        <ConflictDialog
+          conflicts={conflicts.conflicts}
+          onCancel={() => setConflicts(null)}
+          onDone={(replace) => { const planned = conflicts.planned; setConflicts(null); void queue(planned, replace); }}
+        />
+      )}
+    </section>
+  );
+}
+
+/** The entities outside the user's home that others gave them access to. */
+export function SharedPage() {
+  const [entries, setEntries] = useState<Entry[] | null>(null);
+  const [error, setError] = useState('');
+  useEffect(() => {
+    api<Record<string, RecordFields>[]>('GET', '/api/access/shared-with-me').then((r) => setEntries(r.map(entryOf)), (err: unknown) => {
+      setEntries([]);
+      setError(err instanceof ApiError && err.status === 404 ? 'This server does not list what is shared with you yet.' : describeError(err));
+    });
+  }, []);
+  return (
+    <section class="page" aria-labelledby="page-title">
+      <div class="page-head"><h1 id="page-title">Shared with me</h1></div>
+      <p class="hint">Collections and data objects other users gave you access to.</p>
+      {error && <Notice kind="error">{error}</Notice>}
+      {entries === null ? <p class="loading" role="status">Loading…</p>
+        : <EntryTable entries={entries} caption="Shared with me" empty="Nobody has shared anything with you yet." />}
+    </section>
+  );
+}

@@ -1,0 +1,348 @@
+/**
+ * The details of one entity: size, checksum, dates, owner, the PID (copy it, open its landing
+ * page), download and rename; its metadata; who has access (grant and revoke, for owners);
+ * publishing; and its share links and drop boxes (create, list, revoke). Each section asks the
+ * API on its own and says plainly when the user may not do something.
+ */
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { ApiError, api, baseName, describeError, encodePath, parentOf, registeredUrl } from './api.ts';
+import { humanSize, shortDate } from './format.ts';
+import { browseHref, itemHref } from './router.ts';
+import type { AclList, Avu, CreatedShare, Entry, Publication, RecordFields, Session, ShareLink } from './types.ts';
+import { entryOf } from './types.ts';
+import { Breadcrumbs, CopyButton, Dialog, Field, Notice } from './ui.tsx';
+
+/** The entity at `path`, with its details. */
+async function statEntry(path: string): Promise<Entry> {
+  if (path.split('/').filter(Boolean).length <= 1) {
+    return { name: baseName(path) || '/', path, kind: 'collection', size: null, owner: null, modified: null, checksum: null, pid: null };
+  }
+  const parentRecords = await api<Record<string, RecordFields>[]>('GET', `${registeredUrl(path)}`);
+  const own = parentRecords.map(entryOf);
+  // NOTE: a data object answers its one record; a collection answers its children, so its own
+  // record comes from its parent's listing.
+  if (own.length === 1 && own[0]!.path === path) return own[0]!;
+  const siblings = await api<Record<string, RecordFields>[]>('GET', `${registeredUrl(parentOf(path))}/`).catch(() => []);
+  const found = siblings.map(entryOf).find((e) => e.path === path);
+  return found ?? { name: baseName(path), path, kind: 'collection', size: null, owner: null, modified: null, checksum: null, pid: null };
+}
+
+function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { value: T | null; error: ApiError | Error | null; reload: () => void } {
+  const [value, setValue] = useState<T | null>(null);
+  const [error, setError] = useState<ApiError | Error | null>(null);
+  const [count, setCount] = useState(0);
+  useEffect(() => {
+    let live = true;
+    setError(null);
+    load().then((v) => { if (live) setValue(v); }, (err: Error) => { if (live) { setValue(null); setError(err); } });
+    return () => { live = false; };
+  }, [...deps, count]);
+  return { value, error, reload: useCallback(() => setCount((n) => n + 1), []) };
+}
+
+const forbidden = (err: unknown) => err instanceof ApiError && err.status === 403;
+
+function RenameDialog(props: { entry: Entry; onClose: () => void }) {
+  const [name, setName] = useState(props.entry.name);
+  const [error, setError] = useState('');
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    try {
+      await api('PATCH', registeredUrl(props.entry.path), { json: { newname: name.trim() } });
+      const parent = parentOf(props.entry.path);
+      location.hash = itemHref(parent === '/' ? `/${name.trim()}` : `${parent}/${name.trim()}`);
+      props.onClose();
+    } catch (err) {
+      setError(describeError(err));
+    }
+  };
+  return (
+    <Dialog title={`Rename ${props.entry.kind === 'collection' ? 'collection' : 'data object'}`} onClose={props.onClose}>
+      <form onSubmit={submit}>
+        {error && <Notice kind="error">{error}</Notice>}
+        <Field id="rename" label="New name" value={name} onInput={setName} required autoFocus />
+        <div class="actions">
+          <button type="submit" class="primary" disabled={!name.trim() || name.trim() === props.entry.name}>Rename</button>
+          <button type="button" class="secondary" onClick={props.onClose}>Cancel</button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+function MetadataSection(props: { path: string }) {
+  const { value, error, reload } = useLoad(() => api<Avu[]>('GET', `/api/metadata${encodePath(props.path)}`), [props.path]);
+  const [attribute, setAttribute] = useState('');
+  const [val, setVal] = useState('');
+  const [unit, setUnit] = useState('');
+  const [problem, setProblem] = useState('');
+  const add = async (e: Event) => {
+    e.preventDefault();
+    setProblem('');
+    try {
+      await api('POST', `/api/metadata${encodePath(props.path)}`, { json: { attribute, value: val, ...(unit ? { unit } : {}) } });
+      setAttribute(''); setVal(''); setUnit('');
+      reload();
+    } catch (err) { setProblem(describeError(err)); }
+  };
+  const remove = async (avu: Avu) => {
+    setProblem('');
+    try {
+      await api('DELETE', `/api/metadata${encodePath(props.path)}?attribute=${encodeURIComponent(avu.attribute)}&value=${encodeURIComponent(avu.value)}`);
+      reload();
+    } catch (err) { setProblem(describeError(err)); }
+  };
+  return (
+    <section class="card" aria-labelledby="metadata-title">
+      <h2 id="metadata-title">Metadata</h2>
+      {error && <Notice kind="error">{describeError(error)}</Notice>}
+      {problem && <Notice kind="error" onClose={() => setProblem('')}>{problem}</Notice>}
+      {value && value.length === 0 && <p class="hint">No metadata yet.</p>}
+      {value && value.length > 0 && (
+        <table class="plain">
+          <caption class="visually-hidden">Metadata</caption>
+          <thead><tr><th scope="col">Attribute</th><th scope="col">Value</th><th scope="col">Unit</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+          <tbody>
+            {value.map((avu) => (
+              <tr key={`${avu.attribute}\u0000${avu.value}\u0000${avu.unit ?? ''}`}>
+                <td class="break">{avu.attribute}</td><td class="break">{avu.value}</td><td>{avu.unit ?? ''}</td>
+                <td>{/^(PID|EUDAT\/)/i.test(avu.attribute) ? <span class="hint">set by the rules</span>
+                  : <button type="button" class="link" onClick={() => remove(avu)} aria-label={`Remove ${avu.attribute}`}>Remove</button>}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <form class="inline-form" onSubmit={add}>
+        <Field id="avu-attribute" label="Attribute" value={attribute} onInput={setAttribute} required />
+        <Field id="avu-value" label="Value" value={val} onInput={setVal} required />
+        <Field id="avu-unit" label="Unit (optional)" value={unit} onInput={setUnit} />
+        <button type="submit" class="secondary" disabled={!attribute || !val}>Add</button>
+      </form>
+    </section>
+  );
+}
+
+function AccessSection(props: { path: string }) {
+  const { value, error, reload } = useLoad(() => api<AclList>('GET', `/api/acl${encodePath(props.path)}`), [props.path]);
+  const [principal, setPrincipal] = useState('');
+  const [level, setLevel] = useState<'read' | 'write' | 'own'>('read');
+  const [problem, setProblem] = useState('');
+  const grant = async (e: Event) => {
+    e.preventDefault();
+    setProblem('');
+    try {
+      await api('PUT', `/api/acl${encodePath(props.path)}`, { json: { principal: principal.trim(), level } });
+      setPrincipal('');
+      reload();
+    } catch (err) { setProblem(describeError(err)); }
+  };
+  const revoke = async (who: string) => {
+    setProblem('');
+    try {
+      await api('DELETE', `/api/acl${encodePath(props.path)}?principal=${encodeURIComponent(who)}`);
+      reload();
+    } catch (err) { setProblem(describeError(err)); }
+  };
+  return (
+    <section class="card" aria-labelledby="access-title">
+      <h2 id="access-title">Who has access</h2>
+      {error && (forbidden(error) ? <p class="hint">Only the owners of this entity see and change who has access.</p> : <Notice kind="error">{describeError(error)}</Notice>)}
+      {problem && <Notice kind="error" onClose={() => setProblem('')}>{problem}</Notice>}
+      {value && (
+        <>
+          <ul class="access">
+            {value.entries.map((e) => (
+              <li key={`own-${e.principal}`}>
+                <span><strong>{e.principal}</strong> can {e.level === 'own' ? 'own' : e.level}</span>
+                <button type="button" class="link" onClick={() => revoke(e.principal)} aria-label={`Revoke access of ${e.principal}`}>Revoke</button>
+              </li>
+            ))}
+            {value.inherited.map((e) => (
+              <li key={`inh-${e.principal}-${e.from}`}>
+                <span><strong>{e.principal}</strong> can {e.level}, <span class="hint">from <a href={itemHref(e.from ?? '/')}>{e.from}</a></span></span>
+              </li>
+            ))}
+          </ul>
+          <form class="inline-form" onSubmit={grant}>
+            <Field id="acl-principal" label="User or group (or public)" value={principal} onInput={setPrincipal} required />
+            <div class="field">
+              <label for="acl-level">Access</label>
+              <select id="acl-level" value={level} onChange={(e) => setLevel(e.currentTarget.value as 'read' | 'write' | 'own')}>
+                <option value="read">read</option>
+                <option value="write">write</option>
+                <option value="own">own</option>
+              </select>
+            </div>
+            <button type="submit" class="secondary" disabled={!principal.trim()}>Grant</button>
+          </form>
+        </>
+      )}
+    </section>
+  );
+}
+
+function PublishSection(props: { path: string }) {
+  const { value, error, reload } = useLoad(() => api<Publication>('GET', `/api/publish${encodePath(props.path)}`), [props.path]);
+  const [problem, setProblem] = useState('');
+  const change = async (publish: boolean) => {
+    setProblem('');
+    try {
+      await api(publish ? 'PUT' : 'DELETE', `/api/publish${encodePath(props.path)}`);
+      reload();
+    } catch (err) { setProblem(describeError(err)); }
+  };
+  return (
+    <section class="card" aria-labelledby="publish-title">
+      <h2 id="publish-title">Publishing</h2>
+      {error && <Notice kind="error">{describeError(error)}</Notice>}
+      {problem && <Notice kind="error" onClose={() => setProblem('')}>{problem}</Notice>}
+      {value && (value.published ? (
+        <>
+          <p>Published{value.via !== value.path ? <> through <a href={itemHref(value.via ?? '/')}>{value.via}</a></> : ''}{value.published_at ? ` on ${shortDate(value.published_at)}` : ''}{value.published_by ? ` by ${value.published_by}` : ''}: anyone can read it without an account.</p>
+          {value.public_url && <p class="break"><a href={value.public_url}>{value.public_url}</a></p>}
+          {value.via === value.path && <button type="button" class="secondary" onClick={() => change(false)}>Unpublish</button>}
+        </>
+      ) : (
+        <>
+          <p>Not published: only users with access can read it.</p>
+          <button type="button" class="secondary" onClick={() => change(true)}>Publish</button>
+        </>
+      ))}
+    </section>
+  );
+}
+
+function SharesSection(props: { entry: Entry }) {
+  const path = props.entry.path;
+  const { value, error, reload } = useLoad(() => api<ShareLink[]>('GET', `/api/shares?path=${encodeURIComponent(path)}`), [path]);
+  const [kind, setKind] = useState<'read' | 'upload'>('read');
+  const [days, setDays] = useState('7');
+  const [maxUses, setMaxUses] = useState('');
+  const [password, setPassword] = useState('');
+  const [created, setCreated] = useState<CreatedShare | null>(null);
+  const [problem, setProblem] = useState('');
+  const create = async (e: Event) => {
+    e.preventDefault();
+    setProblem('');
+    try {
+      const body: Record<string, unknown> = { path, kind };
+      if (days.trim()) body.expires_in = Math.round(Number(days) * 86400);
+      if (maxUses.trim()) body.max_uses = Number(maxUses);
+      if (password) body.password = password;
+      setCreated(await api<CreatedShare>('POST', '/api/shares', { json: body }));
+      setPassword('');
+      reload();
+    } catch (err) { setProblem(describeError(err)); }
+  };
+  const revoke = async (link: ShareLink) => {
+    setProblem('');
+    try {
+      await api('DELETE', `/api/shares/${encodeURIComponent(link.id)}`);
+      if (created?.id === link.id) setCreated(null);
+      reload();
+    } catch (err) { setProblem(describeError(err)); }
+  };
+  return (
+    <section class="card" aria-labelledby="shares-title">
+      <h2 id="shares-title">Share links</h2>
+      {error && (forbidden(error) ? <p class="hint">Only the owners of this entity create and see its share links.</p> : <Notice kind="error">{describeError(error)}</Notice>)}
+      {problem && <Notice kind="error" onClose={() => setProblem('')}>{problem}</Notice>}
+      {created && (
+        <Notice kind="success" onClose={() => setCreated(null)}>
+          <p>New {created.kind === 'upload' ? 'drop box' : 'share link'} — copy it now, it is shown only once:</p>
+          <p class="link-box"><code id="new-link">{created.url}</code></p>
+          <CopyButton text={created.url} label="Copy link" />
+        </Notice>
+      )}
+      {value && (
+        <>
+          {value.length === 0 ? <p class="hint">No links yet.</p> : (
+            <ul class="links">
+              {value.map((l) => (
+                <li key={l.id}>
+                  <span>
+                    <strong>{l.kind === 'upload' ? 'Drop box' : 'Read link'}</strong> · {l.state}
+                    {l.expires_at ? ` · expires ${shortDate(l.expires_at)}` : ' · no expiry'}
+                    {` · ${l.uses} ${l.uses === 1 ? 'use' : 'uses'}${l.max_uses !== null ? ` of ${l.max_uses}` : ''}`}
+                    {l.password ? ' · password' : ''}
+                    <span class="hint"> · created {shortDate(l.created_at)} by {l.creator}</span>
+                  </span>
+                  <button type="button" class="link" onClick={() => revoke(l)} aria-label={`Revoke the ${l.kind === 'upload' ? 'drop box' : 'read link'} created ${shortDate(l.created_at)}`}>Revoke</button>
+                </li>
+              ))}
+            </ul>
+          )}
+          <form class="inline-form" onSubmit={create}>
+            <div class="field">
+              <label for="share-kind">Kind</label>
+              <select id="share-kind" value={kind} onChange={(e) => setKind(e.currentTarget.value as 'read' | 'upload')}>
+                <option value="read">Read link (download{props.entry.kind === 'collection' ? ' and list' : ''})</option>
+                {props.entry.kind === 'collection' && <option value="upload">Drop box (others upload into it)</option>}
+              </select>
+            </div>
+            <Field id="share-days" label="Expires after (days)" value={days} onInput={setDays} type="number" min="0" step="any" hint="Empty: never." />
+            <Field id="share-uses" label="Uses (optional)" value={maxUses} onInput={setMaxUses} type="number" min="1" />
+            <Field id="share-password" label="Password (optional)" value={password} onInput={setPassword} type="password" autoComplete="new-password" />
+            <button type="submit" class="primary">Create link</button>
+          </form>
+        </>
+      )}
+    </section>
+  );
+}
+
+export function ItemPage(props: { session: Session; path: string }) {
+  const { value: entry, error, reload } = useLoad(() => statEntry(props.path), [props.path]);
+  const [renaming, setRenaming] = useState(false);
+  useEffect(() => { reload(); }, [props.path]);
+  const kind = entry?.kind === 'collection' ? 'Collection' : 'Data object';
+  return (
+    <section class="page item" aria-labelledby="page-title">
+      <Breadcrumbs path={props.path} href={browseHref} home={props.session.home} />
+      {error && <Notice kind="error">{describeError(error)}</Notice>}
+      {!entry && !error && <p class="loading" role="status">Loading…</p>}
+      {entry && (
+        <>
+          <div class="page-head">
+            <div>
+              <h1 id="page-title" class="break">{entry.name}</h1>
+              <p class="kind">{kind}</p>
+            </div>
+            <div class="toolbar">
+              {entry.kind === 'dataobject'
+                ? <a class="button primary" href={`${registeredUrl(entry.path)}?download=true`} download={entry.name}>Download</a>
+                : <a class="button primary" href={browseHref(entry.path)}>Open</a>}
+              <button type="button" class="secondary" onClick={() => setRenaming(true)}>Rename</button>
+            </div>
+          </div>
+          <section class="card" aria-labelledby="facts-title">
+            <h2 id="facts-title" class="visually-hidden">Facts</h2>
+            <dl class="facts">
+              {entry.kind === 'dataobject' && entry.size !== null && <><dt>Size</dt><dd>{humanSize(entry.size)}{entry.size >= 1024 && <span class="hint"> ({entry.size.toLocaleString('en-US')} bytes)</span>}</dd></>}
+              {entry.checksum && <><dt>Checksum</dt><dd><code id="checksum">{entry.checksum}</code></dd></>}
+              <dt>PID</dt>
+              <dd>
+                {entry.pid ? (
+                  <span class="pid">
+                    <code id="pid">{entry.pid}</code>
+                    <CopyButton text={entry.pid} label="Copy PID" />
+                    <a href={`/api/pids/${entry.pid.split('/').map(encodeURIComponent).join('/')}`}>Landing page</a>
+                  </span>
+                ) : <span class="hint">None (assigned by the backend's rules, when they apply)</span>}
+              </dd>
+              {entry.modified && <><dt>Modified</dt><dd>{shortDate(entry.modified)}</dd></>}
+              {entry.owner && <><dt>Owner</dt><dd>{entry.owner}</dd></>}
+              <dt>Path</dt><dd class="break"><code>{entry.path}</code></dd>
+            </dl>
+          </section>
+          <SharesSection entry={entry} />
+          <AccessSection path={entry.path} />
+          <PublishSection path={entry.path} />
+          <MetadataSection path={entry.path} />
+          {renaming && <RenameDialog entry={entry} onClose={() => setRenaming(false)} />}
+        </>
+      )}
+    </section>
+  );
+}

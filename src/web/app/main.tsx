@@ -1,0 +1,161 @@
+/**
+ * The web app's entry point: a share link's page when the server says the page is one, else
+ * the signed-in app (header, navigation, the page the URL's fragment names, and the uploads
+ * panel) or, without a session, the sign-in page. Sign-in goes through `/auth/signin`, which
+ * sets the session cookie and comes back here.
+ */
+import './styles.css';
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, api, describeError, setCsrfToken, whenSignedOut } from './api.ts';
+import { ApiPage } from './api-page.tsx';
+import { BrowsePage, SharedPage } from './browse.tsx';
+import { ItemPage } from './item.tsx';
+import { type Route, useRoute } from './router.ts';
+import { SharePage } from './share-page.tsx';
+import { TransferPanel, TransfersPage } from './transfers.tsx';
+import type { Session, SharePageData } from './types.ts';
+import { Brand, Logo, Notice } from './ui.tsx';
+import { uploads } from './uploads.ts';
+
+const RETURN_KEY = 'lading.return-to';
+
+function SignInPage(props: { message?: string }) {
+  const signIn = () => {
+    // NOTE: the page to come back to is in the fragment, which the server never sees.
+    if (location.hash && location.hash !== '#/') sessionStorage.setItem(RETURN_KEY, location.hash);
+  };
+  useEffect(() => { document.title = 'Sign in · lading'; }, []);
+  return (
+    <div class="standalone">
+      <main class="card">
+        <Brand />
+        <h1>Sign in</h1>
+        <p>Browse, upload, share and publish your research data.</p>
+        {props.message && <Notice kind="info">{props.message}</Notice>}
+        <div class="actions"><a class="button primary grow" href="/auth/signin?next=%2F" onClick={signIn}>Sign in</a></div>
+        <footer class="page-foot">Using a script or curl? See the API at <a href="/api/docs">/api/docs</a>.</footer>
+      </main>
+    </div>
+  );
+}
+
+const NAV: { page: Route['page']; href: string; label: string }[] = [
+  { page: 'browse', href: '#/browse', label: 'Files' },
+  { page: 'shared', href: '#/shared', label: 'Shared with me' },
+  { page: 'transfers', href: '#/transfers', label: 'Transfers' },
+  { page: 'api', href: '#/api', label: 'API access' },
+];
+
+function titleOf(route: Route, session: Session): string {
+  switch (route.page) {
+    case 'browse': return route.path && route.path !== session.home ? route.path.split('/').at(-1)! : 'Your files';
+    case 'item': return route.path.split('/').at(-1)!;
+    case 'shared': return 'Shared with me';
+    case 'transfers': return 'Transfers';
+    case 'api': return 'API access';
+  }
+}
+
+function SignedIn(props: { session: Session; onSignOut: () => void }) {
+  const { session } = props;
+  const route = useRoute();
+  const [error, setError] = useState('');
+  useEffect(() => { document.title = `${titleOf(route, session)} · lading`; }, [route, session]);
+  // NOTE: a new page moves focus to its heading, so keyboard and screen reader users start there.
+  useEffect(() => {
+    const main = document.getElementById('content');
+    if (main && document.activeElement !== document.body) main.focus({ preventScroll: true });
+  }, [route.page, 'path' in route ? route.path : '']);
+  const signOut = async () => {
+    try {
+      await api('POST', '/auth/signout');
+      props.onSignOut();
+    } catch (err) {
+      setError(describeError(err));
+    }
+  };
+  let page;
+  switch (route.page) {
+    case 'browse': page = <BrowsePage session={session} path={route.path ?? session.home} />; break;
+    case 'item': page = <ItemPage session={session} path={route.path} />; break;
+    case 'shared': page = <SharedPage />; break;
+    case 'transfers': page = <TransfersPage />; break;
+    case 'api': page = <ApiPage session={session} />; break;
+  }
+  return (
+    <>
+      <a class="skip" href="#content" onClick={(e) => { e.preventDefault(); document.getElementById('content')?.focus(); }}>Skip to content</a>
+      <header class="app-header">
+        <a class="brand" href="#/browse"><Logo /><span>lading</span></a>
+        <nav aria-label="Main">
+          <ul>
+            {NAV.map((n) => <li key={n.page}><a href={n.href} aria-current={route.page === n.page || (n.page === 'browse' && route.page === 'item') ? 'page' : undefined}>{n.label}</a></li>)}
+          </ul>
+        </nav>
+        <div class="who">
+          <span>Signed in as <strong>{session.user}</strong></span>
+          <button type="button" class="secondary small" onClick={signOut}>Sign out</button>
+        </div>
+      </header>
+      <main id="content" tabIndex={-1}>
+        {error && <Notice kind="error" onClose={() => setError('')}>{error}</Notice>}
+        {page}
+      </main>
+      {route.page !== 'transfers' && <TransferPanel />}
+    </>
+  );
+}
+
+function App() {
+  const [session, setSession] = useState<Session | null | undefined>(undefined);
+  const [message, setMessage] = useState('');
+  const [problem, setProblem] = useState('');
+  useEffect(() => {
+    whenSignedOut(() => {
+      setCsrfToken(null);
+      setSession(null);
+      setMessage('Your session has ended. Sign in again to continue.');
+    });
+    api<Session>('GET', '/auth/session').then((s) => {
+      setCsrfToken(s.csrf_token);
+      setSession(s);
+      const back = sessionStorage.getItem(RETURN_KEY);
+      if (back) {
+        sessionStorage.removeItem(RETURN_KEY);
+        location.hash = back;
+      }
+      void uploads.signedIn(s.user);
+    }, (err: unknown) => {
+      if (err instanceof ApiError && err.status === 401) {
+        setMessage('');
+        setSession(null);
+      } else {
+        setProblem(describeError(err));
+      }
+    });
+  }, []);
+  if (problem) {
+    return (
+      <div class="standalone"><main class="card"><Brand /><h1>lading cannot start</h1><Notice kind="error">{problem}</Notice>
+        <div class="actions"><a class="button primary" href="/">Try again</a></div></main></div>
+    );
+  }
+  if (session === undefined) return <p class="loading" role="status">Loading…</p>;
+  if (session === null) return <SignInPage message={message} />;
+  return <SignedIn session={session} onSignOut={() => { setCsrfToken(null); setSession(null); setMessage('You signed out.'); }} />;
+}
+
+function shareData(): SharePageData | null {
+  const block = document.getElementById('lading-data');
+  if (!block?.textContent) return null;
+  try {
+    return (JSON.parse(block.textContent) as { share?: SharePageData }).share ?? null;
+  } catch {
+    return null;
+  }
+}
+
+const root = document.getElementById('app')!;
+const share = shareData();
+render(share ? <SharePage data={share} /> : <App />, root);

@@ -1,0 +1,164 @@
+/**
+ * The uploads as the user sees them: a progress bar per file and in total, the rate and the
+ * time left, pause, resume and cancel; the checksum and PID of what finished; and the uploads a
+ * reload interrupted, which go on once the user picks the same files again.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { baseName } from './api.ts';
+import { duration, humanSize, rate } from './format.ts';
+import { itemHref } from './router.ts';
+import { Notice, Progress } from './ui.tsx';
+import { type UploadItem, uploads } from './uploads.ts';
+
+/** Re-renders the caller whenever the upload queue changes. */
+export function useUploads(): typeof uploads {
+  const [, setTick] = useState(0);
+  useEffect(() => uploads.subscribe(() => setTick((n) => n + 1)), []);
+  return uploads;
+}
+
+const STATE_TEXT: Record<UploadItem['state'], string> = {
+  waiting: 'Waiting', uploading: 'Uploading', paused: 'Paused', done: 'Done', failed: 'Failed', skipped: 'Skipped (exists)', cancelled: 'Cancelled',
+};
+
+function ItemRow(props: { item: UploadItem }) {
+  const i = props.item;
+  const left = i.rate > 0 ? (i.total - i.sent) / i.rate : Number.NaN;
+  return (
+    <li class={`transfer ${i.state}`}>
+      <div class="transfer-head">
+        <span class="transfer-name break" title={i.target}>{i.label}</span>
+        <span class="transfer-state">{STATE_TEXT[i.state]}</span>
+      </div>
+      {i.state !== 'skipped' && i.state !== 'cancelled' && <Progress value={i.sent} max={i.total} label={`Upload of ${i.label}`} />}
+      <div class="transfer-foot">
+        <span>
+          {humanSize(i.sent)} of {humanSize(i.total)}
+          {i.state === 'uploading' && i.rate > 0 && ` · ${rate(i.rate)} · ${duration(left)} left`}
+          {i.resumedFrom !== null && i.resumedFrom > 0 && ` · resumed at ${humanSize(i.resumedFrom)}`}
+        </span>
+        <span class="transfer-actions">
+          {(i.state === 'uploading' || i.state === 'waiting') && <button type="button" class="link" onClick={() => uploads.pause(i)} aria-label={`Pause ${i.label}`}>Pause</button>}
+          {(i.state === 'paused' || i.state === 'failed') && <button type="button" class="link" onClick={() => uploads.resume(i)} aria-label={`Resume ${i.label}`}>Resume</button>}
+          {(i.state === 'uploading' || i.state === 'waiting' || i.state === 'paused' || i.state === 'failed') && <button type="button" class="link" onClick={() => uploads.cancel(i)} aria-label={`Cancel ${i.label}`}>Cancel</button>}
+          {i.state === 'done' && <a href={itemHref(i.target)} aria-label={`Details of ${i.label}`}>Details</a>}
+        </span>
+      </div>
+      {i.error && <p class="transfer-error">{i.error}</p>}
+      {i.state === 'done' && (i.checksum || i.pid) && (
+        <p class="transfer-result">
+          {i.checksum && <>Checksum <code>{i.checksum}</code></>}
+          {i.pid && <> · PID <code>{i.pid}</code></>}
+        </p>
+      )}
+    </li>
+  );
+}
+
+/** The uploads a reload interrupted: pick the files again to resume them, or discard them. */
+function Unfinished() {
+  const manager = useUploads();
+  const [said, setSaid] = useState('');
+  if (manager.unfinished.length === 0) return said ? <Notice kind="info">{said}</Notice> : null;
+  return (
+    <div class="notice info unfinished" role="region" aria-labelledby="unfinished-title">
+      <h2 id="unfinished-title">Unfinished uploads</h2>
+      <p>These uploads stopped when the page was left. Choose the same files again to continue where they stopped.</p>
+      <ul>
+        {manager.unfinished.map((u) => (
+          <li key={u.key}>
+            <span class="break">{u.label}</span> <span class="hint">({humanSize(u.offset ?? 0)} of {humanSize(u.size)} sent, into {u.target.slice(0, -baseName(u.target).length - 1)})</span>
+            <button type="button" class="link" onClick={() => void manager.discard(u)} aria-label={`Discard the upload of ${u.label}`}>Discard</button>
+          </li>
+        ))}
+      </ul>
+      <label class="button primary file-button">
+        Choose the files again
+        <input type="file" multiple class="visually-hidden" onChange={(e) => {
+          const n = manager.resumeWith([...(e.currentTarget.files ?? [])]);
+          setSaid(n > 0 ? `${n} ${n === 1 ? 'upload continues' : 'uploads continue'}.` : 'None of these files belongs to an unfinished upload (same name and size).');
+          e.currentTarget.value = '';
+        }} />
+      </label>
+      {said && <p role="status">{said}</p>}
+    </div>
+  );
+}
+
+function Totals() {
+  const t = uploads.totals();
+  const left = t.rate > 0 ? (t.total - t.sent) / t.rate : Number.NaN;
+  return (
+    <div class="totals">
+      <Progress value={t.sent} max={t.total} label="All uploads" />
+      <p>
+        {t.done} of {uploads.items.filter((i) => i.state !== 'skipped' && i.state !== 'cancelled').length} done · {humanSize(t.sent)} of {humanSize(t.total)}
+        {t.active > 0 && t.rate > 0 && ` · ${rate(t.rate)} · ${duration(left)} left`}
+        {t.failed > 0 && ` · ${t.failed} failed`}
+      </p>
+    </div>
+  );
+}
+
+/** The transfers page. */
+export function TransfersPage() {
+  const manager = useUploads();
+  const items = manager.items;
+  return (
+    <section class="page" aria-labelledby="page-title">
+      <div class="page-head">
+        <h1 id="page-title">Transfers</h1>
+        {items.length > 0 && (
+          <div class="toolbar">
+            <button type="button" class="secondary" onClick={() => manager.pauseAll()}>Pause all</button>
+            <button type="button" class="secondary" onClick={() => manager.resumeAll()}>Resume all</button>
+            <button type="button" class="secondary" onClick={() => manager.clearFinished()}>Clear finished</button>
+          </div>
+        )}
+      </div>
+      <Unfinished />
+      {items.length === 0 ? <p class="hint">No uploads in this session. Upload files from a collection's page.</p> : (
+        <>
+          <Totals />
+          <ul class="transfers" aria-label="Uploads">{items.map((i) => <ItemRow key={i.id} item={i} />)}</ul>
+        </>
+      )}
+    </section>
+  );
+}
+
+/**
+ * A compact panel of the uploads, under every page while there are any: totals and the
+ * unfinished files while uploads run; one line once all are done, which can be closed.
+ */
+export function TransferPanel() {
+  const manager = useUploads();
+  const [open, setOpen] = useState(true);
+  const [closedAt, setClosedAt] = useState(-1);
+  const running = manager.items.filter((i) => i.state !== 'skipped' && i.state !== 'cancelled');
+  if (running.length === 0 && manager.unfinished.length === 0) return null;
+  const t = manager.totals();
+  const settled = manager.unfinished.length === 0 && running.every((i) => i.state === 'done');
+  // NOTE: a closed panel comes back with the next upload.
+  if (settled && closedAt === manager.items.length) return null;
+  return (
+    <aside class="transfer-panel" aria-label="Uploads in progress">
+      <div class="panel-head">
+        <h2>Uploads <span class="hint">({t.done} of {running.length} done{t.failed ? `, ${t.failed} failed` : ''})</span></h2>
+        {settled
+          ? <button type="button" class="link" onClick={() => setClosedAt(manager.items.length)}>Close</button>
+          : <button type="button" class="link" aria-expanded={open} onClick={() => setOpen(!open)}>{open ? 'Hide' : 'Show'}</button>}
+        <a href="#/transfers">All transfers</a>
+      </div>
+      {open && !settled && (
+        <>
+          {running.length > 0 && <Totals />}
+          <Unfinished />
+          <ul class="transfers compact" aria-label="Uploads">
+            {running.filter((i) => i.state !== 'done').slice(0, 6).map((i) => <ItemRow key={i.id} item={i} />)}
+          </ul>
+        </>
+      )}
+    </aside>
+  );
+}

@@ -1,0 +1,114 @@
+/** The shapes the app reads from the API (see /api/specs), as far as it uses them. */
+
+export interface Session {
+  user: string;
+  home: string;
+  csrf_token: string;
+  expires_at: string;
+  idle_expires_at: string;
+  provider: 'embedded' | 'external';
+}
+
+/** An entity record (spec 2.2, with lading's additions to `metadata`). */
+export interface RecordFields {
+  dataobject: string;
+  link: string;
+  location: string;
+  metadata: {
+    PID: string | null; checksum: string | null; name: string; object_type: 'dataobject' | 'collection';
+    size?: number | null; modified?: string; owner?: string;
+  };
+  path: string;
+}
+
+/** The app's view of one entity. */
+export interface Entry {
+  name: string;
+  path: string;
+  kind: 'dataobject' | 'collection';
+  size: number | null;
+  owner: string | null;
+  modified: string | null;
+  checksum: string | null;
+  pid: string | null;
+}
+
+export function entryOf(record: Record<string, RecordFields>): Entry {
+  const [name, r] = Object.entries(record)[0]!;
+  return {
+    name,
+    path: r.path === '/' ? `/${name}` : `${r.path}/${name}`,
+    kind: r.metadata.object_type,
+    size: r.metadata.size ?? null,
+    owner: r.metadata.owner ?? null,
+    modified: r.metadata.modified ?? null,
+    checksum: r.metadata.checksum,
+    pid: r.metadata.PID,
+  };
+}
+
+export interface Avu { attribute: string; value: string; unit: string | null }
+
+export interface AclEntry { principal: string; level: 'read' | 'write' | 'own'; from?: string }
+export interface AclList { path: string; owner: string; entries: AclEntry[]; inherited: AclEntry[] }
+
+export interface Publication {
+  path: string;
+  published: boolean;
+  via: string | null;
+  published_at: string | null;
+  published_by: string | null;
+  public_url: string | null;
+}
+
+export interface ShareLink {
+  id: string;
+  kind: 'read' | 'upload';
+  path: string | null;
+  creator: string;
+  created_at: string;
+  expires_at: string | null;
+  max_uses: number | null;
+  uses: number;
+  password: boolean;
+  state: 'active' | 'expired' | 'used up' | 'gone';
+}
+
+export interface CreatedShare extends ShareLink { token: string; url: string }
+
+export interface ApiToken {
+  id: string;
+  label: string | null;
+  created_at: string;
+  expires_at: string | null;
+  last_used_at?: string | null;
+}
+
+export interface CreatedToken { id: string; token: string; expires_at: string | null; label?: string }
+
+export interface ProxyState {
+  subject: string;
+  issuer: string;
+  not_before: string;
+  not_after: string;
+  seconds_left: number;
+  expired: boolean;
+}
+
+/** A member of a shared collection, as `/api/shared` lists it. */
+export interface SharedMember {
+  name: string;
+  kind: 'collection' | 'dataobject';
+  size: number | null;
+  checksum: string | null;
+  created_at: string;
+  modified_at: string;
+  path: string;
+  link: string;
+}
+
+/** What the server puts in a share link's page. */
+export type SharePageData =
+  | { kind: 'read'; url: string; entry: SharedMember; root: string }
+  | { kind: 'upload'; url: string }
+  | { error: { status: number; title: string; message: string; passwordRequired: boolean } };

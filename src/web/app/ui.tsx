@@ -1,0 +1,143 @@
+/**
+ * Small pieces every page uses: the brand, messages, a modal dialog (the browser's own
+ * `<dialog>`, which keeps focus inside and closes on Escape), a copy button, progress bars and
+ * breadcrumbs. Presentational: no request is made here.
+ */
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { humanSize } from './format.ts';
+
+export function Logo() {
+  return (
+    <svg width="28" height="28" viewBox="0 0 28 28" aria-hidden="true" class="logo">
+      <rect width="28" height="28" rx="6" fill="#0b5cad" />
+      <path d="M7 19h14M7 14h14M7 9h9" stroke="#fff" stroke-width="2.4" stroke-linecap="round" />
+    </svg>
+  );
+}
+
+export function Brand() {
+  return <div class="brand"><Logo /><span>lading data staging</span></div>;
+}
+
+export function FolderIcon() {
+  return (
+    <svg class="icon" width="20" height="20" viewBox="0 0 20 20" aria-hidden="true">
+      <path d="M2 5.5A1.5 1.5 0 0 1 3.5 4h4l2 2h7A1.5 1.5 0 0 1 18 7.5v7a1.5 1.5 0 0 1-1.5 1.5h-13A1.5 1.5 0 0 1 2 14.5z" fill="currentColor" opacity=".85" />
+    </svg>
+  );
+}
+
+export function FileIcon() {
+  return (
+    <svg class="icon" width="20" height="20" viewBox="0 0 20 20" aria-hidden="true">
+      <path d="M5 2h6l4 4v11a1 1 0 0 1-1 1H5a1 1 0 0 1-1-1V3a1 1 0 0 1 1-1z" fill="none" stroke="currentColor" stroke-width="1.5" />
+      <path d="M11 2v4h4" fill="none" stroke="currentColor" stroke-width="1.5" />
+    </svg>
+  );
+}
+
+/** A message: `error` is announced at once (role alert), `info` politely (role status). */
+export function Notice(props: { kind: 'error' | 'info' | 'success'; children: ComponentChildren; onClose?: () => void }) {
+  return (
+    <div class={`notice ${props.kind}`} role={props.kind === 'error' ? 'alert' : 'status'}>
+      <div class="notice-text">{props.children}</div>
+      {props.onClose && <button type="button" class="link" onClick={props.onClose}>Dismiss</button>}
+    </div>
+  );
+}
+
+/** A modal dialog, open while mounted; Escape or `onClose` closes it. */
+export function Dialog(props: { title: string; onClose: () => void; children: ComponentChildren; describedBy?: string }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const dialog = ref.current;
+    if (dialog && !dialog.open) dialog.showModal();
+    return () => dialog?.close();
+  }, []);
+  const titleId = `dialog-title-${props.title.replace(/\W+/g, '-').toLowerCase()}`;
+  return (
+    <dialog ref={ref} aria-labelledby={titleId} aria-describedby={props.describedBy} onCancel={(e) => { e.preventDefault(); props.onClose(); }}>
+      <h2 id={titleId}>{props.title}</h2>
+      {props.children}
+    </dialog>
+  );
+}
+
+/** A button that copies `text`, saying so in a polite status next to it. */
+export function CopyButton(props: { text: string; label: string; class?: string }) {
+  const [said, setSaid] = useState('');
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(props.text);
+      setSaid('Copied.');
+    } catch {
+      setSaid('Select the text and press Ctrl+C (or Command+C) to copy it.');
+    }
+  };
+  return (
+    <span class="copy">
+      <button type="button" class={props.class ?? 'secondary small'} onClick={copy}>{props.label}</button>
+      <span class="copy-status" role="status" aria-live="polite">{said}</span>
+    </span>
+  );
+}
+
+export function Progress(props: { value: number; max: number; label: string }) {
+  const max = Math.max(props.max, 1);
+  const percent = Math.min(100, Math.floor((props.value / max) * 100));
+  return (
+    <div class="progress" role="progressbar" aria-label={props.label} aria-valuemin={0} aria-valuemax={100} aria-valuenow={percent} aria-valuetext={`${percent}% (${humanSize(props.value)} of ${humanSize(props.max)})`}>
+      <div class="progress-bar" style={{ width: `${percent}%` }} />
+    </div>
+  );
+}
+
+/**
+ * Breadcrumbs of `path`; each ancestor links with `href`, the last is the current page. Inside
+ * `home`, they start at it, named "Your files".
+ */
+export function Breadcrumbs(props: { path: string; href: (path: string) => string; home?: string }) {
+  const parts = props.path.split('/').filter(Boolean);
+  let crumbs = parts.map((name, i) => ({ name, path: `/${parts.slice(0, i + 1).join('/')}` }));
+  const home = props.home;
+  if (home && (props.path === home || props.path.startsWith(`${home}/`))) {
+    crumbs = [{ name: 'Your files', path: home }, ...crumbs.filter((c) => c.path.length > home.length)];
+  }
+  return (
+    <nav aria-label="Breadcrumb" class="breadcrumbs">
+      <ol>
+        {crumbs.map((c, i) => (
+          <li key={c.path}>
+            {i === crumbs.length - 1
+              ? <span aria-current="page">{c.name}</span>
+              : <a href={props.href(c.path)}>{c.name}</a>}
+          </li>
+        ))}
+      </ol>
+    </nav>
+  );
+}
+
+/** A labelled text field. */
+export function Field(props: {
+  label: string; value: string; onInput: (value: string) => void; id: string;
+  type?: 'text' | 'password' | 'number' | 'search'; required?: boolean; hint?: string;
+  min?: string; step?: string; autoComplete?: string; autoFocus?: boolean;
+}) {
+  const { label, value, onInput, id, hint } = props;
+  // NOTE: Preact's input attributes are a union keyed by each literal type; a union of types
+  // matches none of its members, so the type is given as one of them.
+  const type = (props.type ?? 'text') as 'text';
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <input
+        id={id} type={type} value={value} onInput={(e) => onInput(e.currentTarget.value)}
+        required={props.required} min={props.min} step={props.step} autoComplete={props.autoComplete} autoFocus={props.autoFocus}
+        aria-describedby={hint ? `${id}-hint` : undefined}
+      />
+      {hint && <p class="hint" id={`${id}-hint`}>{hint}</p>}
+    </div>
+  );
+}

@@ -1,0 +1,348 @@
+/**
+ * The web app's end-to-end scenario, in Debian's headless Chromium driven by playwright-core,
+ * against whatever deployment a test started (one node on the embedded defaults, or three
+ * nodes on PostgreSQL and S3 behind nginx), reached through a TCP relay that restarts the
+ * server and cuts the connection while a large upload is in flight. The user signs in, uploads
+ * a folder of 50 files and one file of 200 MiB, sees every file listed with the checksum of the
+ * local file, is asked "replace or skip" for a file that exists, downloads the large file back,
+ * renames it, shares it, opens the link in a fresh browser context without a session, revokes
+ * it and sees the refusal, makes an API token whose curl line works, and signs out. axe-core
+ * runs on every page (no serious or critical violation), and each page is photographed at
+ * desktop (1280×800) and phone (390×844) width into $LADING_SCREENSHOT_DIR/<name>.
+ */
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+import type { TestContext } from 'node:test';
+import { type Browser, type Page, chromium } from 'playwright-core';
+import { type Relay, generateFile } from '../e2e/tus-support.ts';
+
+export const CHROMIUM = '/usr/bin/chromium';
+// NOTE: without the background-networking flags Chromium keeps calling home, which on a
+// closed network means a flood of failing connections.
+const ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+const MIB = 1024 * 1024;
+const BIG = 200 * MIB;
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+const AXE_SOURCE = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** Skips without Chromium locally; fails in CI. */
+export async function chromiumSkip(): Promise<string | false> {
+  const available = await access(CHROMIUM).then(() => true, () => false);
+  if (!available && process.env.CI) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (listed in .ci/apt-packages).`);
+  return available ? false : `needs ${CHROMIUM}: apt-get install chromium`;
+}
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+}
+
+export function screenshotDir(name: string): string {
+  return resolve(process.env.LADING_SCREENSHOT_DIR || join(import.meta.dirname, '..', '..', 'test-artifacts', 'web'), name);
+}
+
+const sha256File = async (path: string) => {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('base64');
+};
+
+interface AxeViolation { id: string; impact: string | null; help: string; nodes: { target: unknown }[] }
+
+/** axe-core's serious and critical violations on the page (evaluated through the debugging protocol, which the page's CSP does not govern). */
+async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  // NOTE: page code as text: the tests are type-checked without the DOM's types.
+  const all = (await page.evaluate("axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)")) as AxeViolation[];
+  return all.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help} (${JSON.stringify(v.nodes.map((n) => n.target))})`);
+}
+
+/** What a deployment gives the scenario. */
+export interface Deployment {
+  /** Where the browser goes: the relay's URL, which is also the deployment's public URL. */
+  base: string;
+  relay: Relay;
+  /** Restarts the server (every node) with kill -9, on the same data; the relay holds the client meanwhile. */
+  restart: () => Promise<void>;
+  /** A directory for local files. */
+  dir: string;
+  user: string;
+  password: string;
+  zone: string;
+  /** Screenshots go here. */
+  shots: string;
+  /** The handle prefix PIDs get (the rules register every object created in the home). */
+  pidPrefix: string;
+}
+
+export async function runScenario(t: TestContext, browser: Browser, d: Deployment): Promise<void> {
+  await mkdir(d.shots, { recursive: true });
+  const home = `/${d.zone}/home/${d.user}`;
+  const visited: string[] = [];
+  const problems: string[] = [];
+
+  /** axe-core on the page, and its screenshots at both widths. */
+  const check = async (page: Page, name: string) => {
+    await page.waitForLoadState('networkidle');
+    const violations = await axeViolations(page);
+    assert.deepEqual(violations, [], `axe-core on ${name}`);
+    await page.screenshot({ path: join(d.shots, `${name}-desktop.png`), fullPage: true });
+    const size = page.viewportSize() ?? DESKTOP;
+    await page.setViewportSize(PHONE);
+    await page.waitForTimeout(150);
+    const overflow = (await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
+    assert.ok(overflow <= 0, `${name} fits a phone's width (${overflow} px too wide)`);
+    assert.deepEqual(await axeViolations(page), [], `axe-core on ${name} at phone width`);
+    await page.screenshot({ path: join(d.shots, `${name}-phone.png`), fullPage: true });
+    await page.setViewportSize(size);
+    visited.push(name);
+  };
+  const watch = (page: Page) => {
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    page.on('console', (m) => { if (/Content.Security.Policy|Refused to/i.test(m.text())) problems.push(m.text()); });
+  };
+
+  // Local files: a folder of 50 (five of them in a subfolder) and one of 200 MiB.
+  const folder = join(d.dir, 'campaign-2026');
+  await mkdir(join(folder, 'raw'), { recursive: true });
+  const local = new Map<string, Buffer>();
+  for (let i = 1; i <= 50; i++) {
+    const name = i <= 45 ? `station-${String(i).padStart(2, '0')}.csv` : `raw/cast-${i}.bin`;
+    const data = randomBytes(512 + Math.floor(Math.random() * 200_000));
+    local.set(name, data);
+    await writeFile(join(folder, name), data);
+  }
+  const bigPath = join(d.dir, 'ctd-profile.bin');
+  const bigSha = await generateFile(bigPath, BIG);
+
+  const context = await browser.newContext({ viewport: DESKTOP, acceptDownloads: true });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: d.base });
+  const page = await context.newPage();
+  watch(page);
+
+  // Signing in: the app's sign-in page, the provider's, back to the app with a session.
+  const first = await page.goto(`${d.base}/`);
+  assert.equal(first?.status(), 200);
+  assert.match(first?.headers()['content-security-policy'] ?? '', /default-src 'self'/);
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  await check(page, 'sign-in');
+  await page.getByRole('link', { name: 'Sign in' }).click();
+  await page.getByLabel('User name').waitFor();
+  await check(page, 'provider-sign-in');
+  await page.getByLabel('User name').fill(d.user);
+  await page.getByLabel('Password').fill(d.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  const files = page.getByRole('heading', { level: 1, name: 'Your files' });
+  const allow = page.getByRole('button', { name: 'Allow' });
+  await files.or(allow).waitFor();
+  if (await allow.isVisible()) {
+    await check(page, 'provider-consent');
+    await allow.click();
+  }
+  await files.waitFor();
+  assert.equal(new URL(page.url()).origin, d.base, 'back on the app');
+  await check(page, 'files-empty');
+
+  // A folder of 50 files, by the folder picker.
+  await page.getByLabel('Upload a folder').setInputFiles(folder);
+  const panel = page.getByRole('complementary', { name: 'Uploads in progress' });
+  await panel.getByText('(50 of 50 done)').waitFor({ timeout: 120_000 });
+
+  // One file of 200 MiB; the server restarts (kill -9) at 70 MiB and the connection is cut at 150 MiB.
+  const mark = d.relay.sent;
+  let restarted = false;
+  d.relay.triggers.push({ at: mark + 70 * MIB, action: async () => { await d.restart(); restarted = true; } });
+  d.relay.triggers.push({ at: mark + 150 * MIB, action: 'cut' });
+  const cuts = d.relay.cuts;
+  await page.getByLabel('Upload files').setInputFiles(bigPath);
+  await panel.getByRole('progressbar', { name: 'Upload of ctd-profile.bin' }).waitFor();
+  await check(page, 'files-uploading');
+  await panel.getByText('(51 of 51 done)').waitFor({ timeout: 240_000 });
+  assert.ok(restarted, 'the server was restarted during the upload');
+  assert.ok(d.relay.cuts > cuts, 'the connection was cut during the upload');
+
+  await page.getByRole('link', { name: 'All transfers' }).click();
+  await page.getByRole('heading', { name: 'Transfers' }).waitFor();
+  const bigRow = page.locator('li.transfer').filter({ hasText: 'ctd-profile.bin' });
+  assert.match(await bigRow.innerText(), /Done/);
+  assert.match(await bigRow.innerText(), /resumed at \d/, 'the large upload resumed where it stopped');
+  // The PID the rules assign appears once registered (the app waits for it with pid_await).
+  await bigRow.getByText(new RegExp(`PID ${d.pidPrefix.replace('.', '\\.')}/`)).waitFor({ timeout: 30_000 });
+  await check(page, 'transfers');
+
+  // Every file is listed, with the checksum of the local file.
+  await page.getByRole('link', { name: 'Files', exact: true }).click();
+  await files.waitFor();
+  const rows = page.locator('tbody tr:not(.spacer)');
+  await page.getByRole('link', { name: 'ctd-profile.bin', exact: true }).waitFor();
+  await page.getByRole('link', { name: 'campaign-2026 (collection)' }).click();
+  await page.getByRole('heading', { level: 1, name: 'campaign-2026' }).waitFor();
+  await page.getByRole('link', { name: 'station-45.csv', exact: true }).waitFor();
+  assert.equal(await rows.count(), 46, '45 files and the collection raw');
+  await page.getByLabel('Filter by name').fill('station-0');
+  await page.getByText('9 of 46 entries').waitFor();
+  await check(page, 'collection');
+  await page.getByLabel('Filter by name').fill('');
+  await page.getByRole('button', { name: 'Size' }).click();
+  assert.equal(await page.getByRole('columnheader', { name: 'Size' }).getAttribute('aria-sort'), 'ascending');
+  const sizes = (await page.locator('tbody td.col-size').allInnerTexts()).filter((s) => s !== '');
+  assert.equal(sizes.length, 45);
+  for (const [name, data] of local) {
+    await page.evaluate(`location.hash = '#/item${home}/campaign-2026/${name}'`);
+    await page.getByRole('heading', { level: 1, name: name.split('/').at(-1)! }).waitFor();
+    assert.equal(await page.locator('#checksum').innerText(), `sha2:${createHash('sha256').update(data).digest('base64')}`, `${name}: the checksum of the local file`);
+  }
+  await check(page, 'details-small-file');
+
+  // A file that exists: the app asks, and skipping leaves it as it was.
+  await page.evaluate(`location.hash = '#/browse${home}/campaign-2026'`);
+  await page.getByRole('link', { name: 'station-01.csv', exact: true }).waitFor();
+  await writeFile(join(d.dir, 'station-01.csv'), 'not the same content');
+  await page.getByLabel('Upload files').setInputFiles(join(d.dir, 'station-01.csv'));
+  const dialog = page.getByRole('dialog', { name: 'Replace or skip?' });
+  await dialog.waitFor();
+  await check(page, 'replace-or-skip');
+  await dialog.getByRole('button', { name: 'Skip' }).click();
+  await page.getByText('0 files queued for upload, 1 skipped').waitFor();
+  await page.evaluate(`location.hash = '#/item${home}/campaign-2026/station-01.csv'`);
+  await page.getByRole('heading', { level: 1, name: 'station-01.csv' }).waitFor();
+  assert.equal(await page.locator('#checksum').innerText(), `sha2:${createHash('sha256').update(local.get('station-01.csv')!).digest('base64')}`, 'skipped, not overwritten');
+
+  // The large file: its details, its PID, and a download by a plain link.
+  await page.getByRole('link', { name: 'Your files' }).click();
+  await page.getByRole('link', { name: 'ctd-profile.bin', exact: true }).click();
+  await page.getByRole('heading', { level: 1, name: 'ctd-profile.bin' }).waitFor();
+  assert.equal(await page.locator('#checksum').innerText(), `sha2:${bigSha}`);
+  assert.match(await page.locator('#pid').innerText(), new RegExp(`^${d.pidPrefix.replace('.', '\\.')}/`));
+  assert.ok(await page.getByRole('link', { name: 'Landing page' }).isVisible());
+  await check(page, 'details');
+  const download = page.waitForEvent('download');
+  await page.getByRole('link', { name: 'Download', exact: true }).click();
+  assert.equal(await sha256File(await (await download).path()), bigSha, 'the download is the local file');
+
+  // Rename.
+  await page.getByRole('button', { name: 'Rename' }).click();
+  const rename = page.getByRole('dialog', { name: 'Rename data object' });
+  await rename.getByLabel('New name').fill('ctd-profile-final.bin');
+  await check(page, 'rename');
+  await rename.getByRole('button', { name: 'Rename' }).click();
+  await page.getByRole('heading', { level: 1, name: 'ctd-profile-final.bin' }).waitFor();
+  await page.getByRole('link', { name: 'Your files' }).click();
+  await page.getByRole('link', { name: 'ctd-profile-final.bin', exact: true }).waitFor();
+  assert.equal(await page.getByRole('link', { name: 'ctd-profile.bin', exact: true }).count(), 0, 'the old name is gone');
+
+  // A share link, opened in a fresh context without a session, then revoked.
+  await page.getByRole('link', { name: 'ctd-profile-final.bin', exact: true }).click();
+  await page.getByRole('button', { name: 'Create link' }).click();
+  const shareUrl = await page.locator('#new-link').innerText();
+  assert.ok(shareUrl.startsWith(`${d.base}/api/shared/`), shareUrl);
+  await check(page, 'details-shared');
+  const stranger = await browser.newContext({ viewport: DESKTOP, acceptDownloads: true });
+  const guest = await stranger.newPage();
+  watch(guest);
+  const opened = await guest.goto(shareUrl);
+  assert.equal(opened?.status(), 200);
+  await guest.getByRole('heading', { level: 1, name: 'ctd-profile-final.bin' }).waitFor();
+  assert.match(await guest.locator('main').innerText(), /200 MiB/);
+  await check(guest, 'share-link');
+  const shared = guest.waitForEvent('download');
+  await guest.getByRole('link', { name: 'Download ctd-profile-final.bin' }).click();
+  assert.equal(await sha256File(await (await shared).path()), bigSha, 'the shared download is the local file');
+  assert.equal((await guest.evaluate('fetch("/auth/session").then((r) => r.status)')), 401, 'the fresh context has no session');
+
+  await page.getByRole('button', { name: /^Revoke the read link/ }).click();
+  await page.getByText('No links yet.').waitFor();
+  const refused = await guest.reload();
+  assert.equal(refused?.status(), 404);
+  await guest.getByRole('heading', { level: 1, name: 'This link does not work' }).waitFor();
+  await check(guest, 'share-link-revoked');
+  await stranger.close();
+
+  // The other pages: a collection's details, shared with me, API access with a working token.
+  await page.evaluate(`location.hash = '#/item${home}/campaign-2026'`);
+  await page.getByRole('heading', { level: 1, name: 'campaign-2026' }).waitFor();
+  await page.getByRole('heading', { name: 'Who has access' }).waitFor();
+  await check(page, 'details-collection');
+  await page.getByRole('link', { name: 'Shared with me' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Shared with me' }).waitFor();
+  await check(page, 'shared-with-me');
+  await page.getByRole('link', { name: 'API access' }).click();
+  await page.getByLabel('Label').fill('e2e script');
+  await page.getByRole('button', { name: 'Create a token' }).click();
+  const curl = await page.locator('#curl-line').innerText();
+  const token = /Bearer ([^"]+)"/.exec(curl)?.[1];
+  assert.ok(token, curl);
+  const listed = await fetch(`${d.base}/api/registered${home}/`, { headers: { authorization: `Bearer ${token}` } });
+  assert.equal(listed.status, 200, 'the new token lists the home, as the curl line does');
+  await page.getByRole('cell', { name: 'e2e script', exact: true }).waitFor();
+  await check(page, 'api-access');
+
+  // Signing out ends the session on the server.
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  await page.getByText('You signed out.').waitFor();
+  assert.equal(await page.evaluate('fetch("/auth/session").then((r) => r.status)'), 401);
+  await check(page, 'signed-out');
+  await context.close();
+
+  assert.deepEqual(problems, [], 'no script error and nothing the CSP refused');
+  t.diagnostic(`pages checked with axe-core and photographed into ${d.shots}: ${visited.join(', ')}`);
+}
+
+/** Signs in from the app's sign-in page (no checks); resolves on the user's files. */
+export async function signIn(page: Page, d: Pick<Deployment, 'base' | 'user' | 'password'>): Promise<void> {
+  await page.goto(`${d.base}/`);
+  await page.getByRole('link', { name: 'Sign in' }).click();
+  await page.getByLabel('User name').fill(d.user);
+  await page.getByLabel('Password').fill(d.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  const files = page.getByRole('heading', { level: 1, name: 'Your files' });
+  const allow = page.getByRole('button', { name: 'Allow' });
+  await files.or(allow).waitFor();
+  if (await allow.isVisible()) await allow.click();
+  await files.waitFor();
+}
+
+/**
+ * An upload interrupted by a page reload: after it, the app lists the unfinished upload with
+ * what the server kept, the user picks the same file again, and it goes on from there.
+ */
+export async function runReloadScenario(browser: Browser, d: Deployment): Promise<void> {
+  const context = await browser.newContext({ viewport: DESKTOP });
+  const page = await context.newPage();
+  await signIn(page, d);
+  const path = join(d.dir, 'resume-me.bin');
+  const sha = await generateFile(path, 48 * MIB);
+  let reloaded = false;
+  d.relay.triggers.push({
+    at: d.relay.sent + 24 * MIB,
+    // NOTE: the upload's connection stays held until the reload has taken the page away.
+    action: async () => {
+      void page.reload();
+      reloaded = true;
+      await new Promise((r) => setTimeout(r, 2000));
+    },
+  });
+  await page.getByLabel('Upload files').setInputFiles(path);
+  const unfinished = page.getByRole('region', { name: 'Unfinished uploads' });
+  await unfinished.waitFor({ timeout: 60_000 });
+  assert.ok(reloaded);
+  const text = await unfinished.innerText();
+  assert.match(text, /resume-me\.bin/);
+  assert.doesNotMatch(text, /\(0 bytes of/, `the server kept what arrived before the reload: ${text}`);
+  await page.getByLabel('Choose the files again').setInputFiles(path);
+  const panel = page.getByRole('complementary', { name: 'Uploads in progress' });
+  await panel.getByText('(1 of 1 done)').waitFor({ timeout: 60_000 });
+  await page.getByRole('link', { name: 'All transfers' }).click();
+  const row = page.locator('li.transfer').filter({ hasText: 'resume-me.bin' });
+  assert.match(await row.innerText(), /resumed at \d/, 'it went on where it stopped');
+  await row.getByText(`sha2:${sha}`).waitFor({ timeout: 15_000 });
+  await context.close();
+}

@@ -1,0 +1,81 @@
+/**
+ * The web app end to end on the embedded defaults (SQLite catalog, files on disk, the embedded
+ * identity provider and PID service): one `lading serve`, restarted with kill -9 on the same
+ * data directory while a 200 MiB upload is in flight (see `scenario.ts` for what the user
+ * does). Screenshots go to $LADING_SCREENSHOT_DIR/embedded (default test-artifacts/web).
+ * Skips locally without Chromium; never in CI.
+ */
+import { after, before, describe, it } from 'node:test';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { cleanEnv } from '../cli/run-lading.ts';
+import { freePort, startNode, stopProcess } from '../helpers/cluster.ts';
+import { lading } from '../helpers/process.ts';
+import { Relay } from '../e2e/tus-support.ts';
+import { chromiumSkip, launchChromium, runReloadScenario, runScenario, screenshotDir } from './scenario.ts';
+
+const skip = await chromiumSkip();
+const ZONE = 'tz';
+const PREFIX = '21.T66666';
+
+describe('the web app on one node with the embedded defaults', { skip, timeout: 600_000 }, () => {
+  let dir: string;
+  let data: string;
+  let env: NodeJS.ProcessEnv;
+  let node: ChildProcess | undefined;
+  let relay: Relay;
+  let base: string;
+  let browser: Browser;
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'lading-web-'));
+    data = join(dir, 'data');
+    await writeFile(join(dir, 'rules.txt'), `object.created /${ZONE}/home/** pid.register\nobject.renamed /${ZONE}/home/** pid.update\n`);
+    // NOTE: the relay's port is the public URL, so links, the login issuer and the cookie's
+    // origin are the relay's; the node behind it may change port when restarted.
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    env = cleanEnv({
+      LADING_ZONE: ZONE, LADING_LOG_LEVEL: 'warn', LADING_PID_RULES: join(dir, 'rules.txt'), LADING_PID_PREFIX: PREFIX,
+      LADING_PUBLIC_URL: base, LADING_UPLOADS_LEASE: '3', LADING_RESOURCE_FSYNC: 'false',
+    });
+    lading(['init', '--data', data], env);
+    lading(['user', 'add', 'alice', '--data', data], env, 'correct horse battery staple\n');
+    const started = await startNode(data, env);
+    node = started.proc;
+    relay = new Relay(started.url);
+    await relay.listen(port);
+    browser = await launchChromium();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await relay?.close();
+    if (node) await stopProcess(node, 'SIGTERM');
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('signs in, uploads through a restart, checks, downloads, renames, shares, revokes and signs out', async (t) => {
+    await runScenario(t, browser, {
+      base, relay, dir, user: 'alice', password: 'correct horse battery staple', zone: ZONE, pidPrefix: PREFIX,
+      shots: screenshotDir('embedded'),
+      restart: async () => {
+        await stopProcess(node, 'SIGKILL');
+        const again = await startNode(data, env);
+        node = again.proc;
+        relay.switchTo(again.url);
+        t.diagnostic(`lading serve killed and started again at ${again.url}`);
+      },
+    });
+  });
+
+  it('goes on with an upload after a page reload, once the same file is picked again', async () => {
+    await runReloadScenario(browser, {
+      base, relay, dir, user: 'alice', password: 'correct horse battery staple', zone: ZONE, pidPrefix: PREFIX,
+      shots: screenshotDir('embedded'), restart: async () => {},
+    });
+  });
+});
