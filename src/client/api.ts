@@ -77,6 +77,15 @@ function agentClass(): DispatcherClass | null {
   return typeof ctor === 'function' && (ctor as { name?: string }).name === 'Agent' ? ctor as DispatcherClass : null;
 }
 
+/**
+ * Lets go of a (small) response body nobody reads: drained, so that the connection can serve
+ * the next request, and never an unhandled 'error' event.
+ */
+export function discard(body: Readable): void {
+  body.on('error', () => {});
+  body.resume();
+}
+
 /** Node's global undici dispatcher (registered once undici is loaded), or null. */
 function globalDispatcher(): Dispatcher | null {
   void new Headers();

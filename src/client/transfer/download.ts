@@ -9,7 +9,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { type FileHandle, mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Readable } from 'node:stream';
-import { withRetry } from '../api.ts';
+import { discard, withRetry } from '../api.ts';
 import { ClientError } from '../errors.ts';
 import { EXIT } from '../exit-codes.ts';
 import { digestOfChecksum, digestOfHeader, hashRange, sha256File } from './digest.ts';
@@ -45,6 +45,7 @@ async function receive(body: Readable, file: string, start: number, hash: Hash, 
   // NOTE: 'r+' keeps the prefix a resumed download continues; truncated to it in case the
   // part file is longer than what was hashed.
   const handle = await open(file, start > 0 ? 'r+' : 'w').catch((err: unknown) => {
+    body.on('error', () => {});
     body.destroy();
     throw err;
   });
@@ -80,7 +81,10 @@ async function receive(body: Readable, file: string, start: number, hash: Hash, 
     if (batched > 0) await flush();
     await writing;
   } finally {
-    if (!body.readableEnded) body.destroy();
+    if (!body.readableEnded) {
+      body.on('error', () => {});
+      body.destroy();
+    }
     await writing.catch(() => {});
     await handle.close();
   }
@@ -140,7 +144,7 @@ export async function downloadFile(ctx: TransferContext, job: DownloadJob): Prom
     const response = await api.stream('GET', `${api.registeredUrl(job.remote)}?download=true`, { headers, signal: ctx.signal, accept: [416] });
     if (response.status === 416) {
       // The part file is as long as the object or longer: it is not a prefix of it.
-      response.body.destroy();
+      discard(response.body);
       await rm(part, { force: true });
       throw new ClientError(`${job.remote}: the partial download did not fit the object; starting over`, EXIT.FAILED, { retryable: true, retryAfter: 0 });
     }
