@@ -242,7 +242,10 @@ async function uploadResumable(ctx: TransferContext, job: UploadJob, options: Up
     url = new URL(location, api.target.url).href;
     await options.store.put(key, url);
   }
-  const resumedFrom = offset;
+  // NOTE: where the first request this run sent was taken, not the offset first asked: a
+  // request a killed run left may still add the bytes it brought up to its end meanwhile
+  // (the server keeps them, and answers 409 until it is done).
+  let resumedFrom: number | null = null;
   // The SHA-256 of the whole file as far as the server acknowledged it.
   let whole = createHash('sha256');
   await hashRange(job.local, 0, offset, [whole]);
@@ -278,6 +281,7 @@ async function uploadResumable(ctx: TransferContext, job: UploadJob, options: Up
       // a killed run left, until the server sees its connection gone): ask again shortly.
       if (response.status === 409) throw new ClientError(`${job.remote}: the upload is busy`, EXIT.CONFLICT, { status: 409, retryable: true, retryAfter: 1 });
       dirty = false;
+      resumedFrom ??= start;
       return Number(response.headers.get('upload-offset'));
     }, { ...retry, tries: 8 });
     if (!Number.isSafeInteger(at) || at < 0 || at > job.size) throw new ClientError(`${job.remote}: the server answered an offset of ${at}`, EXIT.FAILED);
@@ -301,5 +305,5 @@ async function uploadResumable(ctx: TransferContext, job: UploadJob, options: Up
   await unchanged(job);
   if (!state.object) throw new ClientError(`${job.remote}: the server has all bytes but did not make the data object`, EXIT.FAILED);
   verify(job, sha256, state.object.metadata.checksum);
-  return { status: 'sent', size: job.size, sha256, pid: state.object.metadata.PID, transferred: sent.n, resumedFrom };
+  return { status: 'sent', size: job.size, sha256, pid: state.object.metadata.PID, transferred: sent.n, resumedFrom: resumedFrom ?? offset };
 }
