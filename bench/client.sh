@@ -38,16 +38,16 @@ LARGE_BYTES=$((LARGE_MIB * 1024 * 1024))
 SMALL_BYTES=$((SMALL_FILES * SMALL_KIB * 1024))
 
 TICK=$(getconf CLK_TCK)
-# CPU ticks (user + system) of this shell's waited-for children, and of the lading server.
-children_cpu() { awk '{ print $16 + $17 }' "/proc/$BASHPID/stat"; }
+# CPU ticks (user + system) of the waited-for children of the shell with pid $1, and of the lading server.
+children_cpu() { awk '{ print $16 + $17 }' "/proc/$1/stat"; }
 server_cpu() { awk '{ print $14 + $15 }' "/proc/$LADING_PID/stat"; }
 secs() { # command...: runs it, prints wall seconds:its CPU seconds:the lading server's CPU seconds
-  local t0 t1 c0 c1 s0 s1
-  c0=$(children_cpu); s0=$(server_cpu)
+  local t0 t1 c0 c1 s0 s1 me=$BASHPID
+  c0=$(children_cpu "$me"); s0=$(server_cpu)
   t0=$(date +%s.%N)
   "$@" > "$WORK/out" 2> "$WORK/err" || { echo "bench: failed: $* ($(tail -c 400 "$WORK/err"))" >&2; exit 1; }
   t1=$(date +%s.%N)
-  c1=$(children_cpu); s1=$(server_cpu)
+  c1=$(children_cpu "$me"); s1=$(server_cpu)
   echo "$(echo "$t1 - $t0" | bc -l):$(echo "scale=2; ($c1 - $c0) / $TICK" | bc -l):$(echo "scale=2; ($s1 - $s0) / $TICK" | bc -l)"
 }
 mbs() { echo "scale=1; $1 / $2 / 1000000" | bc -l; }
