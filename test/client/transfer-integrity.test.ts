@@ -1,13 +1,15 @@
 /**
- * A byte damaged on the way up is caught: the real CLI uploads a file through the resumable
+ * A damaged byte is caught either way. Up: the real CLI uploads a file through the resumable
  * endpoint to a real `lading serve`, through a proxy that flips one byte of one request body,
  * and must exit 6 (integrity), because the server's checksum of what it stored is not the
  * SHA-256 of the file; the same upload without the proxy succeeds with the file's checksum.
+ * Down: an object large enough to be hashed by the second thread, one byte flipped on the
+ * server's disk, is refused with exit 6 and leaves nothing behind.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
+import { open, readdir, stat, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -15,7 +17,7 @@ import { type Node, events, runCli, startNode } from './transfer-support.ts';
 
 const MIB = 1024 * 1024;
 
-describe('lading put of a file damaged on the way', { timeout: 120_000 }, () => {
+describe('lading put and get of a damaged byte', { timeout: 120_000 }, () => {
   let node: Node;
   let proxy: http.Server;
   let proxyUrl: string;
@@ -67,5 +69,31 @@ describe('lading put of a file damaged on the way', { timeout: 120_000 }, () => 
     assert.equal(clean.code, 0, clean.stderr);
     const done = events(clean).find((e) => e.event === 'done')!;
     assert.equal(done.sha256, createHash('sha256').update(bytes).digest('hex'));
+  });
+
+  it('a large object damaged on the server is refused on download: exit 6, nothing left under its name', async () => {
+    const file = join(node.dir, 'large.bin');
+    const size = 20 * MIB;
+    await writeFile(file, randomBytes(size));
+    const up = await runCli(['put', file, `${node.home}/large.bin`], node.env);
+    assert.equal(up.code, 0, up.stderr);
+    let blob = '';
+    for (const e of await readdir(join(node.data, 'resource', 'blobs'), { recursive: true, withFileTypes: true })) {
+      if (e.isFile() && (await stat(join(e.parentPath, e.name))).size === size) blob = join(e.parentPath, e.name);
+    }
+    assert.ok(blob, 'the blob was found');
+    const handle = await open(blob, 'r+');
+    const byte = Buffer.alloc(1);
+    await handle.read(byte, 0, 1, 17 * MIB);
+    byte[0]! ^= 0xff;
+    await handle.write(byte, 0, 1, 17 * MIB);
+    await handle.close();
+
+    const target = join(node.dir, 'large-back.bin');
+    const down = await runCli(['get', `${node.home}/large.bin`, target], node.env);
+    assert.equal(down.code, 6, down.stderr);
+    assert.match(down.stderr, /^lading: .*refused/m);
+    await assert.rejects(stat(target), { code: 'ENOENT' });
+    await assert.rejects(stat(`${target}.lading-part`), { code: 'ENOENT' });
   });
 });
