@@ -1,9 +1,11 @@
 /**
  * The connection the roles of the SQLite catalog share: opens the database file, brings its
- * schema up to date, and gives the roles a write transaction and statements prepared once.
- * It holds no role's SQL.
+ * schema up to date, and gives the roles a write transaction, statements prepared once, and
+ * the group commit that makes committed transactions durable. It holds no role's SQL.
  */
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import { type FileHandle, open } from 'node:fs/promises';
+import { flushGroup } from '../../flush-group.ts';
 import { SQLITE_MIGRATIONS } from './migrations.ts';
 
 export type Row = Record<string, SQLInputValue>;
@@ -18,15 +20,52 @@ export interface SqliteConnection {
   tx<T>(fn: () => T): T;
   /** The statement for `sql`, prepared on its first use and reused after. */
   q(sql: string): StatementSync;
+  /**
+   * Changes made through this connection so far (SQLite's `total_changes()`, rolled-back ones
+   * included): a caller compares two readings to learn whether it wrote.
+   */
+  changes(): number;
+  /**
+   * Resolves once every transaction committed before the call is on disk (it survives a power
+   * cut); concurrent callers share one flush of the write-ahead log (group commit). Rejects
+   * when the flush fails.
+   */
+  durable(): Promise<void>;
+  /** Flushes of the write-ahead log so far (tests). */
+  readonly flushes: number;
   /** Closes the database. Idempotent. */
-  close(): void;
+  close(): Promise<void>;
 }
 
 /** Opens (creating when missing) the database at `file` and applies the missing migrations. */
 export function openSqlite(file: string): SqliteConnection {
   const db = new DatabaseSync(file);
-  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000;');
+  // NOTE: with synchronous = NORMAL a WAL commit is written but not flushed (SQLite flushes the
+  // log only at checkpoints), so the last transactions before a power cut would be lost;
+  // FULL flushes at every commit, one at a time, blocking the event loop for each. Instead
+  // `durable` flushes the log from the thread pool, once for all the commits waiting on it,
+  // and a commit is answered only after that (see sqlite.ts): what a crash loses was never
+  // acknowledged. Checkpoints still flush the log before copying it into the database.
+  // A file system without shared memory for the log keeps the rollback journal: SQLite then
+  // flushes at every commit itself (FULL), and there is no log to flush here.
+  const walMode = String((db.prepare('PRAGMA journal_mode = WAL').get() as Row).journal_mode) === 'wal';
+  db.exec(`PRAGMA synchronous = ${walMode ? 'NORMAL' : 'FULL'}; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000;`);
   migrate(db);
+  const totalChanges = db.prepare('SELECT total_changes() AS n');
+  const memory = !walMode || file === ':memory:' || file === '';
+  let wal: Promise<FileHandle> | null = null;
+  // NOTE: the log file stays the same while this connection is open (SQLite removes it only
+  // when the last connection closes), so one descriptor serves every flush; fdatasync on it
+  // flushes what any descriptor of the file wrote, SQLite's own included.
+  const group = flushGroup(async () => {
+    if (memory) return;
+    wal ??= open(`${file}-wal`, 'r');
+    const handle = await wal.catch((err: unknown) => {
+      wal = null;
+      throw err;
+    });
+    await handle.datasync();
+  });
 
   // NOTE: preparing a statement costs more than running it; every SQL text is prepared once.
   // The texts are a fixed set (accessLevel's vary only with path depth and group count).
@@ -51,7 +90,17 @@ export function openSqlite(file: string): SqliteConnection {
       }
       return statement;
     },
-    close() {
+    changes() {
+      return Number((totalChanges.get() as Row).n);
+    },
+    durable: () => group.flush(),
+    get flushes() {
+      return group.flushes;
+    },
+    async close() {
+      const handle = wal;
+      wal = null;
+      await handle?.then((h) => h.close(), () => {});
       if (db.isOpen) db.close();
     },
   };
