@@ -4,7 +4,6 @@
  * listening, and graceful shutdown. Used by `lading serve` and by end-to-end tests, so tests
  * run exactly what users run. Installs no signal handler and prints nothing; it logs.
  */
-import { createRequire } from 'node:module';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { type Config, ConfigError, parseListen } from './config.ts';
@@ -15,7 +14,9 @@ import { buildApp } from '../http/app.ts';
 import { logSafeUrl } from '../http/routes-oidc.ts';
 import { recoveryCutoff, staleBefore } from './drivers.ts';
 
-export const VERSION = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+import { VERSION } from './version.ts';
+
+export { VERSION };
 
 const SWEEP_EVERY_MS = 10 * 60_000;
 
