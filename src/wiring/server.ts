@@ -13,6 +13,7 @@ import { createDeps, type Deps, type DepsOverrides } from './deps.ts';
 import { buildApp } from '../http/app.ts';
 import { logSafeUrl } from '../http/routes-oidc.ts';
 import { recoveryCutoff, staleBefore } from './drivers.ts';
+import { startReclaimer } from './reclaimer.ts';
 
 import { VERSION } from './version.ts';
 
@@ -108,6 +109,7 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
         .catch((err: unknown) => deps.logger.warn({ err }, 'sweeping expired resumable uploads failed'));
     }, SWEEP_EVERY_MS);
     sweeper.unref();
+    const stopReclaimer = startReclaimer(app.server);
     const heartbeat = setInterval(() => {
       deps.catalog.heartbeat(deps.node, new Date())
         .catch((err: unknown) => deps.logger.warn({ err }, 'heartbeat failed: other nodes may take this one for dead'));
@@ -124,6 +126,7 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
       close(graceMs = config.shutdown.grace * 1000) {
         closing ??= (async () => {
           clearInterval(sweeper);
+          stopReclaimer();
           const requests = inFlight.describe();
           if (requests.length > 0) deps.logger.info({ requests }, `waiting up to ${graceMs / 1000} s for ${plural(requests.length, 'request')} in flight`);
           const deadline = setTimeout(() => cutOff(`shutdown.grace (${graceMs / 1000} s) has passed`), graceMs);
