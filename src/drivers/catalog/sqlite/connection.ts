@@ -3,12 +3,20 @@
  * schema up to date, and gives the roles a write transaction, statements prepared once, and
  * the group commit that makes committed transactions durable. It holds no role's SQL.
  */
-import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import { DatabaseSync, type SQLInputValue, type SQLOutputValue, type StatementResultingChanges, type StatementSync } from 'node:sqlite';
 import { type FileHandle, open } from 'node:fs/promises';
 import { flushGroup } from '../../flush-group.ts';
 import { SQLITE_MIGRATIONS } from './migrations.ts';
 
 export type Row = Record<string, SQLInputValue>;
+
+/** A prepared statement as the roles use it (positional parameters). */
+export interface Statement {
+  run(...params: SQLInputValue[]): StatementResultingChanges;
+  get(...params: SQLInputValue[]): Record<string, SQLOutputValue> | undefined;
+  all(...params: SQLInputValue[]): Record<string, SQLOutputValue>[];
+  iterate(...params: SQLInputValue[]): ReturnType<StatementSync['iterate']>;
+}
 
 /** An open SQLite catalog database. */
 export interface SqliteConnection {
@@ -19,10 +27,10 @@ export interface SqliteConnection {
    */
   tx<T>(fn: () => T): T;
   /** The statement for `sql`, prepared on its first use and reused after. */
-  q(sql: string): StatementSync;
+  q(sql: string): Statement;
   /**
-   * Changes made through this connection so far (SQLite's `total_changes()`, rolled-back ones
-   * included): a caller compares two readings to learn whether it wrote.
+   * How many statements run through `q` have changed rows so far (rolled-back ones included):
+   * a caller compares two readings to learn whether it wrote.
    */
   changes(): number;
   /**
@@ -51,7 +59,7 @@ export function openSqlite(file: string): SqliteConnection {
   const walMode = String((db.prepare('PRAGMA journal_mode = WAL').get() as Row).journal_mode) === 'wal';
   db.exec(`PRAGMA synchronous = ${walMode ? 'NORMAL' : 'FULL'}; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000;`);
   migrate(db);
-  const totalChanges = db.prepare('SELECT total_changes() AS n');
+  let written = 0;
   const memory = !walMode || file === ':memory:' || file === '';
   let wal: Promise<FileHandle> | null = null;
   // NOTE: the log file stays the same while this connection is open (SQLite removes it only
@@ -69,7 +77,19 @@ export function openSqlite(file: string): SqliteConnection {
 
   // NOTE: preparing a statement costs more than running it; every SQL text is prepared once.
   // The texts are a fixed set (accessLevel's vary only with path depth and group count).
-  const statements = new Map<string, StatementSync>();
+  const statements = new Map<string, Statement>();
+  // NOTE: counting here costs nothing per read, where asking SQLite (total_changes()) around
+  // every catalog call was a few percent of a metadata GET.
+  const counted = (statement: StatementSync): Statement => ({
+    run: (...params: SQLInputValue[]) => {
+      const result = statement.run(...params);
+      if (Number(result.changes) > 0) written++;
+      return result;
+    },
+    get: (...params: SQLInputValue[]) => statement.get(...params),
+    all: (...params: SQLInputValue[]) => statement.all(...params),
+    iterate: (...params: SQLInputValue[]) => statement.iterate(...params),
+  });
   return {
     tx<T>(fn: () => T): T {
       db.exec('BEGIN IMMEDIATE');
@@ -85,14 +105,12 @@ export function openSqlite(file: string): SqliteConnection {
     q(sql) {
       let statement = statements.get(sql);
       if (!statement) {
-        statement = db.prepare(sql);
+        statement = counted(db.prepare(sql));
         statements.set(sql, statement);
       }
       return statement;
     },
-    changes() {
-      return Number((totalChanges.get() as Row).n);
-    },
+    changes: () => written,
     durable: () => group.flush(),
     get flushes() {
       return group.flushes;
