@@ -39,7 +39,7 @@ fail() { echo "bench: $*" >&2; exit 1; }
 pid_of() { case $1 in lading) echo "$LADING_PID" ;; nginx) echo "$NGINX_WORKER" ;; rclone) echo "$RCLONE_PID" ;; esac; }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 kib() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
-declare -A IDLE PEAK
+declare -A IDLE BEFORE PEAK
 for s in "${SERVERS[@]}"; do IDLE[$s]=$(kib "$(pid_of "$s")" VmRSS); done
 
 # --- metadata: lading's metadata GET (bearer token), nginx's GET of the same JSON as a static
@@ -136,7 +136,10 @@ run_size() { # label file rounds
 : > "$WORK/transfers"
 run_size small "$WORK/files/small" "$ROUNDS_SMALL"
 echo ' 10 MiB done' >&2
-for s in "${SERVERS[@]}"; do echo 5 > "/proc/$(pid_of "$s")/clear_refs" 2>/dev/null || true; done # resets VmHWM
+for s in "${SERVERS[@]}"; do
+  BEFORE[$s]=$(kib "$(pid_of "$s")" VmRSS)
+  echo 5 > "/proc/$(pid_of "$s")/clear_refs" 2>/dev/null || true # resets VmHWM
+done
 run_size large "$WORK/files/large" "$ROUNDS_LARGE"
 for s in "${SERVERS[@]}"; do PEAK[$s]=$(kib "$(pid_of "$s")" VmHWM); done
 echo ' 1 GiB done' >&2
@@ -183,6 +186,7 @@ for spec in "small:10 MiB:$SMALL" "large:$LARGE_MIB MiB:$LARGE"; do
   done
 done
 row 'RSS idle after start, MiB' less "$(mib "${IDLE[lading]}")" "$(mib "${IDLE[nginx]}")" "$(mib "${IDLE[rclone]}")"
+row "RSS before the $LARGE_MIB MiB transfers, MiB" less "$(mib "${BEFORE[lading]}")" "$(mib "${BEFORE[nginx]}")" "$(mib "${BEFORE[rclone]}")"
 row "RSS peak during the $LARGE_MIB MiB transfers, MiB" less "$(mib "${PEAK[lading]}")" "$(mib "${PEAK[nginx]}")" "$(mib "${PEAK[rclone]}")"
 row 'start to first answer, ms' less "$serve" "$nginx_start" "$rclone_start"
 row 'lading --help, ms' less "$help" - -
