@@ -3,6 +3,9 @@
  * sessions, durable jobs, PID records, blob tracking, the OpenID Connect store, publishing and
  * share links,
  * composed into `Catalog`. Drivers in `src/drivers/catalog/` implement it; the core imports no driver.
+ * A method that changes the catalog resolves only once the change is durable (it survives a
+ * power cut), so nothing answered from it is ever taken back; only `heartbeat`, `forgetNode`
+ * and `untrackBlob` may resolve earlier.
  */
 import type { Path } from './path.ts';
 import type {

@@ -7,12 +7,19 @@
  * is bound to the browser by a cookie. It maps no users and opens no sessions.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import * as client from 'openid-client';
+import type * as OpenidClient from 'openid-client';
 import type { Logger } from 'pino';
 import { LadingError } from '../../core/errors.ts';
 import type { Clock, OidcStore } from '../../core/ports.ts';
 
 const STATE_KIND = 'lading:rp-state';
+
+let loaded: Promise<typeof OpenidClient> | null = null;
+/** `openid-client`, loaded on the first login rather than at start-up. */
+function openidClient(): Promise<typeof OpenidClient> {
+  loaded ??= import('openid-client');
+  return loaded;
+}
 /** How long a browser may take between `/auth/askauth` and the callback. */
 export const LOGIN_STATE_SECONDS = 600;
 
@@ -76,7 +83,7 @@ function refused(logger: Logger, reason: string, message: string, refusal: Login
 
 export class RelyingParty {
   readonly #o: RelyingPartyOptions;
-  #config: Promise<client.Configuration> | null = null;
+  #config: Promise<OpenidClient.Configuration> | null = null;
 
   constructor(options: RelyingPartyOptions) {
     this.#o = options;
@@ -87,10 +94,11 @@ export class RelyingParty {
   }
 
   /** The provider's configuration, discovered once; `UNAVAILABLE` when the provider cannot be reached. */
-  async configuration(): Promise<client.Configuration> {
+  async configuration(): Promise<OpenidClient.Configuration> {
     if (!this.#config) {
       const o = this.#o;
       const attempt = (async () => {
+        const client = await openidClient();
         try {
           const config = await client.discovery(
             new URL(o.issuer), o.clientId, { client_secret: o.clientSecret }, client.ClientSecretBasic(o.clientSecret),
@@ -130,6 +138,7 @@ export class RelyingParty {
   async start(context: Record<string, string> = {}, kind?: string): Promise<LoginStart> {
     const config = await this.configuration();
     if (kind !== undefined && !/^[a-z]{1,16}$/.test(kind)) throw new TypeError(`login kind '${kind}' is not 1 to 16 lowercase letters`);
+    const client = await openidClient();
     const state = kind === undefined ? client.randomState() : `${kind}.${client.randomState()}`;
     const nonce = client.randomNonce();
     const verifier = client.randomPKCECodeVerifier();
@@ -157,6 +166,7 @@ export class RelyingParty {
    * (signature, issuer, audience, expiry, nonce); `UNAVAILABLE` when the provider is down.
    */
   async finish(query: URLSearchParams, binding: string | undefined): Promise<LoginResult> {
+    const client = await openidClient();
     const { logger, catalog, clock } = this.#o;
     const state = query.get('state');
     if (!state) throw refused(logger, 'no state', 'The login response carries no state; start again from /auth/askauth.', 'no-state');
@@ -185,7 +195,7 @@ export class RelyingParty {
     const config = await this.configuration();
     const currentUrl = new URL(this.#o.redirectUri);
     currentUrl.search = query.toString();
-    let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
+    let tokens: Awaited<ReturnType<typeof OpenidClient.authorizationCodeGrant>>;
     try {
       tokens = await client.authorizationCodeGrant(config, currentUrl, {
         pkceCodeVerifier: stored.verifier, expectedState: state, expectedNonce: stored.nonce, idTokenExpected: true,
@@ -209,11 +219,13 @@ export class RelyingParty {
   async endSessionUrl(idToken: string, postLogoutRedirectUri: string): Promise<string | null> {
     const config = await this.configuration();
     if (typeof config.serverMetadata().end_session_endpoint !== 'string') return null;
+    const client = await openidClient();
     return client.buildEndSessionUrl(config, { id_token_hint: idToken, post_logout_redirect_uri: postLogoutRedirectUri }).href;
   }
 
   /** Claims from the userinfo endpoint, for providers that keep them out of the ID token; {} when it fails. */
   async userinfo(accessToken: string, subject: string): Promise<Record<string, unknown>> {
+    const client = await openidClient();
     try {
       return { ...(await client.fetchUserInfo(await this.configuration(), accessToken, subject)) };
     } catch (err) {
@@ -229,6 +241,7 @@ export class RelyingParty {
    */
   async refresh(refreshToken: string): Promise<string> {
     const config = await this.configuration();
+    const client = await openidClient();
     try {
       const tokens = await client.refreshTokenGrant(config, refreshToken);
       return tokens.refresh_token ?? refreshToken;
@@ -239,6 +252,7 @@ export class RelyingParty {
 
   /** Token introspection (RFC 7662) at the provider, authenticated as lading's client. */
   async introspect(token: string): Promise<Record<string, unknown>> {
+    const client = await openidClient();
     try {
       return { ...(await client.tokenIntrospection(await this.configuration(), token)) };
     } catch (cause) {
