@@ -83,7 +83,7 @@ export const CONFIG_SCHEMA = Type.Object({
     schema: text('public', 'PostgreSQL schema holding the catalog\'s tables (created when missing), so one database can hold several deployments.'),
   }),
   resource: Type.Object({
-    fsync: flag(true, 'Flush every upload to disk before it becomes visible.'),
+    fsync: flag(true, 'Flush every upload\'s bytes, and its name in the directory, to disk before it becomes visible. (The SQLite catalog always answers a change only once it is on disk, sharing one flush among concurrent requests.)'),
     driver: choice(['fs', 's3'], 'fs', 'Where the bytes go: fs (a directory, local or a POSIX mount shared by all nodes) or s3 (an S3-compatible object store).'),
     path: optionalText('Directory of the fs resource; default <data>/resource. With several nodes, a shared mount with atomic renames (NFSv4, CephFS, GPFS, Lustre).'),
     s3: Type.Object({
