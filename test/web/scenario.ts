@@ -64,6 +64,31 @@ async function axeViolations(page: Page): Promise<string[]> {
   return all.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help} (${JSON.stringify(v.nodes.map((n) => n.target))})`);
 }
 
+/**
+ * What of a listing's table does not fit at the page's width: the table wider than its box,
+ * or a cell of the size, date, owner or actions columns cut off (an action clipped, a date
+ * ellipsised). Empty when every row shows its date and its actions whole.
+ */
+async function tableProblems(page: Page): Promise<string[]> {
+  // NOTE: page code as text: the tests are type-checked without the DOM's types.
+  return (await page.evaluate(`(() => {
+    const problems = [];
+    const box = document.querySelector('.table-scroll');
+    if (box && box.scrollWidth > box.clientWidth) problems.push('the table is ' + (box.scrollWidth - box.clientWidth) + ' px wider than its box');
+    for (const td of document.querySelectorAll('tbody td.col-size, tbody td.col-modified, tbody td.col-owner, tbody td.col-actions')) {
+      if (!td.offsetParent) continue;
+      const name = td.parentElement.querySelector('.entry-name').title;
+      const cell = td.getBoundingClientRect();
+      const cut = [...td.querySelectorAll('a, button')].filter((a) => a.offsetParent).some((a) => {
+        const r = a.getBoundingClientRect();
+        return r.left < cell.left || r.right > cell.right;
+      });
+      if (cut || td.scrollWidth > td.clientWidth) problems.push(td.className + ' of ' + name + ' is cut off');
+    }
+    return problems;
+  })()`)) as string[];
+}
+
 /** What a deployment gives the scenario. */
 export interface Deployment {
   /** Where the browser goes: the relay's URL, which is also the deployment's public URL. */
@@ -188,7 +213,17 @@ export async function runScenario(t: TestContext, browser: Browser, d: Deploymen
   assert.equal(await rows.count(), 46, '45 files and the collection raw');
   await page.getByLabel('Filter by name').fill('station-0');
   await page.getByText('9 of 46 entries').waitFor();
+  // Dates and both actions whole at desktop width; at a phone's, one action, as an icon.
+  assert.deepEqual(await tableProblems(page), [], 'the listing fits at desktop width');
+  const station = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'station-01.csv', exact: true }) });
+  assert.match(await station.locator('td.col-modified').innerText(), /^\d{4}-\d\d-\d\d \d\d:\d\d$/);
+  assert.ok(await station.getByRole('link', { name: 'Download station-01.csv' }).isVisible());
+  assert.ok(await station.getByRole('link', { name: 'Details of station-01.csv' }).isVisible());
   await check(page, 'collection');
+  await page.setViewportSize(PHONE);
+  assert.deepEqual(await tableProblems(page), [], 'the listing fits at phone width');
+  assert.ok(await station.getByRole('link', { name: 'Download station-01.csv' }).isVisible(), 'the download action is there on a phone');
+  await page.setViewportSize(DESKTOP);
   await page.getByLabel('Filter by name').fill('');
   await page.getByRole('button', { name: 'Size' }).click();
   assert.equal(await page.getByRole('columnheader', { name: 'Size' }).getAttribute('aria-sort'), 'ascending');

@@ -9,7 +9,7 @@ import { ApiError, api, describeError, join, registeredUrl, request } from './ap
 import { humanSize, shortDate } from './format.ts';
 import { browseHref, itemHref } from './router.ts';
 import { type Entry, type RecordFields, type Session, entryOf } from './types.ts';
-import { Breadcrumbs, Dialog, Field, FileIcon, FolderIcon, Notice } from './ui.tsx';
+import { Breadcrumbs, Dialog, DownloadIcon, Field, FileIcon, FolderIcon, InfoIcon, Notice } from './ui.tsx';
 import { type Picked, type Planned, droppedFiles, pickedFiles, uploads } from './uploads.ts';
 
 type SortKey = 'name' | 'size' | 'modified' | 'owner';
@@ -125,11 +125,20 @@ function EntryRow(props: { entry: Entry; index: number }) {
       </td>
       <td class="col-size">{e.size === null ? '' : humanSize(e.size)}</td>
       <td class="col-modified">{shortDate(e.modified)}</td>
-      <td class="col-owner">{e.owner ?? ''}</td>
+      <td class="col-owner" title={e.owner ?? undefined}>{e.owner ?? ''}</td>
       <td class="col-actions">
-        {collection
-          ? <a href={itemHref(e.path)} class="button small secondary" aria-label={`Details of ${e.name}`}>Details</a>
-          : <a href={`${registeredUrl(e.path)}?download=true`} class="button small secondary" download={e.name} aria-label={`Download ${e.name}`}>Download</a>}
+        {/* NOTE: on a phone only the first action shows, as an icon (its accessible name stays
+            the full one); a data object's details are its name's link there. */}
+        <div class="row-actions">
+          {!collection && (
+            <a href={`${registeredUrl(e.path)}?download=true`} class="button small secondary" download={e.name} aria-label={`Download ${e.name}`} title="Download">
+              <DownloadIcon /><span class="action-label">Download</span>
+            </a>
+          )}
+          <a href={itemHref(e.path)} class={`button small secondary${collection ? '' : ' hide-phone'}`} aria-label={`Details of ${e.name}`} title="Details">
+            <InfoIcon /><span class="action-label">Details</span>
+          </a>
+        </div>
       </td>
     </tr>
   );

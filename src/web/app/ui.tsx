@@ -37,6 +37,24 @@ export function FileIcon() {
   );
 }
 
+export function DownloadIcon() {
+  return (
+    <svg class="icon" width="18" height="18" viewBox="0 0 20 20" aria-hidden="true">
+      <path d="M10 3v10m-4-4 4 4 4-4M4 16h12" fill="none" stroke="currentColor" stroke-width="1.8" stroke-linecap="round" stroke-linejoin="round" />
+    </svg>
+  );
+}
+
+export function InfoIcon() {
+  return (
+    <svg class="icon" width="18" height="18" viewBox="0 0 20 20" aria-hidden="true">
+      <circle cx="10" cy="10" r="7.25" fill="none" stroke="currentColor" stroke-width="1.5" />
+      <path d="M10 9v5" stroke="currentColor" stroke-width="1.8" stroke-linecap="round" />
+      <circle cx="10" cy="6.25" r="1.1" fill="currentColor" />
+    </svg>
+  );
+}
+
 /** A message: `error` is announced at once (role alert), `info` politely (role status). */
 export function Notice(props: { kind: 'error' | 'info' | 'success'; children: ComponentChildren; onClose?: () => void }) {
   return (
