@@ -17,7 +17,7 @@ import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import type { TestContext } from 'node:test';
-import { type Browser, type Page, chromium } from 'playwright-core';
+import { type Browser, type Locator, type Page, chromium } from 'playwright-core';
 import { type Relay, generateFile } from '../e2e/tus-support.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -87,6 +87,20 @@ async function tableProblems(page: Page): Promise<string[]> {
     }
     return problems;
   })()`)) as string[];
+}
+
+/**
+ * Asserts that nothing lies over a control when it is at the bottom of the window, where a
+ * floating panel would be: the element at its centre is the control (or inside it).
+ */
+async function uncovered(page: Page, control: Locator): Promise<void> {
+  const hit = await control.evaluate((el) => {
+    el.scrollIntoView({ block: 'end' });
+    const r = el.getBoundingClientRect();
+    const top = el.ownerDocument.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    return top !== null && (top === el || el.contains(top)) ? '' : (top?.outerHTML ?? 'nothing').slice(0, 200);
+  });
+  assert.equal(hit, '', 'the control is not covered');
 }
 
 /** What a deployment gives the scenario. */
@@ -178,7 +192,9 @@ export async function runScenario(t: TestContext, browser: Browser, d: Deploymen
   // A folder of 50 files, by the folder picker.
   await page.getByLabel('Upload a folder').setInputFiles(folder);
   const panel = page.getByRole('complementary', { name: 'Uploads in progress' });
-  await panel.getByText('(50 of 50 done)').waitFor({ timeout: 120_000 });
+  // Once every upload is done the panel gives way to a chip in the header.
+  await page.getByRole('link', { name: '50 of 50 uploads done' }).waitFor({ timeout: 120_000 });
+  assert.equal(await panel.count(), 0, 'no panel once nothing is under way');
 
   // One file of 200 MiB; the server restarts (kill -9) at 70 MiB and the connection is cut at 150 MiB.
   const mark = d.relay.sent;
@@ -189,11 +205,11 @@ export async function runScenario(t: TestContext, browser: Browser, d: Deploymen
   await page.getByLabel('Upload files').setInputFiles(bigPath);
   await panel.getByRole('progressbar', { name: 'Upload of ctd-profile.bin' }).waitFor();
   await check(page, 'files-uploading');
-  await panel.getByText('(51 of 51 done)').waitFor({ timeout: 240_000 });
+  await page.getByRole('link', { name: '51 of 51 uploads done' }).waitFor({ timeout: 240_000 });
   assert.ok(restarted, 'the server was restarted during the upload');
   assert.ok(d.relay.cuts > cuts, 'the connection was cut during the upload');
 
-  await page.getByRole('link', { name: 'All transfers' }).click();
+  await page.getByRole('link', { name: '51 of 51 uploads done' }).click();
   await page.getByRole('heading', { name: 'Transfers' }).waitFor();
   const bigRow = page.locator('li.transfer').filter({ hasText: 'ctd-profile.bin' });
   assert.match(await bigRow.innerText(), /Done/);
@@ -304,12 +320,14 @@ export async function runScenario(t: TestContext, browser: Browser, d: Deploymen
   await page.evaluate(`location.hash = '#/item${home}/campaign-2026'`);
   await page.getByRole('heading', { level: 1, name: 'campaign-2026' }).waitFor();
   await page.getByRole('heading', { name: 'Who has access' }).waitFor();
+  await uncovered(page, page.getByRole('button', { name: `Revoke access of ${d.user}` }));
   await check(page, 'details-collection');
   await page.getByRole('link', { name: 'Shared with me' }).click();
   await page.getByRole('heading', { level: 1, name: 'Shared with me' }).waitFor();
   await check(page, 'shared-with-me');
   await page.getByRole('link', { name: 'API access' }).click();
   await page.getByLabel('Label').fill('e2e script');
+  await uncovered(page, page.getByRole('button', { name: 'Create a token' }));
   await page.getByRole('button', { name: 'Create a token' }).click();
   const curl = await page.locator('#curl-line').innerText();
   const token = /Bearer ([^"]+)"/.exec(curl)?.[1];
@@ -373,9 +391,7 @@ export async function runReloadScenario(browser: Browser, d: Deployment): Promis
   assert.match(text, /resume-me\.bin/);
   assert.doesNotMatch(text, /\(0 bytes of/, `the server kept what arrived before the reload: ${text}`);
   await page.getByLabel('Choose the files again').setInputFiles(path);
-  const panel = page.getByRole('complementary', { name: 'Uploads in progress' });
-  await panel.getByText('(1 of 1 done)').waitFor({ timeout: 60_000 });
-  await page.getByRole('link', { name: 'All transfers' }).click();
+  await page.getByRole('link', { name: '1 of 1 upload done' }).click({ timeout: 60_000 });
   const row = page.locator('li.transfer').filter({ hasText: 'resume-me.bin' });
   assert.match(await row.innerText(), /resumed at \d/, 'it went on where it stopped');
   await row.getByText(`sha2:${sha}`).waitFor({ timeout: 15_000 });

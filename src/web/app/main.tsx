@@ -13,7 +13,7 @@ import { BrowsePage, SharedPage } from './browse.tsx';
 import { ItemPage } from './item.tsx';
 import { type Route, useRoute } from './router.ts';
 import { SharePage } from './share-page.tsx';
-import { TransferPanel, TransfersPage } from './transfers.tsx';
+import { TransferPanel, TransferStatus, TransfersPage } from './transfers.tsx';
 import type { Session, SharePageData } from './types.ts';
 import { Brand, Logo, Notice } from './ui.tsx';
 import { uploads } from './uploads.ts';
@@ -93,6 +93,7 @@ function SignedIn(props: { session: Session; onSignOut: () => void }) {
             {NAV.map((n) => <li key={n.page}><a href={n.href} aria-current={route.page === n.page || (n.page === 'browse' && route.page === 'item') ? 'page' : undefined}>{n.label}</a></li>)}
           </ul>
         </nav>
+        <TransferStatus />
         <div class="who">
           <span>Signed in as <strong>{session.user}</strong></span>
           <button type="button" class="secondary small" onClick={signOut}>Sign out</button>
