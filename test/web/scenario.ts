@@ -13,36 +13,17 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { TestContext } from 'node:test';
-import { type Browser, type Locator, type Page, chromium } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { type Relay, generateFile } from '../e2e/tus-support.ts';
+import { seriousViolations } from '../helpers/browser.ts';
 
-export const CHROMIUM = '/usr/bin/chromium';
-// NOTE: without the background-networking flags Chromium keeps calling home, which on a
-// closed network means a flood of failing connections.
-const ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
 const MIB = 1024 * 1024;
 const BIG = 200 * MIB;
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
-const AXE_SOURCE = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-/** Skips without Chromium locally; fails in CI. */
-export async function chromiumSkip(): Promise<string | false> {
-  const available = await access(CHROMIUM).then(() => true, () => false);
-  if (!available && process.env.CI) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (listed in .ci/apt-packages).`);
-  return available ? false : `needs ${CHROMIUM}: apt-get install chromium`;
-}
-
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
-}
 
 export function screenshotDir(name: string): string {
   return resolve(process.env.LADING_SCREENSHOT_DIR || join(import.meta.dirname, '..', '..', 'test-artifacts', 'web'), name);
@@ -54,14 +35,9 @@ const sha256File = async (path: string) => {
   return hash.digest('base64');
 };
 
-interface AxeViolation { id: string; impact: string | null; help: string; nodes: { target: unknown }[] }
-
-/** axe-core's serious and critical violations on the page (evaluated through the debugging protocol, which the page's CSP does not govern). */
+/** axe-core's serious and critical violations on the page, one line each. */
 async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE_SOURCE);
-  // NOTE: page code as text: the tests are type-checked without the DOM's types.
-  const all = (await page.evaluate("axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)")) as AxeViolation[];
-  return all.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help} (${JSON.stringify(v.nodes.map((n) => n.target))})`);
+  return (await seriousViolations(page)).map((v) => `${v.id}: ${v.help} (${JSON.stringify(v.nodes.map((n) => n.target))})`);
 }
 
 /**

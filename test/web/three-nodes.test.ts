@@ -21,13 +21,13 @@ import type { Browser } from 'playwright-core';
 import { type Node, clusterServices, freePort, nginxConfig, startNode, stopProcess } from '../helpers/cluster.ts';
 import { lading } from '../helpers/process.ts';
 import { Relay } from '../e2e/tus-support.ts';
-import { chromiumSkip, launchChromium, runScenario, screenshotDir } from './scenario.ts';
+import { browserSkip, launchBrowser } from '../helpers/browser.ts';
+import { runScenario, screenshotDir } from './scenario.ts';
 
 const ZONE = 'tz';
 const PREFIX = '21.T77777';
 const { NGINX, pgUrl, s3, missing } = await clusterServices();
-const noChromium = await chromiumSkip();
-if (noChromium) missing.push(`Chromium (${noChromium})`);
+if (browserSkip) missing.push(`Chromium (${browserSkip})`);
 
 if (missing.length > 0) {
   const message = `the web app on three nodes needs ${missing.join(', ')}.`;
@@ -86,7 +86,7 @@ if (missing.length > 0) {
       assert.ok(await fetch(`${lb}/api/status`).then((r) => r.ok, () => false), `nginx does not answer at ${lb}:\n${nginxLog}`);
       relay = new Relay(lb);
       await relay.listen(relayPort);
-      browser = await launchChromium();
+      browser = await launchBrowser();
     });
 
     after(async () => {

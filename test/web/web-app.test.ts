@@ -15,9 +15,9 @@ import { cleanEnv } from '../cli/run-lading.ts';
 import { freePort, startNode, stopProcess } from '../helpers/cluster.ts';
 import { lading } from '../helpers/process.ts';
 import { Relay } from '../e2e/tus-support.ts';
-import { chromiumSkip, launchChromium, runReloadScenario, runScenario, screenshotDir } from './scenario.ts';
+import { browserSkip as skip, launchBrowser } from '../helpers/browser.ts';
+import { runReloadScenario, runScenario, screenshotDir } from './scenario.ts';
 
-const skip = await chromiumSkip();
 const ZONE = 'tz';
 const PREFIX = '21.T66666';
 
@@ -48,7 +48,7 @@ describe('the web app on one node with the embedded defaults', { skip, timeout: 
     node = started.proc;
     relay = new Relay(started.url);
     await relay.listen(port);
-    browser = await launchChromium();
+    browser = await launchBrowser();
   });
 
   after(async () => {
