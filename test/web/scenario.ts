@@ -6,9 +6,12 @@
  * a folder of 50 files and one file of 200 MiB, sees every file listed with the checksum of the
  * local file, is asked "replace or skip" for a file that exists, downloads the large file back,
  * renames it, shares it, opens the link in a fresh browser context without a session, revokes
- * it and sees the refusal, makes an API token whose curl line works, and signs out. axe-core
+ * it and sees the refusal, makes an API token whose curl line works and revokes it (the API
+ * then refuses it), goes over the main pages once more in dark mode, and signs out. axe-core
  * runs on every page (no serious or critical violation), and each page is photographed at
- * desktop (1280×800) and phone (390×844) width into $LADING_SCREENSHOT_DIR/<name>.
+ * desktop (1280×800) and phone (390×844) width into $LADING_SCREENSHOT_DIR/<name>. Listings
+ * must show their dates and actions whole at both widths, and once the uploads are done
+ * nothing may lie over the page's controls.
  */
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
@@ -313,12 +316,42 @@ export async function runScenario(t: TestContext, browser: Browser, d: Deploymen
   await page.getByRole('cell', { name: 'e2e script', exact: true }).waitFor();
   await check(page, 'api-access');
 
+  // Revoking the token on the page: it leaves the list, and the API refuses it at once.
+  await page.getByRole('button', { name: 'Revoke the token e2e script' }).click();
+  await page.getByRole('cell', { name: 'e2e script', exact: true }).waitFor({ state: 'detached' });
+  const refusedToken = await fetch(`${d.base}/api/registered${home}/`, { headers: { authorization: `Bearer ${token}` } });
+  assert.equal(refusedToken.status, 401, 'the revoked token is refused');
+  assert.match(await refusedToken.text(), /"errors":\[\{/, 'in the JSON envelope');
+
+  // Dark mode: the main pages once more with prefers-color-scheme: dark, photographed and
+  // checked by axe-core there (its colour-contrast rule included).
+  await page.emulateMedia({ colorScheme: 'dark' });
+  // Each page, and a heading that only it has (so the previous page's cannot satisfy the wait).
+  const dark: [name: string, hash: string, heading: string][] = [
+    ['files-dark', `#/browse${home}`, 'Your files'],
+    ['collection-dark', `#/browse${home}/campaign-2026`, 'campaign-2026'],
+    ['details-collection-dark', `#/item${home}/campaign-2026`, 'Who has access'],
+    ['details-dark', `#/item${home}/ctd-profile-final.bin`, 'ctd-profile-final.bin'],
+    ['transfers-dark', '#/transfers', 'Transfers'],
+    ['shared-with-me-dark', '#/shared', 'Shared with me'],
+    ['api-access-dark', '#/api', 'API access'],
+  ];
+  for (const [name, hash, heading] of dark) {
+    await page.evaluate(`location.hash = ${JSON.stringify(hash)}`);
+    await page.getByRole('heading', { name: heading, exact: true }).waitFor();
+    assert.equal(await page.evaluate('getComputedStyle(document.body).backgroundColor'), 'rgb(16, 22, 29)', `${name}: the dark palette applies`);
+    await check(page, name);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+
   // Signing out ends the session on the server.
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByRole('heading', { name: 'Sign in' }).waitFor();
   await page.getByText('You signed out.').waitFor();
   assert.equal(await page.evaluate('fetch("/auth/session").then((r) => r.status)'), 401);
   await check(page, 'signed-out');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await check(page, 'signed-out-dark');
   await context.close();
 
   assert.deepEqual(problems, [], 'no script error and nothing the CSP refused');
