@@ -347,7 +347,7 @@ function SharedTable(props: { entries: Entry[] }) {
             <tr>
               <th scope="col" class="col-name">Name</th>
               <th scope="col" class="col-owner">Owner</th>
-              <th scope="col" class="col-level">Your access</th>
+              <th scope="col" class="col-level">Access</th>
               <th scope="col" class="col-actions"><span class="visually-hidden">Actions</span></th>
             </tr>
           </thead>

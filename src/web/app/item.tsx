@@ -318,7 +318,8 @@ export function ItemPage(props: { session: Session; path: string }) {
               {entry.kind === 'dataobject'
                 ? <a class="button primary" href={`${registeredUrl(entry.path)}?download=true`} download={entry.name}>Download</a>
                 : <a class="button primary" href={browseHref(entry.path)}>Open</a>}
-              {canWrite(level) && <button type="button" class="secondary" onClick={() => setRenaming(true)}>Rename</button>}
+              {/* NOTE: a rename needs write access to the parent too, which a shared entity's own parent is not. */}
+              {canWrite(level) && shared?.path !== entry.path && <button type="button" class="secondary" onClick={() => setRenaming(true)}>Rename</button>}
             </div>
           </div>
           <section class="card" aria-labelledby="facts-title">

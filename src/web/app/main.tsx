@@ -75,6 +75,10 @@ function SignedIn(props: { session: Session; onSignOut: () => void }) {
       setError(describeError(err));
     }
   };
+  // NOTE: what lies outside the home was reached from Shared with me (or a link), not from Files.
+  const outside = (route.page === 'browse' || route.page === 'item') && route.path !== null
+    && route.path !== session.home && !route.path.startsWith(`${session.home}/`);
+  const section = route.page === 'item' || route.page === 'browse' ? (outside ? 'shared' : 'browse') : route.page;
   let page;
   switch (route.page) {
     case 'browse': page = <BrowsePage session={session} path={route.path ?? session.home} />; break;
@@ -90,7 +94,7 @@ function SignedIn(props: { session: Session; onSignOut: () => void }) {
         <a class="brand" href="#/browse"><Logo /><span>lading</span></a>
         <nav aria-label="Main">
           <ul>
-            {NAV.map((n) => <li key={n.page}><a href={n.href} aria-current={route.page === n.page || (n.page === 'browse' && route.page === 'item') ? 'page' : undefined}>{n.label}</a></li>)}
+            {NAV.map((n) => <li key={n.page}><a href={n.href} aria-current={section === n.page ? 'page' : undefined}>{n.label}</a></li>)}
           </ul>
         </nav>
         <TransferStatus />
