@@ -6,7 +6,8 @@
  * a folder of 50 files and one file of 200 MiB, sees every file listed with the checksum of the
  * local file, is asked "replace or skip" for a file that exists, downloads the large file back,
  * renames it, shares it, opens the link in a fresh browser context without a session, revokes
- * it and sees the refusal, makes an API token whose curl line works and revokes it (the API
+ * it and sees the refusal, gives a second user read access to a collection (who finds it under
+ * Shared with me, opens it, downloads from it, and is offered no rename or sharing), makes an API token whose curl line works and revokes it (the API
  * then refuses it), goes over the main pages once more in dark mode, and signs out. axe-core
  * runs on every page (no serious or critical violation), and each page is photographed at
  * desktop (1280×800) and phone (390×844) width into $LADING_SCREENSHOT_DIR/<name>. Listings
@@ -16,7 +17,7 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { TestContext } from 'node:test';
 import type { Browser, Locator, Page } from 'playwright-core';
@@ -93,6 +94,8 @@ export interface Deployment {
   dir: string;
   user: string;
   password: string;
+  /** A second user, whom the first shares a collection with. */
+  other: { user: string; password: string };
   zone: string;
   /** Screenshots go here. */
   shots: string;
@@ -303,7 +306,56 @@ export async function runScenario(t: TestContext, browser: Browser, d: Deploymen
   await check(page, 'details-collection');
   await page.getByRole('link', { name: 'Shared with me' }).click();
   await page.getByRole('heading', { level: 1, name: 'Shared with me' }).waitFor();
+  await page.getByText('Nobody has shared anything with you yet.').waitFor();
   await check(page, 'shared-with-me');
+
+  // Sharing with another user: read on the collection. In a browser context of their own they
+  // find it under Shared with me, open it and download from it, and are offered no upload,
+  // rename or sharing.
+  await page.evaluate(`location.hash = '#/item${home}/campaign-2026'`);
+  await page.getByLabel('User or group (or public)').fill(d.other.user);
+  await page.locator('#acl-level').selectOption('read');
+  await page.getByRole('button', { name: 'Grant' }).click();
+  await page.getByRole('button', { name: `Revoke access of ${d.other.user}` }).waitFor();
+  const otherContext = await browser.newContext({ viewport: DESKTOP, acceptDownloads: true });
+  const other = await otherContext.newPage();
+  watch(other);
+  await signIn(other, { base: d.base, user: d.other.user, password: d.other.password });
+  await other.getByRole('link', { name: 'Shared with me' }).click();
+  await other.getByRole('heading', { level: 1, name: 'Shared with me' }).waitFor();
+  const sharedLink = other.getByRole('link', { name: 'campaign-2026 (collection)' });
+  await sharedLink.waitFor();
+  const sharedRow = other.getByRole('row').filter({ has: sharedLink });
+  assert.equal(await other.locator('tbody tr').count(), 1, 'one entity is shared with them');
+  assert.equal(await sharedRow.locator('.entry-path').innerText(), `in ${home}`);
+  assert.equal(await sharedRow.locator('td.col-owner').innerText(), d.user);
+  assert.equal(await sharedRow.locator('td.col-level').innerText(), 'read');
+  await check(other, 'shared-with-me-other');
+  await sharedLink.click();
+  await other.getByRole('heading', { level: 1, name: 'campaign-2026' }).waitFor();
+  await other.getByRole('link', { name: 'station-01.csv', exact: true }).waitFor();
+  assert.equal(await other.getByRole('link', { name: 'Shared with me' }).first().getAttribute('aria-current'), 'page');
+  const otherDownload = other.waitForEvent('download');
+  await other.getByRole('link', { name: 'Download station-01.csv' }).click();
+  assert.deepEqual(await readFile(await (await otherDownload).path()), local.get('station-01.csv'), 'they download the file');
+  for (const control of ['Upload files', 'Upload a folder']) assert.equal(await other.getByLabel(control).count(), 0, `no ${control} with read access`);
+  assert.equal(await other.getByRole('button', { name: 'New collection' }).count(), 0, 'no New collection with read access');
+  await check(other, 'shared-collection-other');
+  await other.getByRole('link', { name: 'Details', exact: true }).click();
+  await other.getByRole('heading', { name: 'Metadata' }).waitFor();
+  assert.equal(await other.locator('#your-access').innerText(), 'Read');
+  assert.equal(await other.getByRole('button', { name: 'Rename' }).count(), 0, 'no Rename with read access');
+  assert.equal(await other.getByRole('heading', { name: 'Share links' }).count(), 0, 'no sharing without own');
+  assert.equal(await other.getByRole('button', { name: 'Create link' }).count(), 0, 'no Create link without own');
+  assert.equal(await other.getByRole('heading', { name: 'Who has access' }).count(), 0, 'no access list without own');
+  await check(other, 'shared-details-other');
+  await other.evaluate(`location.hash = '#/item${home}/campaign-2026/station-01.csv'`);
+  await other.getByRole('heading', { level: 1, name: 'station-01.csv' }).waitFor();
+  await other.getByRole('heading', { name: 'Metadata' }).waitFor();
+  assert.ok(await other.getByRole('link', { name: 'Download', exact: true }).isVisible());
+  assert.equal(await other.getByRole('button', { name: 'Rename' }).count(), 0, 'no Rename of a file inside with read access');
+  assert.equal(await other.getByRole('button', { name: 'Add' }).count(), 0, 'no metadata to add with read access');
+  await otherContext.close();
   await page.getByRole('link', { name: 'API access' }).click();
   await page.getByLabel('Label').fill('e2e script');
   await uncovered(page, page.getByRole('button', { name: 'Create a token' }));

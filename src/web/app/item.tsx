@@ -5,7 +5,7 @@
  * API on its own and says plainly when the user may not do something.
  */
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { LEVEL_TEXT, canOwn, canWrite, useAccess } from './access.ts';
+import { LEVEL_TEXT, canOwn, canWrite, sharedWithMe, useAccess } from './access.ts';
 import { ApiError, api, baseName, describeError, encodePath, parentOf, registeredUrl } from './api.ts';
 import { humanSize, shortDate } from './format.ts';
 import { browseHref, itemHref } from './router.ts';
@@ -24,7 +24,10 @@ async function statEntry(path: string): Promise<Entry> {
   // record comes from its parent's listing.
   if (own.length === 1 && own[0]!.path === path) return own[0]!;
   const siblings = await api<Record<string, RecordFields>[]>('GET', `${registeredUrl(parentOf(path))}/`).catch(() => []);
-  const found = siblings.map(entryOf).find((e) => e.path === path);
+  // NOTE: the parent of a collection shared with the user is not theirs to list; "shared with
+  // me" has its record.
+  const found = siblings.map(entryOf).find((e) => e.path === path)
+    ?? (await sharedWithMe().catch(() => null))?.entries.find((e) => e.path === path);
   return found ?? { name: baseName(path), path, kind: 'collection', size: null, owner: null, modified: null, checksum: null, pid: null, access: null };
 }
 
