@@ -34,6 +34,11 @@ export function sharedWithMe(fresh = false): Promise<SharedWithMe> {
   return shared;
 }
 
+/** Forgets what was read (at sign-out: the next user's is another). */
+export function forgetShared(): void {
+  shared = null;
+}
+
 const within = (path: string, root: string) => path === root || path.startsWith(root === '/' ? '/' : `${root}/`);
 
 /** The user's access at `path`, and the shared entity it comes from (null in the home or when unknown). */

@@ -7,6 +7,7 @@
 import './styles.css';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import { forgetShared } from './access.ts';
 import { ApiError, api, describeError, setCsrfToken, whenSignedOut } from './api.ts';
 import { ApiPage } from './api-page.tsx';
 import { BrowsePage, SharedPage } from './browse.tsx';
@@ -119,6 +120,7 @@ function App() {
   useEffect(() => {
     whenSignedOut(() => {
       setCsrfToken(null);
+      forgetShared();
       setSession(null);
       setMessage('Your session has ended. Sign in again to continue.');
     });
@@ -148,7 +150,7 @@ function App() {
   }
   if (session === undefined) return <p class="loading" role="status">Loading…</p>;
   if (session === null) return <SignInPage message={message} />;
-  return <SignedIn session={session} onSignOut={() => { setCsrfToken(null); setSession(null); setMessage('You signed out.'); }} />;
+  return <SignedIn session={session} onSignOut={() => { setCsrfToken(null); forgetShared(); setSession(null); setMessage('You signed out.'); }} />;
 }
 
 function shareData(): SharePageData | null {
