@@ -2,8 +2,10 @@
 # Client benchmark: `lading put`/`lading get` against the same lading server as curl (one large
 # file) and as bench's own small-upload loop (create-objects.ts, 8 in flight, many small files),
 # with rclone (`rclone copy` against `rclone serve webdav` on the same disk) side by side.
-# Prints seconds, MB/s (10^6 bytes per second) and the ratios lading/curl and lading/bench.
-# A script, not a test: run it by hand on a quiet machine. Talks only to 127.0.0.1.
+# Prints seconds, MB/s (10^6 bytes per second), the CPU seconds of the client (user + system,
+# all threads) and of the lading server for each transfer, and the ratios lading/curl and
+# lading/bench. A script, not a test: run it by hand on a quiet machine (CPU seconds vary far
+# less with other load than wall time does). Talks only to 127.0.0.1.
 #
 # Usage: bench/client.sh        (env: LARGE_MIB=1024 SMALL_FILES=10000 SMALL_KIB=4 ROUNDS=1)
 set -euo pipefail
@@ -35,12 +37,18 @@ head -c $((LARGE_MIB * 1024 * 1024)) /dev/urandom > "$WORK/large/file"
 LARGE_BYTES=$((LARGE_MIB * 1024 * 1024))
 SMALL_BYTES=$((SMALL_FILES * SMALL_KIB * 1024))
 
-secs() { # command...: runs it, prints its wall seconds
-  local t0 t1
+TICK=$(getconf CLK_TCK)
+# CPU ticks (user + system) of the waited-for children of the shell with pid $1, and of the lading server.
+children_cpu() { awk '{ print $16 + $17 }' "/proc/$1/stat"; }
+server_cpu() { awk '{ print $14 + $15 }' "/proc/$LADING_PID/stat"; }
+secs() { # command...: runs it, prints wall seconds:its CPU seconds:the lading server's CPU seconds
+  local t0 t1 c0 c1 s0 s1 me=$BASHPID
+  c0=$(children_cpu "$me"); s0=$(server_cpu)
   t0=$(date +%s.%N)
   "$@" > "$WORK/out" 2> "$WORK/err" || { echo "bench: failed: $* ($(tail -c 400 "$WORK/err"))" >&2; exit 1; }
   t1=$(date +%s.%N)
-  echo "$t1 - $t0" | bc -l
+  c1=$(children_cpu "$me"); s1=$(server_cpu)
+  echo "$(echo "$t1 - $t0" | bc -l):$(echo "scale=2; ($c1 - $c0) / $TICK" | bc -l):$(echo "scale=2; ($s1 - $s0) / $TICK" | bc -l)"
 }
 mbs() { echo "scale=1; $1 / $2 / 1000000" | bc -l; }
 ratio() { echo "scale=2; $1 / $2" | bc -l; } # time_other time_lading -> throughput ratio lading/other
@@ -62,15 +70,19 @@ for r in $(seq "$ROUNDS"); do
   T[lading_small_down]+="$(secs "$ROOT/bin/lading" get -q -r -j 8 "$HOME_PATH/lading-small-$r" "$WORK/back/small-$r") "
   T[rclone_small_down]+="$(secs rclone copy "$RCLONE_REMOTE/small-$r" "$WORK/rclone-back/small-$r" --transfers 8) "
 done
-med() { tr ' ' '\n' <<<"${T[$1]}" | grep -v '^$' | median; }
+med() { # key [field: 1 wall s, 2 client CPU s, 3 lading server CPU s]
+  tr ' ' '\n' <<<"${T[$1]}" | grep -v '^$' | cut -d: -f"${2:-1}" | median
+}
+row() { # key label bytes
+  local srv='-'
+  [[ $1 == rclone_* ]] || srv=$(printf '%.2f' "$(med "$1" 3)")
+  printf '%-34s %9.2f %9s %9.2f %9s\n' "$2" "$(med "$1")" "$(mbs "$3" "$(med "$1")")" "$(med "$1" 2)" "$srv"
+}
 
-printf '\n%-34s %9s %9s\n' "transfer (median of $ROUNDS)" seconds MB/s
-for k in curl_up lading_up rclone_up curl_down lading_down rclone_down; do
-  printf '%-34s %9.2f %9s\n' "$k ${LARGE_MIB} MiB" "$(med $k)" "$(mbs $LARGE_BYTES "$(med $k)")"
-done
-for k in bench_small lading_small_up rclone_small_up lading_small_down rclone_small_down; do
-  printf '%-34s %9.2f %9s\n' "$k ${SMALL_FILES}x${SMALL_KIB} KiB" "$(med $k)" "$(mbs $SMALL_BYTES "$(med $k)")"
-done
+printf '\n%-34s %9s %9s %9s %9s\n' "transfer (median of $ROUNDS)" seconds MB/s 'cpu s' 'srv cpu s'
+for k in curl_up lading_up rclone_up curl_down lading_down rclone_down; do row "$k" "$k ${LARGE_MIB} MiB" "$LARGE_BYTES"; done
+for k in bench_small lading_small_up rclone_small_up lading_small_down rclone_small_down; do row "$k" "$k ${SMALL_FILES}x${SMALL_KIB} KiB" "$SMALL_BYTES"; done
+echo "(cpu s: the client's user + system seconds, all threads; srv cpu s: the lading server's)"
 echo
 echo "ratios (throughput, lading / other; target >= 0.9 vs curl, >= 0.8 vs bench small uploads):"
 echo "  put ${LARGE_MIB} MiB / curl:             $(ratio "$(med curl_up)" "$(med lading_up)")"
@@ -80,4 +92,4 @@ echo "  put ${LARGE_MIB} MiB / rclone webdav:    $(ratio "$(med rclone_up)" "$(m
 echo "  get ${LARGE_MIB} MiB / rclone webdav:    $(ratio "$(med rclone_down)" "$(med lading_down)")"
 echo "  put ${SMALL_FILES} small / rclone webdav:   $(ratio "$(med rclone_small_up)" "$(med lading_small_up)")"
 echo "  get ${SMALL_FILES} small / rclone webdav:   $(ratio "$(med rclone_small_down)" "$(med lading_small_down)")"
-echo "(lading's seconds include starting the CLI: $(secs "$ROOT/bin/lading" --version) s for lading --version)"
+echo "(lading's seconds include starting the CLI: $(secs "$ROOT/bin/lading" --version | cut -d: -f1-2 | sed 's/:/ s, CPU /') s for lading --version)"

@@ -83,6 +83,24 @@ EOF
   wait_http "$NGINX/"
 }
 
+# rclone serve webdav (Debian's rclone) on $WORK/rclone-root, no authentication, no VFS cache
+# (writes go straight to the directory, as nginx's do); sets RCLONE (base URL) and RCLONE_PID.
+rclone_command() { # port -> the command line, for start_rclone and for timing its start
+  echo rclone serve webdav "$WORK/rclone-root" --addr "127.0.0.1:$1" --config "$WORK/rclone.conf" --log-level ERROR
+}
+start_rclone() {
+  need rclone rclone
+  RCLONE_PORT=$(free_port)
+  mkdir -p "$WORK/rclone-root"
+  : > "$WORK/rclone.conf"
+  # shellcheck disable=SC2046
+  $(rclone_command "$RCLONE_PORT") 2> "$WORK/rclone.log" &
+  RCLONE_PID=$!
+  PIDS+=("$RCLONE_PID")
+  RCLONE="http://127.0.0.1:$RCLONE_PORT"
+  wait_http "$RCLONE/"
+}
+
 # lading on a fresh data directory with user `bench`; sets LADING (base URL), LADING_PID (the
 # node process: bin/lading execs it) and AUTH_HEADER (a file holding the Authorization header,
 # so the token never appears in argv).

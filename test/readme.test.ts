@@ -69,7 +69,7 @@ describe('README', () => {
       // Access control, metadata, publishing and landing pages.
       assert.match(out, /"owner":"alice","entries":\[\{"principal":"alice","level":"own"\}\]/);
       assert.match(out, /"principal":"bob","level":"read"/);
-      assert.match(out, /bob lists it: 200\n[^\n]*"entries":\[\{"principal":"alice","level":"own"\}\][^\n]*bob lists it: 403/);
+      assert.match(out, /bob lists it: 200\n\{"Meta":\{[^}]*"truncated":false\},"Response":\{"data":\[\{"campaign-2026-final":\{[^\n]*"access":"read"\}\}\][^\n]*"entries":\[\{"principal":"alice","level":"own"\}\][^\n]*bob lists it: 403/);
       assert.match(out, /"attribute":"depth","value":"1200","unit":"m"/);
       assert.match(out, /"Forbidden":"The attribute 'PID' is written by the backend's PID rules/);
       assert.match(out, /"published":true,"via":"\/lading\/home\/alice\/campaign-2026-final"/);

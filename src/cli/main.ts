@@ -11,11 +11,14 @@
  * admin service, which checks them as the API does — and prints. Reads no configuration key
  * itself. Secrets come from standard input, never from arguments. Every failure is one line on
  * standard error, never a stack: exit code 2 for a configuration mistake, 1 otherwise.
+ *
+ * The server and its drivers are loaded only by the commands that need them (`wiring()`): the
+ * client commands, `--help` and `--version` start without them.
  */
 import { Command, Option } from 'commander';
-import {
-  OperatorError, announceServer, checkDeployment, openAdmin, resolveConfig, startServer, VERSION, type AdminConsole, type CliOptions,
-} from '../wiring/index.ts';
+import type { AdminConsole, CliOptions } from '../wiring/index.ts';
+import { OperatorError } from '../wiring/operator-error.ts';
+import { VERSION } from '../wiring/version.ts';
 import { ACCESS_LEVELS } from '../core/types.ts';
 import { JOB_STATES } from '../core/admin.ts';
 import { LadingError } from '../core/errors.ts';
@@ -24,12 +27,16 @@ import { caExported, proxyShow } from './credential-commands.ts';
 import { registerClientCommands, registerProxyCommands } from '../client/commands.ts';
 import { registerTransferCommands } from '../client/transfer/commands.ts';
 
+/** The composition root, loaded on first use. */
+const wiring = () => import('../wiring/index.ts');
+
 const warn = (message: string): void => {
   process.stderr.write(`lading: warning: ${message}\n`);
 };
 
 /** Runs an admin action against the data directory, which must exist, and closes it again. */
 async function withAdmin(opts: CliOptions, action: (admin: AdminConsole) => Promise<void>): Promise<void> {
+  const { openAdmin, resolveConfig } = await wiring();
   const opened = await openAdmin(await resolveConfig(opts, warn));
   try {
     await action(opened);
@@ -45,6 +52,7 @@ function common(cmd: Command): Command {
 }
 
 async function serve(opts: CliOptions & { check?: boolean }): Promise<void> {
+  const { announceServer, checkDeployment, resolveConfig, startServer } = await wiring();
   const config = await resolveConfig(opts, warn);
   if (opts.check) {
     process.stdout.write(await checkDeployment(config));
@@ -106,6 +114,7 @@ function program(): Command {
 
   common(cli.command('init').description('create the data directory (catalog, CA, keys) without serving; the other commands need one'))
     .action(async (opts: CliOptions) => {
+      const { openAdmin, resolveConfig } = await wiring();
       const opened = await openAdmin(await resolveConfig(opts, warn), { create: true });
       await opened.close();
       process.stdout.write(`data directory ${opened.dataDir} is ready\n`);

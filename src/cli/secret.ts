@@ -3,7 +3,7 @@
  * terminal, or the first line of piped input. Secrets are never taken from argv, where every
  * user of the machine could read them.
  */
-import { OperatorError } from '../wiring/index.ts';
+import { OperatorError } from '../wiring/operator-error.ts';
 
 /**
  * The password: typed twice on a terminal, else the first line of standard input. Rejects

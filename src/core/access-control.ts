@@ -9,7 +9,19 @@ import { type Actor, ANONYMOUS, type Backend, PUBLIC_GROUP, SYSTEM_OWNER } from 
 import { LadingError } from './errors.ts';
 import { type Path, lineage } from './path.ts';
 import type { AccountStore, NamespaceStore } from './ports.ts';
-import { ACCESS_LEVELS, type AccessEntry, type AccessLevel } from './types.ts';
+import { ACCESS_LEVELS, type AccessEntry, type AccessLevel, type Entity } from './types.ts';
+
+/** The most entities "shared with me" answers; past it, the first ones by path and `truncated`. */
+export const SHARED_WITH_ME_MAX = 1000;
+/** How many held entities `sharedWith` reads from the catalog at a time. */
+const SHARED_PAGE = 250;
+
+/** An entity shared with a user, and the access the user holds on it. */
+export interface SharedEntity {
+  entity: Entity;
+  /** The highest level the user holds there: through their own entries, their groups', `public`'s, or those of the collections above. */
+  level: AccessLevel;
+}
 
 /** An entry held on a collection above the entity, which covers the entity too. */
 export interface InheritedEntry extends AccessEntry {
@@ -32,8 +44,8 @@ export interface AccessList {
 }
 
 export interface AccessControlOptions {
-  backend: Pick<Backend, 'require'>;
-  catalog: Pick<NamespaceStore, 'getEntity' | 'listAccess' | 'setAccess'> & Pick<AccountStore, 'getUser'>;
+  backend: Pick<Backend, 'require' | 'levelOf' | 'homeOf'>;
+  catalog: Pick<NamespaceStore, 'getEntity' | 'listAccess' | 'setAccess' | 'listEntitiesHeldBy'> & Pick<AccountStore, 'getUser'>;
 }
 
 export class AccessControl {
@@ -89,6 +101,47 @@ export class AccessControl {
     await this.#keepsAnOwner(path, principal, null);
     await this.#o.catalog.setAccess(path, principal, null);
     return this.list(actor, path);
+  }
+
+  /**
+   * What is shared with `actor`: the top-most entities outside the actor's home on which the
+   * actor's user or one of its groups holds an entry of its own — entries of `public` (every
+   * user) and `anonymous` (published) do not make an entity shared with anyone in particular —
+   * sorted by path in byte order. An entity below one listed is not listed again (the one above
+   * covers it). At most `SHARED_WITH_ME_MAX`; `truncated` says more were left out. Memory stays
+   * bounded however many entries the actor holds: the catalog is read a page at a time, and
+   * what lies below an entity already listed is skipped in the catalog, not read.
+   */
+  async sharedWith(actor: Actor): Promise<{ shared: SharedEntity[]; truncated: boolean }> {
+    const principals = actor.principals.filter((p) => p !== PUBLIC_GROUP && p !== ANONYMOUS);
+    const except = this.#o.backend.homeOf(actor.user);
+    const taken: Entity[] = [];
+    const takenPaths = new Set<string>();
+    let from: { path: string; inclusive: boolean } | null = null;
+    let truncated = false;
+    scan: for (;;) {
+      const page = await this.#o.catalog.listEntitiesHeldBy({ principals, except, from, limit: SHARED_PAGE });
+      let below: string | undefined;
+      for (const entity of page) {
+        below = lineage(entity.path).slice(0, -1).find((p) => takenPaths.has(p));
+        if (below !== undefined) continue;
+        if (taken.length === SHARED_WITH_ME_MAX) {
+          truncated = true;
+          break scan;
+        }
+        taken.push(entity);
+        takenPaths.add(entity.path);
+      }
+      if (page.length < SHARED_PAGE) break;
+      if (below === '/') break;
+      // NOTE: when the page ended below a listed entity T, everything from there up to `T0`
+      // ('0' follows '/' in byte order) lies below T too, so the next page starts past it.
+      from = below === undefined ? { path: page.at(-1)!.path, inclusive: false } : { path: `${below}0`, inclusive: true };
+    }
+    const levels = await Promise.all(taken.map((entity) => this.#o.backend.levelOf(actor, entity.path)));
+    // NOTE: an entry removed since the scan leaves a null level; that entity is no longer shared.
+    const shared = taken.flatMap((entity, i) => (levels[i] ? [{ entity, level: levels[i] }] : []));
+    return { shared, truncated };
   }
 
   /** The entity's owner, once `actor` is known to hold `own` on it. `FORBIDDEN`, `NOT_FOUND`. */

@@ -3,6 +3,9 @@
  * sessions, durable jobs, PID records, blob tracking, the OpenID Connect store, publishing and
  * share links,
  * composed into `Catalog`. Drivers in `src/drivers/catalog/` implement it; the core imports no driver.
+ * A method that changes the catalog resolves only once the change is durable (it survives a
+ * power cut), so nothing answered from it is ever taken back; only `heartbeat`, `forgetNode`
+ * and `untrackBlob` may resolve earlier.
  */
 import type { Path } from './path.ts';
 import type {
@@ -69,6 +72,15 @@ export interface NamespaceStore {
   setAccess(path: Path, principal: string, level: AccessLevel | null): Promise<void>;
   /** The access list of the entity at `path` itself (not inherited entries). */
   listAccess(path: Path): Promise<AccessEntry[]>;
+  /**
+   * Up to `limit` entities on which one of `principals` holds an entry of its own (entries
+   * inherited from a collection above do not count), sorted by path in byte order, leaving out
+   * `except` and everything below it. With `from`, only those whose path sorts after
+   * `from.path` (at or after it when `from.inclusive`). [] when `principals` is empty.
+   */
+  listEntitiesHeldBy(input: {
+    principals: readonly string[]; except: Path; from: { path: string; inclusive: boolean } | null; limit: number;
+  }): Promise<Entity[]>;
   /**
    * The highest level any of `principals` holds on `path` or on any collection above it
    * (access granted on a collection covers everything inside it), or null.

@@ -25,6 +25,7 @@ import { registerErrorHandlers, sendError, toLadingError } from './errors.ts';
 import { registerMethodRules } from './methods.ts';
 import { clientErrorHandler, registerProtocolRules } from './protocol.ts';
 import { openapiOptions } from './openapi.ts';
+import { lazyCompilers } from './lazy-compilers.ts';
 import { registerResponseCheck } from './response-check.ts';
 import { registerRegisteredRoutes } from './routes-registered.ts';
 import { registerUploadRoutes } from './routes-uploads.ts';
@@ -121,6 +122,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
+    // NOTE: a route's schemas are compiled when it is first used (see lazy-compilers.ts).
+    schemaController: { compilersFactory: lazyCompilers() },
     // NOTE: Node answers a missing Host with a bare 400; `registerProtocolRules` answers it
     // with the envelope instead.
     http: { requireHostHeader: false },

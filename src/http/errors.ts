@@ -127,16 +127,26 @@ export function sendError(reply: FastifyReply, err: LadingError): FastifyReply {
 /** Codes with a 5xx status that say what the client sent or holds, not that lading failed. */
 const CLIENT_FAULTS = new Set<ErrorCode>(['PROXY_EXPIRED', 'NOT_IMPLEMENTED', 'HTTP_VERSION_NOT_SUPPORTED']);
 
+/**
+ * What the server does with an error a route threw: logs it (an error for lading's own 5xx, a
+ * refusal otherwise), then answers with `send` (the error envelope unless told otherwise), or
+ * cuts the connection when the answer had started.
+ */
+export function handleError(
+  err: unknown, request: FastifyRequest, reply: FastifyReply,
+  send: (reply: FastifyReply, err: LadingError) => FastifyReply = sendError,
+): FastifyReply | undefined {
+  const mapped = toLadingError(err);
+  const { status } = STATUS_BY_CODE[mapped.code];
+  if (status >= 500 && !CLIENT_FAULTS.has(mapped.code)) request.log.error({ err }, 'request failed');
+  else request.log.info({ code: mapped.code, reason: mapped.message }, 'request refused');
+  if (reply.sent || reply.raw.headersSent) {
+    reply.raw.destroy();
+    return undefined;
+  }
+  return send(reply, mapped);
+}
+
 export function registerErrorHandlers(app: FastifyInstance): void {
-  app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const mapped = toLadingError(err);
-    const { status } = STATUS_BY_CODE[mapped.code];
-    if (status >= 500 && !CLIENT_FAULTS.has(mapped.code)) request.log.error({ err }, 'request failed');
-    else request.log.info({ code: mapped.code, reason: mapped.message }, 'request refused');
-    if (reply.sent || reply.raw.headersSent) {
-      reply.raw.destroy();
-      return;
-    }
-    return sendError(reply, mapped);
-  });
+  app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => handleError(err, request, reply));
 }

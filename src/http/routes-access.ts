@@ -1,6 +1,7 @@
 /**
  * Access lists (`/api/acl/…`), metadata (`/api/metadata/…`) and publishing (`/api/publish/…`)
- * of an entity, for signed-in users, and reads of published data without a token
+ * of an entity, and what is shared with the caller (`/api/access/shared-with-me`), for
+ * signed-in users, and reads of published data without a token
  * (`/api/public/…`). Routes translate HTTP to the core services and back; the services decide
  * every permission, and paths come only through `target.ts`.
  */
@@ -16,7 +17,7 @@ import { sendDownload } from './download.ts';
 import { type Urls, entityRecord, envelope, publicLinkOf } from './envelope.ts';
 import {
   AclGrantBody, AclResult, AclRevokeQuery, AvuBody, Bytes, EntityList, GetQuery, MetadataDeleteQuery, MetadataResult,
-  PublicationResult, type TypedApp, errorResponses, isSet,
+  PublicationResult, SharedList, type TypedApp, errorResponses, isSet,
 } from './schemas.ts';
 import { entityParams, entityTarget } from './target.ts';
 
@@ -33,6 +34,7 @@ const ACL = '/api/acl';
 const METADATA = '/api/metadata';
 const PUBLISH = '/api/publish';
 const PUBLIC = '/api/public';
+const ACCESS = '/api/access';
 
 function aclData(list: AccessList) {
   return { path: list.path, owner: list.owner, entries: list.entries, inherited: list.inherited };
@@ -94,6 +96,25 @@ export function registerAccessRoutes(app: TypedApp, deps: AccessRouteDeps): void
   }, async (request) => {
     const { actor, path } = await callerAt(request, ACL);
     return envelope(aclData(await deps.accessControl.revoke(actor, path, request.query.principal)));
+  });
+
+  app.get(`${ACCESS}/shared-with-me`, {
+    schema: {
+      tags: ['access'], security: [{ bearer: [] }, { session: [] }], operationId: 'sharedWithMe',
+      querystring: Type.Object({}, { additionalProperties: false }),
+      summary: 'What others share with you: the top-most entities outside your home on which you or one of your groups hold an access entry',
+      description: 'Each record is a listing\'s entity record with `access`, your level there. An entity below one listed is not listed again; what is granted to `public` (every user) or published is not "shared with you" and is left out. Sorted by path in byte order; at most 1,000 entities, the first by path, with Meta.truncated true when there are more.',
+      response: { 200: SharedList, ...errorResponses(401) },
+    },
+  }, async (request, reply) => {
+    await deps.authenticate(request);
+    const actor = await backend.actorOf(request.auth!.credential);
+    const { shared, truncated } = await deps.accessControl.sharedWith(actor);
+    const urls = deps.urls(request);
+    const data = shared.map(({ entity, level }) => ({ [entity.name]: { ...entityRecord(urls, entity)[entity.name]!, access: level } }));
+    reply.header('cache-control', 'no-store');
+    const answer = envelope(data);
+    return { ...answer, Meta: { ...answer.Meta, truncated } };
   });
 
   // Metadata.

@@ -2,7 +2,8 @@
  * OpenID Connect routes: `GET /auth/askauth` (spec 4.8) sends the browser to the identity
  * provider, `GET /auth/callback` completes the login and answers with the authentication result
  * of spec 2.6; `GET /auth/signin` starts the same login for a browser session, which the
- * callback then opens (the session cookie) before sending the browser on to a local page; with
+ * callback then opens (the session cookie) before sending the browser on to a local page, or,
+ * when that sign-in fails, answers the browser with a page saying why (`signin-page.ts`); with
  * no external issuer configured, the embedded provider is mounted under `/oidc` with its login
  * and consent pages. Wiring only: the decisions are in `src/identity/oidc/`.
  */
@@ -16,11 +17,13 @@ import type { PublicBase } from '../core/public-base.ts';
 import { CALLBACK_PATH, type OidcLogin } from '../identity/oidc/oidc-login.ts';
 import { PAGE_HEADERS, type Finish, type Page } from '../identity/oidc/interactions.ts';
 import { PROVIDER_MOUNT } from '../identity/oidc/provider.ts';
-import { LOGIN_STATE_SECONDS } from '../identity/oidc/relying-party.ts';
+import { LOGIN_STATE_SECONDS, loginKindOf } from '../identity/oidc/relying-party.ts';
 import { envelope } from './envelope.ts';
-import { errorEnvelopeOf, toLadingError } from './errors.ts';
+import { errorEnvelopeOf, handleError, sendError, toLadingError } from './errors.ts';
 import { sessionCookie, secureCookies } from './authorization.ts';
-import { AuthResult, CliClientResult, ExchangeBody, type TypedApp, errorResponses } from './schemas.ts';
+import { preferredType } from './negotiation.ts';
+import { AuthResult, CliClientResult, ExchangeBody, type TypedApp, envelopeOrPage, errorResponses } from './schemas.ts';
+import { signinFailurePage } from './signin-page.ts';
 
 interface OidcRouteDeps {
   oidc: OidcLogin;
@@ -34,6 +37,8 @@ const STATE_COOKIE = 'lading_login';
 
 /** What the login state remembers of a login started by `/auth/signin`. */
 const BROWSER_PURPOSE = 'browser-session';
+/** The word the state of a login started by `/auth/signin` starts with (see `RelyingParty.start`). */
+const SIGNIN_KIND = 'signin';
 
 /**
  * `next` of `/auth/signin` when it is a local path: starts with one '/' (not '//', which a
@@ -93,6 +98,29 @@ function writePage(res: ServerResponse, page: Page): void {
   res.end(page.html);
 }
 
+/** The query string of a request as sent, whether or not its schema accepted it. */
+function queryOf(request: FastifyRequest): URLSearchParams {
+  const q = request.url.indexOf('?');
+  return new URLSearchParams(q < 0 ? '' : request.url.slice(q + 1));
+}
+
+/**
+ * The error handler of a browser sign-in's routes: a failure of a sign-in (`isSignin`) answers a
+ * client that prefers HTML (a browser) with the page of a failed sign-in, in place of the
+ * envelope, which every other client (and every other failure) still gets. `nextOf` says where
+ * the failed sign-in was headed, for the page's link to start again.
+ */
+function signinErrors(isSignin: (request: FastifyRequest) => boolean, nextOf: (request: FastifyRequest, err: LadingError) => string | null) {
+  return (err: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    handleError(err, request, reply, (r, mapped) => {
+      r.header('Vary', 'Accept');
+      if (!isSignin(request) || preferredType(request.headers.accept, ['application/json', 'text/html']) !== 'text/html') return sendError(r, mapped);
+      const page = signinFailurePage(mapped, nextOf(request, mapped));
+      return r.code(page.status).headers(page.headers ?? {}).send(page.html);
+    });
+  };
+}
+
 export async function registerOidcRoutes(app: TypedApp, deps: OidcRouteDeps): Promise<void> {
   const { oidc } = deps;
 
@@ -126,8 +154,14 @@ export async function registerOidcRoutes(app: TypedApp, deps: OidcRouteDeps): Pr
       querystring: Type.Object({
         next: Type.Optional(Type.String({ maxLength: 2048, description: 'Local path to land on once signed in (starting with one \'/\'); default /.', examples: ['/browse'] })),
       }, { additionalProperties: false }),
-      response: { 302: Type.Null({ description: 'Redirect to the identity provider.' }), ...errorResponses() },
+      response: {
+        302: Type.Null({ description: 'Redirect to the identity provider.' }),
+        ...errorResponses(),
+        400: envelopeOrPage('Not a local next: the error envelope, or to a browser the page of a failed sign-in.'),
+        '5xx': envelopeOrPage('The identity provider cannot be reached (503): the error envelope, or to a browser the page of a failed sign-in.'),
+      },
     },
+    errorHandler: signinErrors(() => true, (request) => localPath(queryOf(request).get('next') ?? '/')),
   }, async (request, reply) => {
     const next = localPath(request.query.next ?? '/');
     if (next === null) throw new LadingError('BAD_REQUEST', 'next must be a local path starting with one \'/\'.');
@@ -137,7 +171,7 @@ export async function registerOidcRoutes(app: TypedApp, deps: OidcRouteDeps): Pr
       // NOTE: as for /auth/askauth: the cookies must be set on the origin the callback reaches.
       return reply.redirect(`${parts.base}/auth/signin?${new URLSearchParams({ next }).toString()}`, 302);
     }
-    const { url, binding } = await parts.rp.start({ purpose: BROWSER_PURPOSE, next });
+    const { url, binding } = await parts.rp.start({ purpose: BROWSER_PURPOSE, next }, SIGNIN_KIND);
     reply.header('set-cookie', stateCookie(binding, LOGIN_STATE_SECONDS, parts.base.startsWith('https:')));
     reply.header('cache-control', 'no-store');
     return reply.redirect(url, 302);
@@ -146,7 +180,7 @@ export async function registerOidcRoutes(app: TypedApp, deps: OidcRouteDeps): Pr
   app.get(CALLBACK_PATH, {
     schema: {
       summary: 'Where the identity provider sends the browser back; answers with the token',
-      description: 'Completes the login. Started by /auth/askauth: answers with the token (JSON). Started by /auth/signin: sets the session cookie and redirects (303) to the `next` it was given.',
+      description: 'Completes the login. Started by /auth/askauth: answers with the token (JSON). Started by /auth/signin: sets the session cookie and redirects (303) to the `next` it was given; when such a sign-in fails (refused at the provider, expired or already used, a disabled account), a browser gets an HTML page saying so, with a link to sign in again, and the same status as the envelope would have.',
       tags: ['auth'],
       querystring: Type.Object({
         code: Type.Optional(Type.String()),
@@ -155,18 +189,34 @@ export async function registerOidcRoutes(app: TypedApp, deps: OidcRouteDeps): Pr
         error: Type.Optional(Type.String()),
         error_description: Type.Optional(Type.String()),
       }, { additionalProperties: true }),
-      response: { 200: AuthResult, 303: Type.Null({ description: 'Signed in (login started by /auth/signin): the session cookie is set; on to `next`.' }), ...errorResponses(401, 403) },
+      response: {
+        200: AuthResult,
+        303: Type.Null({ description: 'Signed in (login started by /auth/signin): the session cookie is set; on to `next`.' }),
+        ...errorResponses(401, 403),
+        400: envelopeOrPage('A malformed callback: the error envelope, or to a browser signing in the page of a failed sign-in.'),
+        401: envelopeOrPage('The login was refused (at the provider, or its state is unknown, expired, spent or from another browser): the error envelope, or to a browser signing in the page of a failed sign-in.'),
+        403: envelopeOrPage('The identity is not one that may sign in (a disabled account, a group, an unusable user name): the error envelope, or to a browser signing in the page of a failed sign-in.'),
+        '5xx': envelopeOrPage('The identity provider cannot be reached (503): the error envelope, or to a browser signing in the page of a failed sign-in.'),
+      },
     },
+    errorHandler: signinErrors(
+      (request) => loginKindOf(queryOf(request).get('state')) === SIGNIN_KIND,
+      (_request, err) => {
+        const context = err.details.context as Record<string, string> | undefined;
+        return typeof context?.next === 'string' ? localPath(context.next) : null;
+      },
+    ),
   }, async (request, reply) => {
     const parts = oidc.parts();
     reply.header('cache-control', 'no-store');
     // NOTE: the state cookie is single-use whatever the outcome.
     reply.header('set-cookie', stateCookie('', 0, parts.base.startsWith('https:')));
     const query = new URLSearchParams(request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '');
-    const { user, refreshToken, context } = await oidc.finishLogin(query, cookie(request, STATE_COOKIE));
+    const { user, refreshToken, idToken, context } = await oidc.finishLogin(query, cookie(request, STATE_COOKIE));
     if (context.purpose === BROWSER_PURPOSE) {
       const { token, session } = await deps.sessions.openBrowser(user);
       if (refreshToken) await oidc.keepRefreshToken(token, refreshToken, session.expiresAt);
+      if (idToken) await oidc.keepIdToken(token, idToken, session.expiresAt);
       request.log.info({ user, issuer: parts.rp.issuer }, 'browser signed in through the identity provider');
       reply.header('set-cookie', sessionCookie(token, secureCookies(deps.publicBase.forRequest(request))));
       return reply.redirect(localPath(context.next ?? '/') ?? '/', 303);

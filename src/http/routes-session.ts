@@ -10,6 +10,7 @@ import type { Backend } from '../core/backend.ts';
 import { isLadingError } from '../core/errors.ts';
 import type { PublicBase } from '../core/public-base.ts';
 import type { SessionRecord } from '../core/types.ts';
+import type { OidcLogin } from '../identity/oidc/oidc-login.ts';
 import { type SessionService, TOKEN_LABEL_MAX, csrfTokenOf } from '../identity/sessions/sessions.ts';
 import { type Authenticate, secureCookies, sessionCookie } from './authorization.ts';
 import { envelope } from './envelope.ts';
@@ -22,6 +23,8 @@ interface SessionRouteDeps {
   publicBase: PublicBase;
   /** Which provider signs browsers in: the embedded one or an external one. */
   provider: 'embedded' | 'external';
+  /** The login through the identity provider, whose own login session sign-out ends too; absent without one. */
+  oidc?: Pick<OidcLogin, 'endProviderLogin'> | null;
 }
 
 const DateTime = (description: string) => Type.String({ format: 'date-time', description });
@@ -41,6 +44,16 @@ const SessionInfo = Envelope(Type.Object({
 }), 'The session the request is authenticated by.');
 
 const Completed = Envelope(Type.Object({ Completed: Type.String() }), 'Done.');
+
+const SignedOut = Envelope(Type.Object({
+  Completed: Type.String(),
+  next: Type.String({ description: 'Where the browser should go now (assign it to location): the identity provider\'s end-session page, which ends the login there too and comes back to /, when the provider is an external one that has one; else /.' }),
+}, {
+  examples: [
+    { Completed: 'Signed out.', next: '/' },
+    { Completed: 'Signed out.', next: 'https://idp.example.org/logout?id_token_hint=eyJ…&post_logout_redirect_uri=https%3A%2F%2Fstaging.example.org%2F&client_id=lading' },
+  ],
+}), 'Signed out.');
 
 const TokenRecord = Type.Object({
   id: Type.String({ description: 'Names the token in DELETE /auth/tokens/{id}; it is not the token.' }),
@@ -109,9 +122,9 @@ export function registerSessionRoutes(app: TypedApp, deps: SessionRouteDeps): vo
 
   app.post('/auth/signout', {
     schema: {
-      summary: 'Sign out: ends the session on the server (on every node at once) and clears the cookie',
-      description: 'With the cookie, send X-CSRF-Token. With a bearer token, revokes it as POST /auth/logout does.',
-      tags: ['auth'], security, response: { 200: Completed, ...errorResponses(401, 403) },
+      summary: 'Sign out: ends the session on the server (on every node at once), clears the cookie, and ends the login at the identity provider',
+      description: 'With the cookie, send X-CSRF-Token. With a bearer token, revokes it as POST /auth/logout does. The next sign-in asks for the password again: the embedded provider\'s login session of this browser ends here and now; with an external provider, the browser must visit `next` (its end-session page, which comes back to /), so navigate to `next` once signed out.',
+      tags: ['auth'], security, response: { 200: SignedOut, ...errorResponses(401, 403) },
     },
   }, async (request, reply) => {
     const clear = sessionCookie(null, secureCookies(deps.publicBase.forRequest(request)));
@@ -128,7 +141,8 @@ export function registerSessionRoutes(app: TypedApp, deps: SessionRouteDeps): vo
     await sessions.logout(token);
     reply.header('set-cookie', clear);
     request.log.info({ user: request.auth!.session.user }, 'signed out');
-    return envelope({ Completed: 'Signed out.' });
+    const next = (await deps.oidc?.endProviderLogin(token, request.raw)) ?? '/';
+    return envelope({ Completed: 'Signed out.', next });
   });
 
   app.get('/auth/tokens', {

@@ -92,6 +92,38 @@ export const EntityList = Type.Object({
   description: 'Entity records (spec 2.2): one for a data object, one per child for a collection. A listing is streamed as it is read, in byte order of the names; its Meta follows its data.',
 });
 
+/** The most entities `GET /api/access/shared-with-me` answers (`SHARED_WITH_ME_MAX` of the core). */
+const SHARED_MAX_TEXT = '1,000';
+
+const SHARED_EXAMPLE = {
+  survey: {
+    dataobject: 'survey',
+    link: 'https://staging.example.org/api/registered/lading/home/alice/survey',
+    location: 'lading://storage.example.org/lading/home/alice/survey',
+    metadata: { PID: null, checksum: null, name: 'survey', object_type: 'collection', size: null, modified: '2026-11-23T08:00:00.000Z' },
+    path: '/lading/home/alice',
+    access: 'write',
+  },
+};
+
+export const SharedList = Type.Object({
+  Meta: Type.Object({
+    ...Meta.properties,
+    truncated: Type.Boolean({ description: `True when more than ${SHARED_MAX_TEXT} entities are shared with the caller: the answer holds the first ${SHARED_MAX_TEXT} by path.` }),
+  }),
+  Response: Type.Object({
+    data: Type.Array(Type.Record(EntityName, Type.Object({
+      ...EntityRecord.properties,
+      access: Type.Union([Type.Literal('read'), Type.Literal('write'), Type.Literal('own')], {
+        description: 'The caller\'s access to the entity (and what lies below it): the highest level held by the caller, their groups, public, here or on a collection above. (Not in spec 2.2.)',
+      }),
+    })), { examples: [[SHARED_EXAMPLE]] }),
+    errors: Type.Union([Type.Null(), Type.Array(ErrorItem)]),
+  }),
+}, {
+  description: `Entity records (spec 2.2, as in a listing) of what is shared with the caller, sorted by path in byte order, each with the caller's access; at most ${SHARED_MAX_TEXT}.`,
+});
+
 export const UploadResult = Envelope(Type.Object({
   PID: Type.Union([Type.String(), Type.Null()]),
   checksum: Type.String(),
@@ -282,6 +314,13 @@ export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 408 | 409 | 410 | 412 | 
 
 /** What any request may get before it reaches its route: malformed (400), stalled (408), a head too large (431). */
 type Refusal = 400 | 408 | 431;
+
+const HtmlPage = Type.String({ description: 'An HTML page, for clients that prefer text/html to JSON (browsers).' });
+
+/** An error answered as the envelope, or as an HTML page to a client that prefers text/html (a browser). */
+export function envelopeOrPage(description: string) {
+  return { description, content: { 'application/json': { schema: ErrorEnvelope }, 'text/html': { schema: HtmlPage } } };
+}
 
 /**
  * The error responses of a route: those any request may get before it is routed (400 for a

@@ -4,6 +4,7 @@
  * It stores nothing itself and knows nothing of paths.
  */
 import { PassThrough, type Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
 import { LadingError } from '../core/errors.ts';
 import { flagValue } from './schemas.ts';
@@ -58,6 +59,7 @@ export class UploadForm {
     let decide!: (force: boolean) => void;
     const force = new Promise<boolean>((resolve) => { decide = resolve; });
     let uploading: Promise<T> | null = null;
+    let fileRead: Promise<void> = Promise.resolve();
     // NOTE: an upload that fails before reading the file (no permission, the object exists)
     // stops consuming it, and the parser would wait forever for it to be read: each wait for
     // the next part races the upload's failure. The promise is this form's own: one shared
@@ -83,11 +85,16 @@ export class UploadForm {
         }
         part.file.on('error', (err) => source.destroy(err));
         part.file.pipe(source, { end: false });
+        fileRead = finished(part.file);
+        fileRead.catch(() => {});
         uploading = upload({ filename: part.filename, source, force });
         uploading.catch(fail);
       }
       if (!uploading) throw new LadingError('BAD_REQUEST', 'The form has no file; send it in the form field \'file\'.');
       decide(this.force);
+      // NOTE: the parser may have read the whole form before the pipe has moved the file's
+      // bytes (it flows on a later tick); ending the source first would cut them off.
+      await Promise.race([fileRead, failed]);
       source.end();
       return await uploading;
     } catch (err) {

@@ -4,7 +4,6 @@
  * listening, and graceful shutdown. Used by `lading serve` and by end-to-end tests, so tests
  * run exactly what users run. Installs no signal handler and prints nothing; it logs.
  */
-import { createRequire } from 'node:module';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { type Config, ConfigError, parseListen } from './config.ts';
@@ -15,8 +14,11 @@ import { buildApp } from '../http/app.ts';
 import { WebAssets } from '../web/bundle.ts';
 import { logSafeUrl } from '../http/routes-oidc.ts';
 import { recoveryCutoff, staleBefore } from './drivers.ts';
+import { startReclaimer } from './reclaimer.ts';
 
-export const VERSION = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+import { VERSION } from './version.ts';
+
+export { VERSION };
 
 const SWEEP_EVERY_MS = 10 * 60_000;
 
@@ -109,6 +111,7 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
         .catch((err: unknown) => deps.logger.warn({ err }, 'sweeping expired resumable uploads failed'));
     }, SWEEP_EVERY_MS);
     sweeper.unref();
+    const stopReclaimer = startReclaimer(app.server);
     const heartbeat = setInterval(() => {
       deps.catalog.heartbeat(deps.node, new Date())
         .catch((err: unknown) => deps.logger.warn({ err }, 'heartbeat failed: other nodes may take this one for dead'));
@@ -125,6 +128,7 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
       close(graceMs = config.shutdown.grace * 1000) {
         closing ??= (async () => {
           clearInterval(sweeper);
+          stopReclaimer();
           const requests = inFlight.describe();
           if (requests.length > 0) deps.logger.info({ requests }, `waiting up to ${graceMs / 1000} s for ${plural(requests.length, 'request')} in flight`);
           const deadline = setTimeout(() => cutOff(`shutdown.grace (${graceMs / 1000} s) has passed`), graceMs);

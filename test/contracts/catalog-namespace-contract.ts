@@ -178,6 +178,32 @@ export const namespaceContract: ContractSuite = ({ name, create }) => {
       assert.equal(await c.accessLevel(p('/z'), []), null);
     });
 
+    it('lists the entities principals hold entries on, in path order, outside one subtree, from a path', async () => {
+      for (const path of ['/z', '/z/home', '/z/home/bob', '/z/home/bob/mine', '/z/home/bobby', '/z/p', '/z/p/q', '/z/p q', '/z/p0', '/z/r']) {
+        await c.createCollection({ path: p(path), owner: 'alice', now: t0 });
+      }
+      await obj('/z/p/q/f', 'blob00000001');
+      for (const path of ['/z/home/bob', '/z/home/bob/mine', '/z/home/bobby', '/z/p', '/z/p/q/f', '/z/p q', '/z/p0']) await c.setAccess(p(path), 'bob', 'read');
+      await c.setAccess(p('/z/p/q'), 'team', 'write');
+      await c.setAccess(p('/z/r'), 'public', 'read');
+      const held = async (principals: string[], from: { path: string; inclusive: boolean } | null = null, limit = 100) =>
+        (await c.listEntitiesHeldBy({ principals, except: p('/z/home/bob'), from, limit })).map((e) => e.path);
+      assert.deepEqual(await held(['bob']), ['/z/home/bobby', '/z/p', '/z/p q', '/z/p/q/f', '/z/p0'], 'byte order; the excluded subtree and its root left out, not its look-alike sibling');
+      assert.deepEqual(await held(['bob', 'team']), ['/z/home/bobby', '/z/p', '/z/p q', '/z/p/q', '/z/p/q/f', '/z/p0'], 'each entity once, whichever principals hold it');
+      assert.deepEqual(await held(['bob'], null, 2), ['/z/home/bobby', '/z/p']);
+      assert.deepEqual(await held(['bob'], { path: '/z/p', inclusive: false }), ['/z/p q', '/z/p/q/f', '/z/p0']);
+      assert.deepEqual(await held(['bob'], { path: '/z/p0', inclusive: true }), ['/z/p0']);
+      assert.deepEqual(await held(['bob'], { path: '/z/p/', inclusive: true }), ['/z/p/q/f', '/z/p0']);
+      assert.deepEqual(await held(['team']), ['/z/p/q'], 'only entries of its own, not inherited ones');
+      assert.deepEqual(await held(['public']), ['/z/r']);
+      assert.deepEqual(await held(['alice'], null, 3), ['/z', '/z/home', '/z/home/bobby'], 'the creator\'s own entries count');
+      assert.deepEqual(await held([]), []);
+      assert.deepEqual(await held(['nobody']), []);
+      const [first] = await c.listEntitiesHeldBy({ principals: ['bob'], except: p('/z/home/bob'), from: { path: '/z/p/q', inclusive: false }, limit: 1 });
+      assert.equal(first?.kind, 'dataobject');
+      assert.equal(first?.kind === 'dataobject' && first.checksum, 'sha2:blob00000001', 'whole entities');
+    });
+
     it('keeps attribute-value-unit metadata and exposes the PID attribute', async () => {
       await c.createCollection({ path: p('/z'), owner: 'alice', now: t0 });
       await obj('/z/f', 'blob00000001');

@@ -3,8 +3,8 @@
  * /auth/signin ends in the session cookie (HttpOnly, SameSite=Lax, Path=/; `__Host-` and Secure
  * on https), the cookie authenticates API requests, changes need the session's CSRF token and
  * are refused cross-origin, downloads by plain link work with Range, the idle and absolute
- * timeouts hold (on the test clock), sign-out ends the session on the server, /auth/askauth
- * still answers JSON, API tokens are made, listed and revoked; and, on a shared PostgreSQL
+ * timeouts hold (on the test clock), sign-out ends the session on the server, a failed sign-in
+ * shows a browser a page saying why, /auth/askauth still answers JSON, API tokens are made, listed and revoked; and, on a shared PostgreSQL
  * catalog, a session opened on one node works on another and ends on both at once.
  */
 import { after, before, describe, it, test } from 'node:test';
@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import type { Clock } from '../../src/core/ports.ts';
 import { json, startTestServer, type TestServer } from '../helpers/server.ts';
-import { Jar, loginToCallback } from '../oidc/flow.ts';
+import { Jar, follow, loginToCallback } from '../oidc/flow.ts';
 
 /** A clock the test moves forward. */
 function testClock(): Clock & { advance(seconds: number): void } {
@@ -182,8 +182,14 @@ describe('browser sessions', () => {
     const out = await jar.fetch(`${s.url}/auth/signout`, { method: 'POST', headers: { 'x-csrf-token': data.csrf_token } });
     assert.equal(out.status, 200);
     assert.ok(out.headers.getSetCookie().some((c) => /^lading_session=;/.test(c) && c.includes('Max-Age=0')));
+    assert.deepEqual((await json(out)).Response.data, { Completed: 'Signed out.', next: '/' });
     const replayed = await fetch(`${s.url}/auth/session`, { headers: { cookie: `lading_session=${cookieToken}` } });
     assert.equal(replayed.status, 401, 'the old cookie is refused');
+
+    // The embedded provider's login session ended too: signing in again asks for the password.
+    const again = await follow(jar, `${s.url}/auth/signin`, (u) => new URL(u).pathname === '/auth/callback');
+    assert.ok(again.res, 'the provider stops at a page instead of going straight back');
+    assert.match(await again.res.text(), /id="password"/);
   });
 
   it('ends browser sessions when the user is disabled', async () => {
@@ -204,6 +210,50 @@ describe('browser sessions', () => {
     assert.equal(body.Response.data.storage_user, 'mira');
     const ok = await fetch(`${s.url}/auth/b2safeproxy`, { headers: { authorization: `Bearer ${body.Response.data.token}` } });
     assert.equal(ok.status, 200);
+  });
+
+  it('answers a browser whose sign-in fails with a page saying why, and API clients with the envelope', async () => {
+    const html = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
+    const page = async (res: Response, status: number, heading: string) => {
+      const text = await res.text();
+      assert.equal(res.status, status, text);
+      assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
+      assert.match(res.headers.get('content-security-policy') ?? '', /^default-src 'none'; style-src 'sha256-[^']+'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'$/);
+      assert.equal(res.headers.get('cache-control'), 'no-store');
+      assert.match(text, new RegExp(`<h1>${heading}</h1>`));
+      assert.ok(!text.includes('"Meta"'), 'not the envelope');
+      return text;
+    };
+
+    // Used twice: the second time, a browser reads that it was already used.
+    const first = await loginToCallback(s.url, 'mira', 'pw-mira', new Jar(), `${s.url}/auth/signin?next=${encodeURIComponent('/browse/b')}`);
+    assert.equal((await first.jar.fetch(first.callback, { headers: html })).status, 303);
+    const again = await first.jar.fetch(first.callback, { headers: html });
+    assert.equal(again.headers.get('www-authenticate'), 'Bearer realm="lading"');
+    await page(again, 401, 'This sign-in was already used');
+    const envelope = await first.jar.fetch(first.callback);
+    assert.equal(envelope.status, 401, 'a client that does not ask for HTML gets the envelope');
+    assert.equal((await json(envelope)).Meta.status, 401);
+
+    // Refused at the consent page: signing in again heads where the refused sign-in did.
+    const refused = await loginToCallback(s.url, 'mira', 'pw-mira', new Jar(), `${s.url}/auth/signin?next=${encodeURIComponent('/browse/b')}`, 'abort');
+    const cancelled = await page(await refused.jar.fetch(refused.callback, { headers: html }), 401, 'Sign-in cancelled');
+    assert.match(cancelled, /<a class="button" href="\/auth\/signin\?next=%2Fbrowse%2Fb">Sign in again<\/a>/);
+
+    // A state this server never gave out (or one long expired).
+    await page(await fetch(`${s.url}/auth/callback?state=signin.unknown&code=abc`, { headers: html }), 401, 'This sign-in has expired');
+    // Another browser's sign-in.
+    const elsewhere = await loginToCallback(s.url, 'mira', 'pw-mira', new Jar(), `${s.url}/auth/signin`);
+    await page(await fetch(elsewhere.callback, { headers: html }), 401, 'This sign-in was started elsewhere');
+    // A link to /auth/signin that is not valid.
+    await page(await fetch(`${s.url}/auth/signin?next=${encodeURIComponent('//evil.example/')}`, { headers: html, redirect: 'manual' }), 400, 'This sign-in link is not valid');
+
+    // /auth/askauth's callback answers JSON, to a browser too.
+    const api = await loginToCallback(s.url, 'mira', 'pw-mira', new Jar(), `${s.url}/auth/askauth`, 'abort');
+    const denied = await api.jar.fetch(api.callback, { headers: html });
+    assert.equal(denied.status, 401);
+    assert.match(denied.headers.get('content-type') ?? '', /application\/json/);
+    assert.match(Object.values((await json(denied)).Response.errors![0]!)[0]!, /access_denied/);
   });
 
   it('makes, lists and revokes API tokens, with the cookie and with a bearer token', async () => {
@@ -265,6 +315,36 @@ describe('browser sessions', () => {
     const made = await jar.fetch(`${s.url}/api/uploads`, { method: 'POST', headers: { ...tus, 'x-csrf-token': data.csrf_token }, body: 'hello' });
     assert.equal(made.status, 201, await made.clone().text());
     assert.equal(await (await jar.fetch(`${s.home('mira', 'tus.txt')}?download=true`)).text(), 'hello');
+  });
+});
+
+describe('sign-out and the embedded provider\'s login session', () => {
+  // NOTE: a server of its own: its clock moves hours ahead, past what the other tests' pages allow.
+  const clock = testClock();
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer({}, { overrides: { clock } });
+    await s.addUser('mira', 'pw-mira');
+  });
+  after(async () => {
+    await s?.stop();
+  });
+
+  it('ends at sign-out what hung on the provider\'s login session, and nothing else', async () => {
+    const { jar: browser } = await signIn(s.url, 'mira', 'pw-mira');
+    const { callback } = await loginToCallback(s.url, 'mira', 'pw-mira', browser);
+    const fromAskauth = (await json(await browser.fetch(callback))).Response.data.token as string;
+    const { data } = await sessionOf(browser, s.url);
+    const made = await browser.fetch(`${s.url}/auth/tokens`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': data.csrf_token }, body: JSON.stringify({ label: 'script' }),
+    });
+    const apiToken = (await json(made)).Response.data.token as string;
+    assert.equal((await browser.fetch(`${s.url}/auth/signout`, { method: 'POST', headers: { 'x-csrf-token': data.csrf_token } })).status, 200);
+    clock.advance(13 * 3600);
+    const renew = (token: string) => fetch(`${s.url}/auth/proxy`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+    // NOTE: the provider binds a refresh token issued without offline_access to its login session.
+    assert.equal((await renew(fromAskauth)).status, 401, 'a token from /auth/askauth in that browser renews through that login: no more');
+    assert.equal((await renew(apiToken)).status, 200, 'an API token stands on its own');
   });
 });
 

@@ -52,6 +52,7 @@ const ERRORS: Record<string, number[]> = {
   'GET /api/pids/{*}': [400, 401, 403, 404, 408, 412, 416, 431],
   'HEAD /api/pids/{*}': [400, 401, 403, 404, 408, 412, 416, 431],
   'GET /api/handles/{*}': [400, 404, 408, 431],
+  'GET /api/access/shared-with-me': [400, 401, 408, 431],
   'GET /api/acl/{*}': [400, 401, 403, 404, 408, 431],
   'PUT /api/acl/{*}': [400, 401, 403, 404, 408, 409, 413, 415, 431],
   'DELETE /api/acl/{*}': [400, 401, 403, 404, 408, 409, 431],
@@ -111,6 +112,8 @@ const HTML_ERRORS: Record<string, number[]> = {
   'GET /api/pids/{*}': [404],
   'GET /api/shared/{token}': [401, 403, 404, 410, 429],
   'GET /api/shared/{token}/{*}': [401, 403, 404, 410, 429],
+  'GET /auth/signin': [400],
+  'GET /auth/callback': [400, 401, 403],
 };
 
 /** Success content types where they are not only JSON. */
@@ -211,7 +214,7 @@ describe('the OpenAPI document', () => {
 
   it('gives the access, metadata and publishing operations examples of their bodies and answers', () => {
     const withBody = ['PUT /api/acl/{*}', 'POST /api/metadata/{*}'];
-    for (const name of [...withBody, 'GET /api/acl/{*}', 'DELETE /api/acl/{*}', 'GET /api/metadata/{*}', 'DELETE /api/metadata/{*}', 'GET /api/publish/{*}', 'PUT /api/publish/{*}', 'DELETE /api/publish/{*}']) {
+    for (const name of [...withBody, 'GET /api/access/shared-with-me', 'GET /api/acl/{*}', 'DELETE /api/acl/{*}', 'GET /api/metadata/{*}', 'DELETE /api/metadata/{*}', 'GET /api/publish/{*}', 'PUT /api/publish/{*}', 'DELETE /api/publish/{*}']) {
       const [method, path] = name.split(' ') as [string, string];
       const op = doc.paths[path]![method.toLowerCase()]! as Operation & { requestBody?: { content: Record<string, { examples?: Record<string, unknown> }> } };
       if (withBody.includes(name)) assert.ok(Object.keys(op.requestBody?.content['application/json']?.examples ?? {}).length > 0, `${name} has request examples`);

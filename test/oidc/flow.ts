@@ -78,9 +78,12 @@ export function formPost(jar: Jar, url: string, fields: Record<string, string>, 
 
 /**
  * From /auth/askauth (or `start`) through login and consent to the callback URL the provider sends the
- * browser to (not followed). Returns the jar and that URL.
+ * browser to (not followed). Returns the jar and that URL. With `consent` 'abort', the user
+ * cancels at the consent page instead of allowing.
  */
-export async function loginToCallback(base: string, user: string, password: string, jar = new Jar(), start = `${base}/auth/askauth`): Promise<{ jar: Jar; callback: string }> {
+export async function loginToCallback(
+  base: string, user: string, password: string, jar = new Jar(), start = `${base}/auth/askauth`, consent: 'confirm' | 'abort' = 'confirm',
+): Promise<{ jar: Jar; callback: string }> {
   const isCallback = (u: string) => new URL(u).pathname === '/auth/callback';
   let step = await follow(jar, start, isCallback);
   for (let i = 0; i < 3 && step.res; i++) {
@@ -89,7 +92,7 @@ export async function loginToCallback(base: string, user: string, password: stri
     const csrf = hiddenCsrf(html);
     const post = html.includes('id="password"')
       ? await formPost(jar, `${step.url}/login`, { csrf, username: user, password })
-      : await formPost(jar, `${step.url}/confirm`, { csrf });
+      : await formPost(jar, `${step.url}/${consent}`, { csrf });
     assert.equal(post.status, 303, await post.clone().text());
     step = await follow(jar, location(post, step.url), isCallback);
   }

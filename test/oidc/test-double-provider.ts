@@ -3,8 +3,9 @@
  * authorization endpoint that approves at once, and a token endpoint whose ID token each test
  * may bend (other issuer, audience, nonce, expiry, signing key) — the misbehaviour a real
  * provider never shows but an attacker or a broken provider may. Checks PKCE and client
- * authentication, refuses a replayed code, and keeps a revocable set of refresh tokens. Also
- * signs access tokens for the bearer-token tests. Test code only.
+ * authentication, refuses a replayed code, and keeps a revocable set of refresh tokens; with
+ * `endSession`, it advertises an end-session endpoint that records each visit and sends the
+ * browser back. Also signs access tokens for the bearer-token tests. Test code only.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -25,12 +26,16 @@ export interface TestDoubleProvider {
   user: Record<string, unknown>;
   /** Refresh tokens the token endpoint accepts; delete one to revoke it. */
   refreshTokens: Set<string>;
+  /** Every visit to the end-session endpoint (advertised only when started with `endSession`), oldest first. */
+  endSessions: URLSearchParams[];
+  /** The ID tokens the token endpoint issued, oldest first. */
+  idTokens: string[];
   /** Signs an access token with the published key (or the foreign one). */
   accessToken(claims: JWTPayload, options?: { foreign?: boolean; typ?: string }): Promise<string>;
   close(): Promise<void>;
 }
 
-export async function startTestDoubleProvider(options: { clientId?: string; clientSecret?: string } = {}): Promise<TestDoubleProvider> {
+export async function startTestDoubleProvider(options: { clientId?: string; clientSecret?: string; endSession?: boolean } = {}): Promise<TestDoubleProvider> {
   const keys: Keys = await generateKeyPair('RS256', { extractable: true });
   const foreign: Keys = await generateKeyPair('RS256', { extractable: true });
   const jwk = { ...(await exportJWK(keys.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
@@ -47,6 +52,8 @@ export async function startTestDoubleProvider(options: { clientId?: string; clie
     signWithForeignKey: false,
     user: { sub: 'f3b1c2d4', preferred_username: 'dora', email: 'dora@example.org' },
     refreshTokens: new Set(),
+    endSessions: [],
+    idTokens: [],
     accessToken: (claims, o = {}) => sign(claims, o.foreign ?? false, o.typ ?? 'at+jwt'),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
@@ -67,7 +74,14 @@ export async function startTestDoubleProvider(options: { clientId?: string; clie
             issuer, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token`, jwks_uri: `${issuer}/jwks`,
             response_types_supported: ['code'], subject_types_supported: ['public'], id_token_signing_alg_values_supported: ['RS256'],
             code_challenge_methods_supported: ['S256'], token_endpoint_auth_methods_supported: ['client_secret_basic'],
+            ...(options.endSession ? { end_session_endpoint: `${issuer}/logout` } : {}),
           });
+        }
+        if (url.pathname === '/logout' && options.endSession) {
+          double.endSessions.push(url.searchParams);
+          const back = url.searchParams.get('post_logout_redirect_uri');
+          res.writeHead(back ? 302 : 200, back ? { location: back } : { 'content-type': 'text/plain' });
+          return res.end(back ? undefined : 'signed out');
         }
         if (url.pathname === '/jwks') return json(res, 200, { keys: [jwk] });
         if (url.pathname === '/authorize') {
@@ -104,10 +118,9 @@ export async function startTestDoubleProvider(options: { clientId?: string; clie
           for (const [k, v] of Object.entries(claims)) if (v === undefined) delete claims[k];
           const refresh = randomBytes(16).toString('base64url');
           double.refreshTokens.add(refresh);
-          return json(res, 200, {
-            access_token: randomBytes(16).toString('base64url'), token_type: 'Bearer', expires_in: 300, refresh_token: refresh,
-            id_token: await sign(claims as JWTPayload, double.signWithForeignKey),
-          });
+          const idToken = await sign(claims as JWTPayload, double.signWithForeignKey);
+          double.idTokens.push(idToken);
+          return json(res, 200, { access_token: randomBytes(16).toString('base64url'), token_type: 'Bearer', expires_in: 300, refresh_token: refresh, id_token: idToken });
         }
         json(res, 404, { error: 'not_found' });
       } catch (err) {

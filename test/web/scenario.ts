@@ -180,15 +180,18 @@ export async function runScenario(t: TestContext, browser: Browser, d: Deploymen
 
   // One file of 200 MiB; the server restarts (kill -9) at 70 MiB and the connection is cut at 150 MiB.
   const mark = d.relay.sent;
-  let restarted = false;
-  d.relay.triggers.push({ at: mark + 70 * MIB, action: async () => { await d.restart(); restarted = true; } });
+  // NOTE: the upload may finish on a node that is up again before the others are (three
+  // nodes), so the restart is awaited after the upload, before anything else is asked of them.
+  let restart: Promise<void> | undefined;
+  d.relay.triggers.push({ at: mark + 70 * MIB, action: () => (restart = d.restart()) });
   d.relay.triggers.push({ at: mark + 150 * MIB, action: 'cut' });
   const cuts = d.relay.cuts;
   await page.getByLabel('Upload files').setInputFiles(bigPath);
   await panel.getByRole('progressbar', { name: 'Upload of ctd-profile.bin' }).waitFor();
   await check(page, 'files-uploading');
   await page.getByRole('link', { name: '51 of 51 uploads done' }).waitFor({ timeout: 240_000 });
-  assert.ok(restarted, 'the server was restarted during the upload');
+  assert.ok(restart, 'the server was restarted during the upload');
+  await restart;
   assert.ok(d.relay.cuts > cuts, 'the connection was cut during the upload');
 
   await page.getByRole('link', { name: '51 of 51 uploads done' }).click();

@@ -5,6 +5,7 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import { open } from 'node:fs/promises';
+import { Worker } from 'node:worker_threads';
 
 const BLOCK = 1 << 20;
 
@@ -34,6 +35,71 @@ export async function sha256File(file: string, size: number): Promise<Buffer> {
   const hash = createHash('sha256');
   await hashRange(file, 0, size, [hash]);
   return hash.digest();
+}
+
+// The worker of `TrailingHash`: plain JavaScript (it is evaluated, not loaded as a module).
+const TRAILING_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { createHash } = require('node:crypto');
+const { openSync, readSync, closeSync } = require('node:fs');
+const fd = openSync(workerData, 'r');
+const hash = createHash('sha256');
+const buffer = Buffer.allocUnsafe(${BLOCK});
+let at = 0;
+parentPort.on('message', (upTo) => {
+  if (upTo < 0) {
+    closeSync(fd);
+    parentPort.postMessage(hash.digest());
+    return;
+  }
+  while (at < upTo) {
+    const n = readSync(fd, buffer, 0, Math.min(buffer.length, upTo - at), at);
+    if (n === 0) throw new Error(workerData + ' is shorter than the ' + upTo + ' bytes written to it');
+    hash.update(buffer.subarray(0, n));
+    at += n;
+  }
+});
+`;
+
+/**
+ * The SHA-256 of a file being written front to back, computed by a worker thread that reads
+ * the file behind the writer, so hashing and receiving use two cores. What is hashed is what
+ * the file holds, the bytes the user gets. Call `written` as the prefix grows, then `digest`
+ * once, or `close` to give up.
+ */
+export class TrailingHash {
+  readonly #worker: Worker;
+  readonly #result: Promise<Buffer>;
+
+  constructor(file: string) {
+    this.#worker = new Worker(TRAILING_WORKER, { eval: true, workerData: file });
+    this.#result = new Promise((resolve, reject) => {
+      this.#worker.once('message', (digest: Uint8Array) => resolve(Buffer.from(digest)));
+      this.#worker.once('error', reject);
+      this.#worker.once('exit', () => reject(new Error('the hashing thread ended without a digest')));
+    });
+    // NOTE: a rejection nobody awaits yet (the download broke first) is not an unhandled one.
+    this.#result.catch(() => {});
+  }
+
+  /** The first `bytes` bytes of the file are written. */
+  written(bytes: number): void {
+    this.#worker.postMessage(bytes);
+  }
+
+  /** The digest of what was declared written; ends the thread. */
+  async digest(): Promise<Buffer> {
+    this.#worker.postMessage(-1);
+    try {
+      return await this.#result;
+    } finally {
+      await this.close();
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#worker.terminate();
+  }
 }
 
 /** The raw digest in a catalog checksum (`sha2:<base64>`), or null for another algorithm. */

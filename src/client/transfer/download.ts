@@ -6,15 +6,13 @@
  * is renamed into place. A mismatch removes the part file: nothing damaged is left behind.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { Readable, Transform, type TransformCallback } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { withRetry } from '../api.ts';
+import type { Readable } from 'node:stream';
+import { discard, withRetry } from '../api.ts';
 import { ClientError } from '../errors.ts';
 import { EXIT } from '../exit-codes.ts';
-import { digestOfChecksum, digestOfHeader, hashRange, sha256File } from './digest.ts';
+import { digestOfChecksum, digestOfHeader, hashRange, sha256File, TrailingHash } from './digest.ts';
 import type { Outcome, TransferContext } from './upload.ts';
 import { remoteStat } from './trees.ts';
 
@@ -31,24 +29,84 @@ export interface DownloadJob {
 
 export const PART_SUFFIX = '.lading-part';
 
-/** Hashes and counts what flows through. */
-class Tap extends Transform {
-  readonly hash: Hash;
-  count: number;
-  readonly #onBytes: (n: number) => void;
+/**
+ * Bytes gathered before one positional write, one write in flight. NOTE: larger batches (and a
+ * larger response buffer) measured more CPU, not less: the reads concatenate buffered chunks
+ * and fresh memory costs page faults; 1 MiB keeps the buffers reused.
+ */
+const WRITE_BATCH = 1 << 20;
+/** Objects from this size on are hashed by a second thread. */
+const THREADED_HASH_BYTES = 16 << 20;
 
-  constructor(hash: Hash, start: number, onBytes: (n: number) => void) {
-    super({ highWaterMark: 1 << 20 });
-    this.hash = hash;
-    this.count = start;
-    this.#onBytes = onBytes;
+/**
+ * Writes `body` into `file` from `start` on, hashing it in order into `hash` (when given) and
+ * telling `written` the length of the file's written prefix after each write; `tally.count`
+ * follows the bytes received (from `start`). Writes are positional and one at a time, so the
+ * file always ends with contiguous bytes only (a broken download leaves a valid prefix to
+ * continue).
+ */
+async function receive(body: Readable, file: string, start: number, hash: Hash | null, tally: { count: number }, onBytes: (n: number) => void, signal: AbortSignal, written?: (bytes: number) => void): Promise<void> {
+  // NOTE: 'r+' keeps the prefix a resumed download continues; truncated to it in case the
+  // part file is longer than what was hashed.
+  const handle = await open(file, start > 0 ? 'r+' : 'w').catch((err: unknown) => {
+    body.on('error', () => {});
+    body.destroy();
+    throw err;
+  });
+  let writing: Promise<unknown> = Promise.resolve();
+  try {
+    if (start > 0) await handle.truncate(start);
+    let position = start;
+    let batch: Buffer[] = [];
+    let batched = 0;
+    const flush = async (): Promise<void> => {
+      await writing;
+      const chunks = batch;
+      const at = position;
+      position += batched;
+      batch = [];
+      batched = 0;
+      writing = writeAll(handle, chunks, at).then(() => written?.(at + chunks.reduce((n, c) => n + c.length, 0)));
+    };
+    const onAbort = (): void => { body.destroy(new Error('interrupted')); };
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      for await (const chunk of body as AsyncIterable<Buffer>) {
+        hash?.update(chunk);
+        tally.count += chunk.length;
+        onBytes(tally.count);
+        batch.push(chunk);
+        batched += chunk.length;
+        if (batched >= WRITE_BATCH) await flush();
+      }
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+    if (batched > 0) await flush();
+    await writing;
+  } finally {
+    if (!body.readableEnded) {
+      body.on('error', () => {});
+      body.destroy();
+    }
+    await writing.catch(() => {});
+    await handle.close();
   }
+}
 
-  override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
-    this.hash.update(chunk);
-    this.count += chunk.length;
-    this.#onBytes(this.count);
-    cb(null, chunk);
+/** `writev` until every byte of `chunks` is at `position` on. */
+async function writeAll(handle: FileHandle, chunks: Buffer[], position: number): Promise<void> {
+  let rest = chunks;
+  while (rest.length > 0) {
+    const { bytesWritten } = await handle.writev(rest, position);
+    position += bytesWritten;
+    let skip = bytesWritten;
+    const next: Buffer[] = [];
+    for (const c of rest) {
+      if (skip >= c.length) skip -= c.length;
+      else { next.push(skip > 0 ? c.subarray(skip) : c); skip = 0; }
+    }
+    rest = next;
   }
 }
 
@@ -84,33 +142,50 @@ export async function downloadFile(ctx: TransferContext, job: DownloadJob): Prom
     // NOTE: without a known ETag a part file cannot be checked to belong to the current
     // object, so it is not continued.
     if (have > 0 && !expected) have = 0;
-    let hash = createHash('sha256');
-    if (have > 0) await hashRange(part, 0, have, [hash]);
     const headers: Record<string, string> = have > 0 ? { range: `bytes=${have}-`, 'if-range': `"${expected!.toString('hex')}"` } : {};
-    const response = await api.request('GET', `${api.registeredUrl(job.remote)}?download=true`, { headers, signal: ctx.signal, accept: [416] });
+    const response = await api.stream('GET', `${api.registeredUrl(job.remote)}?download=true`, { headers, signal: ctx.signal, accept: [416] });
     if (response.status === 416) {
       // The part file is as long as the object or longer: it is not a prefix of it.
-      await response.body?.cancel();
+      discard(response.body);
       await rm(part, { force: true });
       throw new ClientError(`${job.remote}: the partial download did not fit the object; starting over`, EXIT.FAILED, { retryable: true, retryAfter: 0 });
     }
-    if (response.status !== 206) {
-      have = 0;
-      hash = createHash('sha256');
-    }
+    if (response.status !== 206) have = 0;
     if (resumedFrom < 0) resumedFrom = have;
     const repr = digestOfHeader(response.headers.get('repr-digest'));
-    const tap = new Tap(hash, have, ctx.onBytes);
+    const tap = { count: have };
     const before = have;
+    // NOTE: a large object is hashed by a second thread reading the part file behind the
+    // writes (SHA-256 costs about as much CPU as receiving and writing); a small one here,
+    // where starting a thread would cost more than it saves.
+    const size = response.headers.get('content-range')?.split('/')[1] ?? response.headers.get('content-length');
+    const threaded = (job.size ?? Number(size ?? 0)) >= THREADED_HASH_BYTES;
+    const hash = threaded ? null : createHash('sha256');
+    let trailing: TrailingHash | null = null;
+    let sha256: Buffer;
     try {
-      await pipeline(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>), tap, createWriteStream(part, { flags: have > 0 ? 'a' : 'w' }), { signal: ctx.signal });
+      if (hash && have > 0) await hashRange(part, 0, have, [hash]);
+      if (threaded && have > 0) {
+        trailing = new TrailingHash(part);
+        trailing.written(have);
+      }
+      await receive(response.body, part, have, hash, tap, ctx.onBytes, ctx.signal, threaded ? (n) => {
+        if (!trailing) trailing = new TrailingHash(part);
+        trailing.written(n);
+      } : undefined);
+      if (threaded && !trailing) {
+        // Nothing was written (an empty object, or the part file held all of it already).
+        trailing = new TrailingHash(part);
+        trailing.written(tap.count);
+      }
+      sha256 = hash ? hash.digest() : await trailing!.digest();
     } catch (err) {
+      await (trailing as TrailingHash | null)?.close();
       transferred += tap.count - before;
       if (ctx.signal.aborted) throw new ClientError('interrupted', EXIT.INTERRUPTED, { cause: err });
       throw new ClientError(`${job.remote}: the download broke off: ${err instanceof Error ? err.message : String(err)}`, EXIT.FAILED, { retryable: true, cause: err });
     }
     transferred += tap.count - before;
-    const sha256 = tap.hash.digest();
     const refused = (repr && !repr.equals(sha256)) ? `the server's Repr-Digest is sha2:${repr.toString('base64')}`
       : (expected && !expected.equals(sha256)) ? `the listing's checksum is ${checksum}`
         : (job.size !== null && tap.count !== job.size) ? `the object has ${job.size} bytes, ${tap.count} arrived` : null;

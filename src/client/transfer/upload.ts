@@ -1,14 +1,14 @@
 /**
  * One file up to the server, verified end to end: a streamed `PUT` with `Content-Digest` for
  * files up to the resumable threshold, the tus 1.0 protocol at `/api/uploads` above it (and for
- * any file whose earlier upload can be continued), one `Upload-Checksum` per request. Either
+ * any file whose earlier upload can be continued), its bytes hashed as they are sent. Either
  * way the server's checksum of the stored object must equal the SHA-256 read here, else
  * `INTEGRITY`. Never holds a file in memory beyond one block (small files: one read).
  */
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { type ApiClient, withRetry } from '../api.ts';
+import { readFile, stat } from 'node:fs/promises';
+import { type ApiClient, discard, withRetry } from '../api.ts';
 import { ClientError } from '../errors.ts';
 import { EXIT } from '../exit-codes.ts';
 import { contentDigest, digestOfChecksum, hashRange, sha256File } from './digest.ts';
@@ -58,6 +58,8 @@ export interface UploadOptions {
 /** Files up to this size are read in one go: cheaper than two passes, and bounded by jobs × this. */
 const INLINE_BYTES = 256 * 1024;
 const TUS = { 'tus-resumable': '1.0.0' };
+/** Bytes per read of a file being sent. */
+const READ_BYTES = 1 << 20;
 
 interface UploadState {
   state: string;
@@ -78,6 +80,23 @@ async function* counted(source: AsyncIterable<Buffer>, base: number, onBytes: (n
     onBytes(n);
     yield chunk;
   }
+}
+
+/** Yields `source`'s chunks after feeding them to `hash`: what is sent is what is hashed. */
+async function* hashed(source: AsyncIterable<Buffer>, hash: Hash): AsyncGenerator<Buffer> {
+  for await (const chunk of source) {
+    hash.update(chunk);
+    yield chunk;
+  }
+}
+
+/**
+ * Rejects when the file's size or modification time is no longer what the upload began with:
+ * hashing while sending cannot see a byte changed behind the part already sent.
+ */
+async function unchanged(job: UploadJob): Promise<void> {
+  const now = await stat(job.local).catch(() => null);
+  if (!now || now.size !== job.size || now.mtimeMs !== job.mtimeMs) throw changed(job.local);
 }
 
 /** A 400 about a digest: the bytes the server got are not the bytes announced. */
@@ -138,24 +157,38 @@ async function uploadSimple(ctx: TransferContext, job: UploadJob): Promise<Outco
   const sent = { n: 0 };
   return withRetry(async () => {
     ctx.onBytes(0);
-    const body = inline ?? counted(createReadStream(job.local, { start: 0, end: job.size - 1, highWaterMark: 1 << 20 }), 0, ctx.onBytes, sent);
-    let response: Response;
+    const url = `${api.registeredUrl(job.remote)}${query ? `?${query}` : ''}`;
+    const headers = { 'content-type': 'application/octet-stream', 'content-length': String(job.size), 'content-digest': contentDigest(digest) };
+    let status: number;
+    let text: string;
     try {
-      response = await api.request('PUT', `${api.registeredUrl(job.remote)}${query ? `?${query}` : ''}`, {
-        headers: { 'content-type': 'application/octet-stream', 'content-length': String(job.size), 'content-digest': contentDigest(digest) },
-        body, signal: ctx.signal, accept: job.force ? [] : [409],
-      });
+      if (inline) {
+        const response = await api.request('PUT', url, { headers, body: inline, signal: ctx.signal, accept: job.force ? [] : [409] });
+        status = response.status;
+        text = await response.text();
+        sent.n += inline.length;
+      } else {
+        const body = counted(createReadStream(job.local, { start: 0, end: job.size - 1, highWaterMark: READ_BYTES }), 0, ctx.onBytes, sent);
+        const response = await api.stream('PUT', url, { headers, body, signal: ctx.signal, accept: job.force ? [] : [409] });
+        status = response.status;
+        text = await textOf(response.body);
+      }
     } catch (err) {
       throw integrityOf(err, job.local);
     }
-    if (inline) sent.n += inline.length;
-    const text = await response.text();
-    if (response.status === 409) return existing(ctx, job, digest, messageOf(text));
+    if (status === 409) return existing(ctx, job, digest, messageOf(text));
     const data = (JSON.parse(text) as { Response: { data: { PID: string | null; checksum: string } } }).Response.data;
     verify(job, digest, data.checksum);
     ctx.onBytes(job.size);
     return { status: 'sent' as const, size: job.size, sha256: digest, pid: data.PID, transferred: sent.n, resumedFrom: 0 };
   }, { signal: ctx.signal, onRetry: ctx.onRetry });
+}
+
+/** A response body as text. */
+async function textOf(body: AsyncIterable<Buffer>): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(chunk);
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function messageOf(text: string): string {
@@ -209,7 +242,10 @@ async function uploadResumable(ctx: TransferContext, job: UploadJob, options: Up
     url = new URL(location, api.target.url).href;
     await options.store.put(key, url);
   }
-  const resumedFrom = offset;
+  // NOTE: where the first request this run sent was taken, not the offset first asked: a
+  // request a killed run left may still add the bytes it brought up to its end meanwhile
+  // (the server keeps them, and answers 409 until it is done).
+  let resumedFrom: number | null = null;
   // The SHA-256 of the whole file as far as the server acknowledged it.
   let whole = createHash('sha256');
   await hashRange(job.local, 0, offset, [whole]);
@@ -219,10 +255,12 @@ async function uploadResumable(ctx: TransferContext, job: UploadJob, options: Up
   while (offset < job.size) {
     const start = offset;
     const end = Math.min(job.size, start + options.chunkBytes);
-    const part = createHash('sha256');
-    const pending = whole.copy();
-    await hashRange(job.local, start, end, [part, pending]);
-    const checksum = part.digest('base64');
+    // NOTE: one read: the bytes are hashed as they are sent. No per-request Upload-Checksum
+    // (it would need the chunk read, and hashed, once more before its request): the server's
+    // checksum of the whole object is compared with this SHA-256 at the end, so a damaged byte
+    // still fails the upload (INTEGRITY); and without it the server keeps what a broken
+    // request brought up to its last checkpoint.
+    let pending = whole;
     const at = await withRetry(async () => {
       if (dirty) {
         const now = await headOffset(ctx, url, job.size);
@@ -232,38 +270,40 @@ async function uploadResumable(ctx: TransferContext, job: UploadJob, options: Up
       }
       dirty = true;
       ctx.onBytes(start);
-      const response = await api.request('PATCH', pathOf(url), {
-        headers: {
-          ...TUS, 'content-type': 'application/offset+octet-stream', 'upload-offset': String(start),
-          'content-length': String(end - start), 'upload-checksum': `sha256 ${checksum}`,
-        },
-        body: counted(createReadStream(job.local, { start, end: end - 1, highWaterMark: 1 << 20 }), start, ctx.onBytes, sent),
-        signal: ctx.signal, accept: [409],
+      pending = whole.copy();
+      const body = hashed(counted(createReadStream(job.local, { start, end: end - 1, highWaterMark: READ_BYTES }), start, ctx.onBytes, sent), pending);
+      const response = await api.stream('PATCH', pathOf(url), {
+        headers: { ...TUS, 'content-type': 'application/offset+octet-stream', 'upload-offset': String(start), 'content-length': String(end - start) },
+        body, signal: ctx.signal, accept: [409],
       });
-      await response.body?.cancel();
+      discard(response.body);
       // NOTE: 409 is the offset moved or another request still holds the upload (the one
       // a killed run left, until the server sees its connection gone): ask again shortly.
       if (response.status === 409) throw new ClientError(`${job.remote}: the upload is busy`, EXIT.CONFLICT, { status: 409, retryable: true, retryAfter: 1 });
       dirty = false;
+      resumedFrom ??= start;
       return Number(response.headers.get('upload-offset'));
     }, { ...retry, tries: 8 });
+    if (!Number.isSafeInteger(at) || at < 0 || at > job.size) throw new ClientError(`${job.remote}: the server answered an offset of ${at}`, EXIT.FAILED);
     if (at === end) {
       whole = pending;
-      offset = end;
+    } else if (at >= start) {
+      // The server kept part of this request (up to a checkpoint): hash on from `start`.
+      await hashRange(job.local, start, at, [whole]);
     } else {
-      // The server is elsewhere than this run thought: hash again up to where it is.
-      if (!Number.isSafeInteger(at) || at < 0 || at > job.size) throw new ClientError(`${job.remote}: the server answered an offset of ${at}`, EXIT.FAILED);
+      // The server is behind where this run thought: hash again up to where it is.
       whole = createHash('sha256');
       await hashRange(job.local, 0, at, [whole]);
-      offset = at;
     }
+    offset = at;
     ctx.onBytes(offset);
   }
   const sha256 = whole.digest();
   if (job.sha256 && !job.sha256.equals(sha256)) throw changed(job.local);
   const state = await withRetry(() => api.json<UploadState>('GET', `${pathOf(url)}${job.pidAwait ? '?pid_await=true' : ''}`, { signal: ctx.signal }), retry);
   await options.store.delete(key);
+  await unchanged(job);
   if (!state.object) throw new ClientError(`${job.remote}: the server has all bytes but did not make the data object`, EXIT.FAILED);
   verify(job, sha256, state.object.metadata.checksum);
-  return { status: 'sent', size: job.size, sha256, pid: state.object.metadata.PID, transferred: sent.n, resumedFrom };
+  return { status: 'sent', size: job.size, sha256, pid: state.object.metadata.PID, transferred: sent.n, resumedFrom: resumedFrom ?? offset };
 }

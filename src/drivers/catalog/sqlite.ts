@@ -1,15 +1,16 @@
 /**
  * Catalog driver for SQLite through `node:sqlite` (built into Node, no native build): the
  * embedded default, one file in the data directory. Opens the database and composes the roles
- * in `sqlite/` (one module each) into a `Catalog`; each method runs in one transaction. It
- * adapts SQLite only; the rules it enforces are those of the `Catalog` port.
+ * in `sqlite/` (one module each) into a `Catalog`; each method runs in one transaction, and a
+ * method that wrote resolves only once its transaction is on disk. It adapts SQLite only; the
+ * rules it enforces are those of the `Catalog` port.
  */
-import type { Catalog } from '../../core/ports.ts';
+import type { Catalog, CatalogRoles } from '../../core/ports.ts';
 import { composeCatalog } from './compose.ts';
 import { CatalogOptionError } from './options.ts';
 import { createSqliteAccounts } from './sqlite/accounts.ts';
 import { createSqliteBlobs } from './sqlite/blobs.ts';
-import { openSqlite } from './sqlite/connection.ts';
+import { type SqliteConnection, openSqlite } from './sqlite/connection.ts';
 import { createSqliteHandles } from './sqlite/handles.ts';
 import { createSqliteJobs } from './sqlite/jobs.ts';
 import { createSqliteNamespace } from './sqlite/namespace.ts';
@@ -31,7 +32,7 @@ export interface SqliteCatalogOptions {
 export function createSqliteCatalog(options: SqliteCatalogOptions): Catalog {
   if (typeof options.file !== 'string' || options.file === '') throw new CatalogOptionError('sqlite', 'file', 'is required');
   const db = openSqlite(options.file);
-  return composeCatalog('sqlite', async () => db.close(), {
+  const roles: CatalogRoles = {
     namespace: createSqliteNamespace(db),
     accounts: createSqliteAccounts(db),
     sessions: createSqliteSessions(db),
@@ -42,5 +43,35 @@ export function createSqliteCatalog(options: SqliteCatalogOptions): Catalog {
     publications: createSqlitePublications(db),
     shares: createSqliteShares(db),
     uploads: createSqliteUploads(db),
-  });
+  };
+  for (const role of Object.values(roles) as Record<string, unknown>[]) durableWrites(db, role);
+  return composeCatalog('sqlite', () => db.close(), roles);
+}
+
+/**
+ * What losing in a power cut costs nothing: a node's heartbeat is renewed within seconds, and a
+ * blob whose untracking is lost is deleted again by the sweeper (deleting a missing blob is a
+ * no-op). These do not wait for the flush.
+ */
+const BOOKKEEPING = new Set(['heartbeat', 'forgetNode', 'untrackBlob']);
+
+/**
+ * Makes each method of `role` that changed the database resolve only once its transaction is
+ * on disk, through the connection's group commit.
+ */
+function durableWrites(db: SqliteConnection, role: Record<string, unknown>): void {
+  for (const [name, method] of Object.entries(role)) {
+    if (typeof method !== 'function' || BOOKKEEPING.has(name)) continue;
+    role[name] = (...args: unknown[]): unknown => {
+      // NOTE: the roles do their SQL synchronously, before their promise settles, so the
+      // change count read around the call is this call's alone.
+      const before = db.changes();
+      const out: unknown = method(...args);
+      if (db.changes() === before) return out;
+      return Promise.resolve(out).then(async (value) => {
+        await db.durable();
+        return value;
+      });
+    };
+  }
 }

@@ -3,7 +3,8 @@
  * renamed into `blobs/` once flushed to disk, so a key is either whole or absent; rename is
  * atomic on one file system, which is also what makes a shared mount safe for several nodes.
  * A staged write (resumable upload) grows in `staging/<key>`, out of reach of the sweeper of
- * `tmp/`, flushed at each checkpoint, and is renamed into `blobs/` when complete.
+ * `tmp/`, flushed at each checkpoint, and is renamed into `blobs/` when complete. With `fsync`
+ * on, a write resolves only once its bytes and its name in `blobs/` are on disk.
  * Adapts the file system only; it knows nothing of paths in the namespace or of the catalog.
  *
  * It declares `copyTo`: a stream returned by `read` copies into a destination the caller owns,
@@ -17,6 +18,7 @@ import { Readable, Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { randomBytes } from 'node:crypto';
 import { LadingError, isLadingError } from '../../core/errors.ts';
+import { type FlushGroup, flushGroup } from '../flush-group.ts';
 import type { ByteRange, Resource, ResourceStream, StagedState, StagedWrites } from '../../core/ports.ts';
 
 export interface FsResourceOptions {
@@ -122,6 +124,41 @@ function earlyFlusher(out: WriteStream): Transform {
   });
 }
 
+/**
+ * Flushes the entries of directories (a rename into one is not on disk until the directory is
+ * flushed, whatever was done to the file), sharing one flush among the writes waiting on the
+ * same directory. Keeps one descriptor per directory: `blobs/` has at most 256 below it.
+ */
+function directoryFlusher(): { flush(dir: string): Promise<void>; close(): Promise<void> } {
+  const dirs = new Map<string, { group: FlushGroup; handle: Promise<FileHandle> | null }>();
+  return {
+    flush(dir) {
+      let entry = dirs.get(dir);
+      if (!entry) {
+        const created: { group: FlushGroup; handle: Promise<FileHandle> | null } = {
+          handle: null,
+          group: flushGroup(async () => {
+            created.handle ??= open(dir, 'r');
+            const handle = await created.handle.catch((err: unknown) => {
+              created.handle = null;
+              throw err;
+            });
+            await handle.sync();
+          }),
+        };
+        entry = created;
+        dirs.set(dir, entry);
+      }
+      return entry.group.flush();
+    },
+    async close() {
+      const handles = [...dirs.values()].map((d) => d.handle);
+      dirs.clear();
+      await Promise.all(handles.map((h) => h?.then((f) => f.close(), () => {})));
+    },
+  };
+}
+
 function code(err: unknown): string | undefined {
   return (err as NodeJS.ErrnoException | undefined)?.code;
 }
@@ -145,6 +182,20 @@ export async function createFsResource(options: FsResourceOptions): Promise<Reso
     throw new Error(`fs resource: option \`root\`: cannot create directories under '${options.root}' (${code(err) ?? 'error'})`, { cause: err });
   }
   const fsync = options.fsync ?? true;
+  const directories = directoryFlusher();
+  // The directories below `blobs/` known to exist, so a write does not ask again.
+  const made = new Set<string>();
+  /** Moves `from` to `to` in `blobs/`, creating its directory; with fsync, flushes the entries. */
+  const publish = async (from: string, to: string): Promise<void> => {
+    const dir = dirname(to);
+    if (!made.has(dir)) {
+      const first = await mkdir(dir, { recursive: true });
+      if (first !== undefined && fsync) await directories.flush(blobs);
+      made.add(dir);
+    }
+    await rename(from, to);
+    if (fsync) await directories.flush(dir);
+  };
 
   const finalPath = (key: string): string => {
     if (!KEY.test(key)) throw new LadingError('INTERNAL', 'Invalid resource key.');
@@ -159,7 +210,7 @@ export async function createFsResource(options: FsResourceOptions): Promise<Reso
   return {
     driver: 'fs',
     capabilities: { rangeRead: true, copyTo: true, deleteSparesOpenReads: true },
-    staging: fsStaging({ stagedPath, finalPath, fsync }),
+    staging: fsStaging({ stagedPath, finalPath, fsync, publish }),
 
     async write(key, source: Readable, opts = {}) {
       const dest = finalPath(key);
@@ -168,8 +219,7 @@ export async function createFsResource(options: FsResourceOptions): Promise<Reso
         const out = createWriteStream(temp, { flags: 'wx', flush: fsync, highWaterMark: CHUNK });
         if (fsync) await pipeline(source, earlyFlusher(out), out, { signal: opts.signal });
         else await pipeline(source, out, { signal: opts.signal });
-        await mkdir(join(blobs, key.slice(0, 2)), { recursive: true });
-        await rename(temp, dest);
+        await publish(temp, dest);
         return { size: out.bytesWritten };
       } catch (err) {
         await unlink(temp).catch(() => {});
@@ -228,7 +278,9 @@ export async function createFsResource(options: FsResourceOptions): Promise<Reso
       return removed;
     },
 
-    async close() {},
+    async close() {
+      await directories.close();
+    },
   };
 }
 
@@ -238,7 +290,9 @@ export async function createFsResource(options: FsResourceOptions): Promise<Reso
  * each checkpoint; `complete` renames the file into place. Appends to one key are refused
  * while one runs in this process; across nodes the caller's lease keeps them apart.
  */
-function fsStaging(o: { stagedPath(key: string): string; finalPath(key: string): string; fsync: boolean }): StagedWrites {
+function fsStaging(o: {
+  stagedPath(key: string): string; finalPath(key: string): string; fsync: boolean; publish(from: string, to: string): Promise<void>;
+}): StagedWrites {
   const appending = new Set<string>();
   const storageError = (err: unknown): unknown => {
     const c = code(err);
@@ -327,8 +381,7 @@ function fsStaging(o: { stagedPath(key: string): string; finalPath(key: string):
           await file.close();
         }
       }
-      await mkdir(dirname(dest), { recursive: true });
-      await rename(staged, dest);
+      await o.publish(staged, dest);
     },
 
     async abort(key) {

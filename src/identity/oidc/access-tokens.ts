@@ -4,7 +4,7 @@
  * audience and expiry checks, or, where configured, token introspection at the provider. It
  * answers "whose token is this and until when", nothing else; it opens no session.
  */
-import { createRemoteJWKSet, decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose';
+import type * as Jose from 'jose';
 import type { Logger } from 'pino';
 import type { Clock } from '../../core/ports.ts';
 
@@ -34,9 +34,16 @@ const ACCESS_TOKEN_TYPES = new Set([undefined, 'JWT', 'at+jwt', 'application/at+
 const NOT_ACCESS_TOKEN_TYP_CLAIMS = new Set(['ID', 'Refresh', 'Logout']);
 const ID_TOKEN_ONLY_CLAIMS = ['nonce', 'at_hash', 'c_hash', 's_hash'];
 
+let loaded: Promise<typeof Jose> | null = null;
+/** `jose`, loaded when the first JWT access token is checked rather than at start-up. */
+function jose(): Promise<typeof Jose> {
+  loaded ??= import('jose');
+  return loaded;
+}
+
 export class AccessTokenVerifier {
   readonly #o: AccessTokenVerifierOptions;
-  #jwks: ReturnType<typeof createRemoteJWKSet> | null = null;
+  #jwks: ReturnType<typeof Jose.createRemoteJWKSet> | null = null;
 
   constructor(options: AccessTokenVerifierOptions) {
     this.#o = options;
@@ -54,6 +61,7 @@ export class AccessTokenVerifier {
   async #jwt(token: string): Promise<VerifiedAccessToken | null> {
     if (!JWT.test(token)) return null;
     const o = this.#o;
+    const { createRemoteJWKSet, decodeProtectedHeader, errors: joseErrors, jwtVerify } = await jose();
     try {
       const header = decodeProtectedHeader(token);
       if (!ACCESS_TOKEN_TYPES.has(header.typ) || (o.requireAtJwt && !String(header.typ).endsWith('at+jwt'))) return this.#no(`token type ${header.typ}`);

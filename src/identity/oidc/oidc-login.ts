@@ -7,6 +7,7 @@
  * backend credentials itself: sessions do, through their credential manager.
  */
 import { createHmac } from 'node:crypto';
+import { type IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Sealer } from '../secrets/sealing.ts';
 import { hashToken } from '../sessions/sessions.ts';
@@ -28,6 +29,8 @@ export function oidcSecret(masterKey: Buffer): Buffer {
 
 const GRANT_KIND = 'lading:session-grant';
 const GRANT_PURPOSE = 'oidc refresh token';
+const ID_TOKEN_KIND = 'lading:session-id-token';
+const ID_TOKEN_PURPOSE = 'oidc id token';
 /** Path of the relying party's callback, registered at the provider as `<public base>/auth/callback`. */
 export const CALLBACK_PATH = '/auth/callback';
 
@@ -188,7 +191,7 @@ export class OidcLogin {
    * Completes a login at the callback (see `RelyingParty.finish` for the refusals) and maps it
    * to a user (see `userFor`), reading userinfo when the ID token lacks the user claim.
    */
-  async finishLogin(query: URLSearchParams, binding: string | undefined): Promise<{ user: string; refreshToken: string | null; context: Record<string, string> }> {
+  async finishLogin(query: URLSearchParams, binding: string | undefined): Promise<{ user: string; refreshToken: string | null; idToken: string | null; context: Record<string, string> }> {
     const { rp } = this.parts();
     this.#purgeExpired();
     const login = await rp.finish(query, binding);
@@ -196,7 +199,7 @@ export class OidcLogin {
     if (claims[this.#o.settings.userClaim] === undefined && typeof claims.sub === 'string') {
       claims = { ...(await rp.userinfo(login.accessToken, claims.sub)), ...claims };
     }
-    return { user: await this.userFor(claims), refreshToken: login.refreshToken, context: login.context };
+    return { user: await this.userFor(claims), refreshToken: login.refreshToken, idToken: login.idToken, context: login.context };
   }
 
   // NOTE: expired records are invisible anyway; deleting them only keeps the catalog small, so
@@ -221,6 +224,57 @@ export class OidcLogin {
       payload: this.#o.sealer.seal(refreshToken, GRANT_PURPOSE),
       expiresAt: until ?? new Date(now.getTime() + this.#o.tokenTtlSeconds * 1000),
     });
+  }
+
+  /**
+   * Keeps the ID token of the login behind the browser session `token`, sealed, until `until`,
+   * for the end-session endpoint of an external provider (`endProviderLogin`). With the
+   * embedded provider it keeps nothing: its login is ended without one.
+   */
+  async keepIdToken(token: string, idToken: string, until: Date): Promise<void> {
+    if (this.embedded) return;
+    await this.#o.catalog.oidcPut(ID_TOKEN_KIND, hashToken(token), { payload: this.#o.sealer.seal(idToken, ID_TOKEN_PURPOSE), expiresAt: until });
+  }
+
+  /**
+   * Ends the login at the identity provider behind a session being signed out (`token`, from
+   * the browser of `req`), so that the next sign-in there asks the user again. Answers where the
+   * browser should go next, or null for nowhere in particular.
+   *
+   * With the embedded provider, deletes the provider's login session of that browser (named by
+   * its cookie, which `req` carries when it comes from that browser) in the catalog, for every
+   * node at once, and answers null. What the provider bound to that login session ends with it:
+   * refresh tokens issued without `offline_access`, such as that of a /auth/askauth login in the
+   * same browser, whose token is then refused when its proxy is next renewed; grants are not
+   * revoked, so the command line's device login (`offline_access`) and API tokens made at
+   * /auth/tokens keep working. With an external provider, answers its
+   * end-session URL (RP-initiated logout, with the login's ID token and `<public base>/` to come
+   * back to) when it advertises one and the session kept an ID token; null otherwise. Never
+   * rejects: a failure is logged, and the sign-out at lading stands.
+   */
+  async endProviderLogin(token: string, req: IncomingMessage): Promise<string | null> {
+    const { catalog, clock, sealer, logger } = this.#o;
+    try {
+      const { provider, rp, base } = this.parts();
+      if (provider) {
+        const op = await provider.provider();
+        // NOTE: a detached response: reading the provider's signed cookie must write nothing
+        // into the answer being prepared.
+        const session = await op.Session.get(op.createContext(req, new ServerResponse(req)));
+        if (!session.accountId) return null;
+        await session.destroy();
+        logger.info({ user: session.accountId }, 'oidc: ended the embedded provider\'s login session at sign-out');
+        return null;
+      }
+      const tokenHash = hashToken(token);
+      const record = await catalog.oidcGet(ID_TOKEN_KIND, tokenHash, clock.now());
+      if (!record) return null;
+      await catalog.oidcDelete(ID_TOKEN_KIND, tokenHash);
+      return await rp.endSessionUrl(sealer.open(record.payload, ID_TOKEN_PURPOSE).toString('utf8'), `${base}/`);
+    } catch (err) {
+      logger.warn({ err }, 'oidc: the login at the identity provider could not be ended at sign-out');
+      return null;
+    }
   }
 
   /**

@@ -1,9 +1,12 @@
 /**
  * The look of lading's HTML pages: one stylesheet, the brand mark and the page frame, shared by
- * the embedded provider's sign-in and consent pages and by the PID landing pages of `http/`.
- * Pages are self-contained (inline CSS, no external asset), so they work offline and under a
- * strict Content-Security-Policy. Pure functions: no I/O, no request.
+ * the embedded provider's sign-in and consent pages, the notice pages of the sign-in flow (a
+ * failed sign-in) and the PID landing pages of `http/`. Pages are self-contained (inline CSS, no
+ * external asset), so they work offline and under a strict Content-Security-Policy. Pure
+ * functions: no I/O, no request.
  */
+import { createHash } from 'node:crypto';
+
 
 /** `text` safe inside HTML text and quoted attribute values. */
 export function esc(text: string): string {
@@ -66,3 +69,42 @@ ${body}
 ${options.script ? `<script>${options.script}</script>\n` : ''}</body>
 </html>`;
 }
+
+// NOTE: a link that looks like the primary button: a notice page has no form to submit.
+const NOTICE_STYLE = `
+  a { color: var(--accent); }
+  a.button { display: inline-block; flex: 1; text-align: center; text-decoration: none; font-weight: 600; padding: 10px 18px;
+             border-radius: 6px; border: 1px solid var(--accent); background: var(--accent); color: var(--accent-ink); }
+  a:focus, a.button:focus { outline: 3px solid #8ab8ea; outline-offset: 1px; }
+`;
+
+/** What a notice page says: a heading, paragraphs of plain text (escaped here), one link on, and a footer. */
+export interface Notice {
+  title: string;
+  heading: string;
+  paragraphs: string[];
+  link: { href: string; label: string };
+  footer?: string;
+}
+
+/** A page that says what happened and offers one way on (a link): no form, no script. */
+export function renderNoticePage(notice: Notice): string {
+  return pageLayout(notice.title, `
+<h1>${esc(notice.heading)}</h1>
+${notice.paragraphs.map((p) => `<p>${esc(p)}</p>`).join('\n')}
+<div class="actions"><a class="button" href="${esc(notice.link.href)}">${esc(notice.link.label)}</a></div>
+${notice.footer ? `<footer>${esc(notice.footer)}</footer>` : ''}`, { style: NOTICE_STYLE });
+}
+
+/**
+ * Headers of notice pages: a Content-Security-Policy that allows exactly their stylesheet (by
+ * hash) and nothing else — no script, no form, no framing — and no caching.
+ */
+export const NOTICE_PAGE_HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'text/html; charset=utf-8',
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'content-security-policy': `default-src 'none'; style-src 'sha256-${createHash('sha256').update(pageStyle(NOTICE_STYLE), 'utf8').digest('base64')}'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+};

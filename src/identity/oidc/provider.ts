@@ -10,7 +10,10 @@
  */
 import { createHmac, generateKeyPairSync } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import Provider, { type Configuration, type JWK, type KoaContextWithOIDC, errors } from 'oidc-provider';
+// NOTE: `oidc-provider` (and Koa under it) is loaded when the provider is first built, not
+// at start-up: most processes never serve a login page (see `#build`).
+import type Provider from 'oidc-provider';
+import type { Configuration, JWK, KoaContextWithOIDC } from 'oidc-provider';
 import type { Logger } from 'pino';
 import type { Sealer } from '../secrets/sealing.ts';
 import type { AccountStore, Clock, OidcStore } from '../../core/ports.ts';
@@ -137,6 +140,7 @@ export class EmbeddedProvider {
 
   async #build(period: number): Promise<Provider> {
     const o = this.options;
+    const { default: OidcProvider, errors } = await import('oidc-provider');
     const keys = await signingKeys(o, period);
     const cookieKey = deriveSecret(o.secret, 'oidc cookies').toString('base64url');
     const logger = o.logger;
@@ -218,7 +222,7 @@ export class EmbeddedProvider {
         ctx.body = page.body;
       },
     };
-    const provider = new Provider(o.issuer, configuration);
+    const provider = new OidcProvider(o.issuer, configuration);
     provider.proxy = o.trustProxy;
     const refused = (event: string) => (ctx: KoaContextWithOIDC | Error, err?: Error) => {
       const e = err ?? (ctx as Error);

@@ -70,7 +70,13 @@ function SignedIn(props: { session: Session; onSignOut: () => void }) {
   }, [route.page, 'path' in route ? route.path : '']);
   const signOut = async () => {
     try {
-      await api('POST', '/auth/signout');
+      const { next } = await api<{ next?: string }>('POST', '/auth/signout');
+      // NOTE: with an external provider, `next` is its end-session page, which ends the login
+      // there too and comes back to `/`; the embedded provider's login ended with the session.
+      if (next && /^https?:\/\//.test(next)) {
+        location.assign(next);
+        return;
+      }
       props.onSignOut();
     } catch (err) {
       setError(describeError(err));

@@ -233,4 +233,12 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: (S: string) =
       CREATE INDEX sessions_by_user_kind ON ${S}sessions (user_name, kind, created_at);
     `,
   },
+  {
+    // Access entries by principal: "shared with me" looks up what a user and their groups hold
+    // entries on, which the primary key (entity first) cannot answer without reading every entry.
+    version: 11,
+    sql: (S) => `
+      CREATE INDEX acls_by_principal ON ${S}acls (principal, entity_id);
+    `,
+  },
 ];

@@ -176,6 +176,18 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
       return rows.map((r): AccessEntry => ({ principal: r.principal as string, level: levelOf(Number(r.level)) }));
     },
 
+    async listEntitiesHeldBy({ principals, except, from, limit }) {
+      if (principals.length === 0) return [];
+      // NOTE: the byte-order range of `rename`: what lies below `except` sorts from `except/`
+      // up to, not including, `except0`.
+      const after = from === null ? '' : `AND e.path ${from.inclusive ? '>=' : '>'} $6::text`;
+      const rows = await all(pool, `${ENTITY}
+        WHERE e.id IN (SELECT a.entity_id FROM ${S}acls a WHERE a.principal = ANY($1::text[]))
+          AND e.path <> $2::text AND NOT (e.path >= $3::text AND e.path < $4::text) ${after}
+        ORDER BY e.path LIMIT $5`, [[...principals], except, `${except}/`, `${except}0`, limit, ...(from === null ? [] : [from.path])]);
+      return rows.map(toEntity);
+    },
+
     async accessLevel(path, principals) {
       if (principals.length === 0) return null;
       const row = await one(pool, `SELECT MAX(a.level) AS level FROM ${S}acls a JOIN ${S}entities e ON e.id = a.entity_id

@@ -1,12 +1,22 @@
 /**
  * The connection the roles of the SQLite catalog share: opens the database file, brings its
- * schema up to date, and gives the roles a write transaction and statements prepared once.
- * It holds no role's SQL.
+ * schema up to date, and gives the roles a write transaction, statements prepared once, and
+ * the group commit that makes committed transactions durable. It holds no role's SQL.
  */
-import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import { DatabaseSync, type SQLInputValue, type SQLOutputValue, type StatementResultingChanges, type StatementSync } from 'node:sqlite';
+import { type FileHandle, open } from 'node:fs/promises';
+import { flushGroup } from '../../flush-group.ts';
 import { SQLITE_MIGRATIONS } from './migrations.ts';
 
 export type Row = Record<string, SQLInputValue>;
+
+/** A prepared statement as the roles use it (positional parameters). */
+export interface Statement {
+  run(...params: SQLInputValue[]): StatementResultingChanges;
+  get(...params: SQLInputValue[]): Record<string, SQLOutputValue> | undefined;
+  all(...params: SQLInputValue[]): Record<string, SQLOutputValue>[];
+  iterate(...params: SQLInputValue[]): ReturnType<StatementSync['iterate']>;
+}
 
 /** An open SQLite catalog database. */
 export interface SqliteConnection {
@@ -17,20 +27,70 @@ export interface SqliteConnection {
    */
   tx<T>(fn: () => T): T;
   /** The statement for `sql`, prepared on its first use and reused after. */
-  q(sql: string): StatementSync;
+  q(sql: string): Statement;
+  /**
+   * How many statements run through `q` have changed rows so far (rolled-back ones included):
+   * a caller compares two readings to learn whether it wrote.
+   */
+  changes(): number;
+  /**
+   * Resolves once every transaction committed before the call is on disk (it survives a power
+   * cut); concurrent callers share one flush of the write-ahead log (group commit). Rejects
+   * when the flush fails.
+   */
+  durable(): Promise<void>;
+  /** Flushes of the write-ahead log so far (tests). */
+  readonly flushes: number;
   /** Closes the database. Idempotent. */
-  close(): void;
+  close(): Promise<void>;
 }
 
 /** Opens (creating when missing) the database at `file` and applies the missing migrations. */
 export function openSqlite(file: string): SqliteConnection {
   const db = new DatabaseSync(file);
-  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000;');
+  // NOTE: with synchronous = NORMAL a WAL commit is written but not flushed (SQLite flushes the
+  // log only at checkpoints), so the last transactions before a power cut would be lost;
+  // FULL flushes at every commit, one at a time, blocking the event loop for each. Instead
+  // `durable` flushes the log from the thread pool, once for all the commits waiting on it,
+  // and a commit is answered only after that (see sqlite.ts): what a crash loses was never
+  // acknowledged. Checkpoints still flush the log before copying it into the database.
+  // A file system without shared memory for the log keeps the rollback journal: SQLite then
+  // flushes at every commit itself (FULL), and there is no log to flush here.
+  const walMode = String((db.prepare('PRAGMA journal_mode = WAL').get() as Row).journal_mode) === 'wal';
+  db.exec(`PRAGMA synchronous = ${walMode ? 'NORMAL' : 'FULL'}; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000;`);
   migrate(db);
+  let written = 0;
+  const memory = !walMode || file === ':memory:' || file === '';
+  let wal: Promise<FileHandle> | null = null;
+  // NOTE: the log file stays the same while this connection is open (SQLite removes it only
+  // when the last connection closes), so one descriptor serves every flush; fdatasync on it
+  // flushes what any descriptor of the file wrote, SQLite's own included.
+  const group = flushGroup(async () => {
+    if (memory) return;
+    wal ??= open(`${file}-wal`, 'r');
+    const handle = await wal.catch((err: unknown) => {
+      wal = null;
+      throw err;
+    });
+    await handle.datasync();
+  });
 
   // NOTE: preparing a statement costs more than running it; every SQL text is prepared once.
-  // The texts are a fixed set (accessLevel's vary only with path depth and group count).
-  const statements = new Map<string, StatementSync>();
+  // The texts are a fixed set (accessLevel's and listEntitiesHeldBy's vary only with path
+  // depth and group count).
+  const statements = new Map<string, Statement>();
+  // NOTE: counting here costs nothing per read, where asking SQLite (total_changes()) around
+  // every catalog call was a few percent of a metadata GET.
+  const counted = (statement: StatementSync): Statement => ({
+    run: (...params: SQLInputValue[]) => {
+      const result = statement.run(...params);
+      if (Number(result.changes) > 0) written++;
+      return result;
+    },
+    get: (...params: SQLInputValue[]) => statement.get(...params),
+    all: (...params: SQLInputValue[]) => statement.all(...params),
+    iterate: (...params: SQLInputValue[]) => statement.iterate(...params),
+  });
   return {
     tx<T>(fn: () => T): T {
       db.exec('BEGIN IMMEDIATE');
@@ -46,12 +106,20 @@ export function openSqlite(file: string): SqliteConnection {
     q(sql) {
       let statement = statements.get(sql);
       if (!statement) {
-        statement = db.prepare(sql);
+        statement = counted(db.prepare(sql));
         statements.set(sql, statement);
       }
       return statement;
     },
-    close() {
+    changes: () => written,
+    durable: () => group.flush(),
+    get flushes() {
+      return group.flushes;
+    },
+    async close() {
+      const handle = wal;
+      wal = null;
+      await handle?.then((h) => h.close(), () => {});
       if (db.isOpen) db.close();
     },
   };

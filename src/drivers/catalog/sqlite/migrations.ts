@@ -220,4 +220,12 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX sessions_by_user ON sessions (user_name, kind, created_at);
     `,
   },
+  {
+    // Access entries by principal: "shared with me" looks up what a user and their groups hold
+    // entries on, which the primary key (entity first) cannot answer without reading every entry.
+    version: 11,
+    sql: `
+      CREATE INDEX acls_by_principal ON acls (principal, entity_id);
+    `,
+  },
 ];

@@ -147,6 +147,19 @@ export function createSqliteNamespace(db: SqliteConnection): NamespaceStore {
       return rows.map((r): AccessEntry => ({ principal: r.principal as string, level: levelOf(Number(r.level)) }));
     },
 
+    async listEntitiesHeldBy({ principals, except, from, limit }) {
+      if (principals.length === 0) return [];
+      // NOTE: byte order (BINARY collation): what lies below `except` sorts from `except/` up to,
+      // not including, `except0` ('0' follows '/').
+      const after = from === null ? '' : `AND e.path ${from.inclusive ? '>=' : '>'} ?`;
+      const rows = q(`SELECT ${ENTITY_COLUMNS} FROM entities e
+        WHERE e.id IN (SELECT a.entity_id FROM acls a WHERE a.principal IN (${principals.map(() => '?').join(',')}))
+          AND e.path <> ? AND NOT (e.path >= ? AND e.path < ?) ${after}
+        ORDER BY e.path LIMIT ?`)
+        .all(...principals, except, `${except}/`, `${except}0`, ...(from === null ? [] : [from.path]), limit) as Row[];
+      return rows.map(toEntity);
+    },
+
     async accessLevel(path, principals) {
       if (principals.length === 0) return null;
       const paths = lineage(path);

@@ -1,0 +1,201 @@
+#!/usr/bin/env bash
+# The whole table in one run: lading beside nginx (WebDAV PUT, sendfile GET, one worker) and
+# `rclone serve webdav` (Debian's rclone on a local directory, no VFS cache), all on this
+# machine and on the same disk: metadata requests per second, small objects created per second,
+# 10 MiB and 1 GiB uploads and downloads, memory idle and at its peak during the 1 GiB
+# transfers, and the time from start to the first answer (for lading also `--help`, a client
+# command and an admin command). Every measurement is interleaved across the three servers, so
+# they see the same background load; each row shows the figures side by side and lading's
+# ratio to each peer. Talks only to 127.0.0.1 and cleans up after itself.
+#
+# Usage: bench/run.sh   (about 3–4 minutes; env: ROUNDS=2 DURATION=5 CONNECTIONS=16
+#                        OBJECTS=2000 CONCURRENCY=8 ROUNDS_SMALL=5 ROUNDS_LARGE=2
+#                        LARGE_MIB=1024 START_ROUNDS=3; any LADING_<KEY>)
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+need curl curl
+need wrk wrk
+
+ROUNDS=${ROUNDS:-2}
+DURATION=${DURATION:-5}
+CONNECTIONS=${CONNECTIONS:-16}
+OBJECTS=${OBJECTS:-2000}
+CONCURRENCY=${CONCURRENCY:-8}
+ROUNDS_SMALL=${ROUNDS_SMALL:-5}
+ROUNDS_LARGE=${ROUNDS_LARGE:-2}
+LARGE_MIB=${LARGE_MIB:-1024}
+START_ROUNDS=${START_ROUNDS:-3}
+SERVERS=(lading nginx rclone)
+
+echo "lading benchmark, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), work dir $WORK"
+env | grep '^LADING_' | sed 's/^/  /' || true
+
+start_nginx
+start_lading
+start_rclone
+NGINX_WORKER=$(awk '{ print $1 }' "/proc/$NGINX_PID/task/$NGINX_PID/children")
+[ -n "$NGINX_WORKER" ] || { echo "bench: no nginx worker process found" >&2; exit 1; }
+fail() { echo "bench: $*" >&2; exit 1; }
+pid_of() { case $1 in lading) echo "$LADING_PID" ;; nginx) echo "$NGINX_WORKER" ;; rclone) echo "$RCLONE_PID" ;; esac; }
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+kib() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
+declare -A IDLE BEFORE PEAK
+for s in "${SERVERS[@]}"; do IDLE[$s]=$(kib "$(pid_of "$s")" VmRSS); done
+
+# --- metadata: lading's metadata GET (bearer token), nginx's GET of the same JSON as a static
+# file, rclone's PROPFIND (Depth: 0) of the object. NOTE: no HEAD row: wrk 4.1 waits for a body
+# after every HEAD answer that announces a length, so it cannot time HEAD.
+head -c 4096 /dev/urandom > "$WORK/meta.bin"
+curl -sf -o /dev/null -T "$WORK/meta.bin" -H 'Content-Type: application/octet-stream' -H @"$AUTH_HEADER" "$HOME_URL/meta.bin"
+curl -sf -o "$WORK/nginx-root/meta.json" -H @"$AUTH_HEADER" "$HOME_URL/meta.bin"
+# NOTE: through rclone itself: it caches directory listings, so a file put beside it is not seen.
+curl -sf -o /dev/null -T "$WORK/meta.bin" "$RCLONE/meta.bin"
+lua() { # file method [auth] : a wrk script (the token comes from the environment, never argv)
+  { echo "wrk.method = \"$2\""
+    if [ "$2" = PROPFIND ]; then echo 'wrk.headers["Depth"] = "0"'; fi
+    if [ -n "${3:-}" ]; then echo 'wrk.headers["Authorization"] = "Bearer " .. os.getenv("BENCH_TOKEN")'; fi
+  } > "$WORK/$1.lua"
+}
+lua lading-get GET auth; lua get GET; lua propfind PROPFIND
+load() { # duration url script -> req/s (fails on errors or non-2xx answers)
+  local out
+  out=$(wrk -t1 -c"$CONNECTIONS" -d"$1s" -s "$WORK/$3.lua" "$2")
+  grep -q 'Non-2xx\|Socket errors' <<<"$out" && { echo "$out" >&2; fail "wrk $3 $2 had errors"; }
+  awk '/^Requests\/sec:/ { print $2 }' <<<"$out"
+}
+RES="$WORK/results"
+: > "$RES"
+meta_round() { # duration record?
+  local s
+  for s in "${SERVERS[@]}"; do
+    case $s in
+      lading) g=$(load "$1" "$HOME_URL/meta.bin" lading-get) ;;
+      nginx) g=$(load "$1" "$NGINX/meta.json" get) ;;
+      rclone) g=$(load "$1" "$RCLONE/meta.bin" propfind) ;;
+    esac
+    if [ "$2" = record ]; then echo "meta $s $g" >> "$RES"; fi
+  done
+  return 0
+}
+meta_round 1 warm-up
+for r in $(seq "$ROUNDS"); do meta_round "$DURATION" record; printf '.' >&2; done
+echo ' metadata done' >&2
+
+# --- small objects: $OBJECTS PUTs of 15 bytes each, $CONCURRENCY in flight, into a collection.
+printf '{"path":"/%s/home/bench/dir"}' "$ZONE" > "$WORK/mkdir.json"
+curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' -H @"$AUTH_HEADER" --data-binary @"$WORK/mkdir.json" "$LADING/api/registered"
+curl -sf -o /dev/null -X MKCOL "$RCLONE/dir/"
+for s in "${SERVERS[@]}"; do
+  case $s in lading) url="$HOME_URL/dir" ;; nginx) url="$NGINX/dir" ;; rclone) url="$RCLONE/dir" ;; esac
+  t0=$(cpu_ticks "$(pid_of "$s")")
+  read -r n secs < <("$NODE" --disable-warning=ExperimentalWarning "$BENCH_DIR/create-objects.ts" "$url" "$OBJECTS" "$CONCURRENCY")
+  t1=$(cpu_ticks "$(pid_of "$s")")
+  awk -v s="$s" -v n="$n" -v t="$secs" -v c=$((t1 - t0)) -v hz="$(getconf CLK_TCK)" \
+    'BEGIN { printf "objects %s %.1f\nobjcpu %s %.3f\n", s, n / t, s, 1000 * c / hz / n }' >> "$RES"
+done
+echo 'small objects done' >&2
+
+# --- transfers: 10 MiB and 1 GiB up and down, the first server rotating each round.
+mkdir -p "$WORK/files"
+head -c $((10 * 1024 * 1024)) /dev/urandom > "$WORK/files/small"
+head -c $((LARGE_MIB * 1024 * 1024)) /dev/urandom > "$WORK/files/large"
+transfer() { # server up|down file -> seconds (checks status and size)
+  local size out code secs bytes
+  size=$(stat -c %s "$3")
+  case "$1/$2" in
+    lading/up) out=$(curl -s -o "$WORK/resp" -w '%{http_code} %{time_total} %{size_upload}' -T "$3" -H 'Content-Type: application/octet-stream' -H @"$AUTH_HEADER" "$HOME_URL/f?force=true") ;;
+    lading/down) out=$(curl -s -o /dev/null -w '%{http_code} %{time_total} %{size_download}' -H @"$AUTH_HEADER" "$HOME_URL/f?download=true") ;;
+    nginx/up) out=$(curl -s -o "$WORK/resp" -w '%{http_code} %{time_total} %{size_upload}' -T "$3" "$NGINX/f") ;;
+    nginx/down) out=$(curl -s -o /dev/null -w '%{http_code} %{time_total} %{size_download}' "$NGINX/f") ;;
+    rclone/up) out=$(curl -s -o "$WORK/resp" -w '%{http_code} %{time_total} %{size_upload}' -T "$3" "$RCLONE/f") ;;
+    rclone/down) out=$(curl -s -o /dev/null -w '%{http_code} %{time_total} %{size_download}' "$RCLONE/f") ;;
+  esac
+  read -r code secs bytes <<<"$out"
+  case "$code" in 200|201|204) ;; *) fail "$1 $2 answered $code: $(head -c 400 "$WORK/resp" 2>/dev/null)" ;; esac
+  [ "$bytes" = "$size" ] || fail "$1 $2 moved $bytes bytes, expected $size"
+  echo "$secs"
+}
+run_size() { # label file rounds
+  local r i s d t0 t1 secs
+  for r in $(seq 0 "$3"); do
+    for d in up down; do
+      for i in 0 1 2; do
+        s=${SERVERS[$(( (r + i) % 3 ))]}
+        t0=$(cpu_ticks "$(pid_of "$s")")
+        secs=$(transfer "$s" "$d" "$2")
+        t1=$(cpu_ticks "$(pid_of "$s")")
+        # Round 0 is a warm-up for the small size only; the large one is too long to repeat.
+        if [ "$r" -gt 0 ] || [ "$1" != small ]; then echo "$1-$d $s $secs $((t1 - t0))" >> "$WORK/transfers"; fi
+      done
+    done
+    printf '.' >&2
+    [ "$1" != small ] && [ "$r" -eq $(( $3 - 1 )) ] && break
+  done
+  return 0
+}
+: > "$WORK/transfers"
+run_size small "$WORK/files/small" "$ROUNDS_SMALL"
+echo ' 10 MiB done' >&2
+for s in "${SERVERS[@]}"; do
+  BEFORE[$s]=$(kib "$(pid_of "$s")" VmRSS)
+  echo 5 > "/proc/$(pid_of "$s")/clear_refs" 2>/dev/null || true # resets VmHWM
+done
+run_size large "$WORK/files/large" "$ROUNDS_LARGE"
+for s in "${SERVERS[@]}"; do PEAK[$s]=$(kib "$(pid_of "$s")" VmHWM); done
+echo ' 1 GiB done' >&2
+rm -f "$WORK/files/large" "$WORK/nginx-root/f" "$WORK/rclone-root/f"
+
+# --- start to first answer: lading's kinds of command (startup.ts), and the peers' starts.
+NGINX_START_PORT=$(free_port)
+sed -e "s/127.0.0.1:$NGINX_PORT/127.0.0.1:$NGINX_START_PORT/" -e "s#$WORK/nginx.pid#$WORK/nginx-start.pid#" "$WORK/nginx.conf" > "$WORK/nginx-start.conf"
+RCLONE_START_PORT=$(free_port)
+START_PORT=$(free_port)
+read -r _ help _ client _ admin _ serve _ fresh_rss < <("$NODE" --disable-warning=ExperimentalWarning "$BENCH_DIR/startup.ts" "$ROOT" "$WORK/lading-data" "$LADING" "$START_PORT" "$START_ROUNDS")
+nginx_start=$("$NODE" --disable-warning=ExperimentalWarning "$BENCH_DIR/startup.ts" --peer "http://127.0.0.1:$NGINX_START_PORT/" "$START_ROUNDS" \
+  nginx -p "$WORK" -c "$WORK/nginx-start.conf" -e "$WORK/nginx-error.log")
+# shellcheck disable=SC2046
+rclone_start=$("$NODE" --disable-warning=ExperimentalWarning "$BENCH_DIR/startup.ts" --peer "http://127.0.0.1:$RCLONE_START_PORT/" "$START_ROUNDS" \
+  $(rclone_command "$RCLONE_START_PORT"))
+echo 'start-up done' >&2
+
+# --- the table
+med() { awk -v k="$1" -v s="$2" '$1 == k && $2 == s { print $3 }' "$RES" | median; }
+tmed() { awk -v k="$1" -v s="$2" '$1 == k && $2 == s { print $3 }' "$WORK/transfers" | median; }
+tcpu() { awk -v k="$1" -v s="$2" -v hz="$(getconf CLK_TCK)" '$1 == k && $2 == s { t += $4; n++ } END { printf "%.0f", 1000 * t / hz / n }' "$WORK/transfers"; }
+mbs() { awk -v b="$1" -v t="$2" 'BEGIN { printf "%.0f", b / t / 1e6 }'; }
+mib() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
+row() { # name better lading nginx rclone   (better: "more" or "less"; "-" for no figure)
+  awk -v n="$1" -v b="$2" -v l="$3" -v g="$4" -v r="$5" 'BEGIN {
+    rn = (g == "-" || g == 0) ? "-" : sprintf("%.2f", l / g); rr = (r == "-" || r == 0) ? "-" : sprintf("%.2f", l / r)
+    printf "| %-44s | %10s | %10s | %10s | %8s | %8s | %-5s |\n", n, l, g, r, rn, rr, b }'
+}
+SMALL=$(stat -c %s "$WORK/files/small")
+LARGE=$((LARGE_MIB * 1024 * 1024))
+echo
+printf '| %-44s | %10s | %10s | %10s | %8s | %8s | %-5s |\n' '' lading nginx rclone '÷ nginx' '÷ rclone' better
+printf '|%s|%s|%s|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..46})" ------------ ------------ ------------ ---------- ---------- -------
+row 'metadata req/s (GET JSON / GET / PROPFIND 0)' more "$(med meta lading)" "$(med meta nginx)" "$(med meta rclone)"
+row "small objects created/s ($CONCURRENCY in flight)" more "$(med objects lading)" "$(med objects nginx)" "$(med objects rclone)"
+row 'small object: server cpu ms each' less "$(med objcpu lading)" "$(med objcpu nginx)" "$(med objcpu rclone)"
+for spec in "small:10 MiB:$SMALL" "large:$LARGE_MIB MiB:$LARGE"; do
+  IFS=: read -r key label bytes <<<"$spec"
+  for d in up down; do
+    name="$label $([ "$d" = up ] && echo upload || echo download)"
+    row "$name, MB/s" more "$(mbs "$bytes" "$(tmed "$key-$d" lading)")" "$(mbs "$bytes" "$(tmed "$key-$d" nginx)")" "$(mbs "$bytes" "$(tmed "$key-$d" rclone)")"
+    row "$name, server cpu ms" less "$(tcpu "$key-$d" lading)" "$(tcpu "$key-$d" nginx)" "$(tcpu "$key-$d" rclone)"
+  done
+done
+row 'RSS idle after start, MiB' less "$(mib "${IDLE[lading]}")" "$(mib "${IDLE[nginx]}")" "$(mib "${IDLE[rclone]}")"
+row "RSS before the $LARGE_MIB MiB transfers, MiB" less "$(mib "${BEFORE[lading]}")" "$(mib "${BEFORE[nginx]}")" "$(mib "${BEFORE[rclone]}")"
+row "RSS peak during the $LARGE_MIB MiB transfers, MiB" less "$(mib "${PEAK[lading]}")" "$(mib "${PEAK[nginx]}")" "$(mib "${PEAK[rclone]}")"
+row 'start to first answer, ms' less "$serve" "$nginx_start" "$rclone_start"
+row 'lading --help, ms' less "$help" - -
+row 'client command (lading ls), ms' less "$client" - -
+row 'admin command (lading user list), ms' less "$admin" - -
+row 'RSS of a fresh idle server after 1 s, MiB' less "$fresh_rss" - -
+echo
+echo "Medians: metadata of $ROUNDS rounds of ${DURATION} s (wrk -t1 -c$CONNECTIONS), transfers of $ROUNDS_SMALL (10 MiB, after a"
+echo "warm-up) and $ROUNDS_LARGE ($LARGE_MIB MiB) rounds, starts of $START_ROUNDS. cpu ms: CPU time (user + system, all threads)"
+echo "the server process used (nginx: its worker), mean per transfer or object. lading flushes every"
+echo "object to disk before answering; nginx and rclone do not. nginx serves the metadata row as a static"
+echo "file. Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."

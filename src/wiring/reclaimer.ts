@@ -1,0 +1,77 @@
+/**
+ * Keeps a transfer's memory flat: every socket read of a request body is a fresh 64 KiB buffer
+ * outside the JavaScript heap, and V8 collects those only once about 64 MiB of them have piled
+ * up (its external-memory limit), so each upload in flight lifted the resident size by that
+ * much. While the server has requests in flight, a timer watches the memory held outside the
+ * heap and runs a young-generation collection, which frees the dead buffers, whenever it grew
+ * by `stepBytes` since the last look. It changes no answer; it only bounds how much garbage
+ * waits, and it sleeps while the server is idle.
+ */
+import type { Server } from 'node:http';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+type Gc = (options?: { type?: 'minor' | 'major'; execution?: 'sync' | 'async' }) => void;
+
+/** The process's `gc`, exposed on demand (Node offers it only behind a V8 flag). */
+function exposeGc(): Gc | null {
+  const existing = (globalThis as { gc?: Gc }).gc;
+  if (existing) return existing;
+  try {
+    setFlagsFromString('--expose-gc');
+    return runInNewContext('gc') as Gc;
+  } catch {
+    return null;
+  }
+}
+
+export interface ReclaimerOptions {
+  /** How often to look while requests are in flight (default 10 ms: ~3 MB of a fast upload). */
+  everyMs?: number;
+  /** Growth outside the heap that triggers a collection (default 8 MiB). */
+  stepBytes?: number;
+}
+
+/**
+ * Watches `server`'s requests; returns a function that stops watching. Does nothing when `gc`
+ * cannot be exposed.
+ */
+export function startReclaimer(server: Server, options: ReclaimerOptions = {}): () => void {
+  const gc = exposeGc();
+  if (!gc) return () => {};
+  const step = options.stepBytes ?? 8 * 1024 * 1024;
+  const everyMs = options.everyMs ?? 10;
+  // NOTE: getHeapStatistics is ~2 µs, process.memoryUsage ~40 µs (it reads the RSS).
+  const outside = (): number => getHeapStatistics().external_memory;
+  let inFlight = 0;
+  let timer: NodeJS.Timeout | null = null;
+  let last = 0;
+  const look = (): void => {
+    const now = outside();
+    if (now - last >= step) {
+      gc({ type: 'minor' });
+      last = outside();
+    } else if (now < last) {
+      last = now;
+    }
+  };
+  const onRequest = (_req: unknown, res: { once(event: 'close', f: () => void): void }): void => {
+    if (inFlight++ === 0) {
+      last = outside();
+      timer = setInterval(look, everyMs);
+      timer.unref();
+    }
+    res.once('close', () => {
+      if (--inFlight === 0 && timer) {
+        clearInterval(timer);
+        timer = null;
+      }
+    });
+  };
+  server.on('request', onRequest);
+  return () => {
+    server.off('request', onRequest);
+    if (timer) clearInterval(timer);
+    timer = null;
+  };
+}

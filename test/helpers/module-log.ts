@@ -1,0 +1,17 @@
+/**
+ * Preloaded with `--import` into a process under test: records the URL of every module the
+ * process loads and writes them, one a line, to the file named by `LADING_TEST_MODULE_LOG`
+ * when the process exits. Lets a test assert what a command does not load.
+ */
+import { registerHooks } from 'node:module';
+import { writeFileSync } from 'node:fs';
+
+const out = process.env.LADING_TEST_MODULE_LOG;
+const loaded: string[] = [];
+registerHooks({
+  load(url, context, next) {
+    loaded.push(url);
+    return next(url, context);
+  },
+});
+if (out) process.on('exit', () => writeFileSync(out, `${loaded.join('\n')}\n`));
