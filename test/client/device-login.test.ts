@@ -9,24 +9,16 @@
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { access, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { browserSkip as skip, launchBrowser } from '../helpers/browser.ts';
 import { LADING_BIN, lading, spawnServe, stopProcess } from '../helpers/process.ts';
 import { cleanEnv, runLading } from '../cli/run-lading.ts';
 import type { ChildProcess } from 'node:child_process';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts', 'client');
-const ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
-
-const available = await access(CHROMIUM).then(() => true, () => false);
-if (!available && process.env.CI) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (listed in .ci/apt-packages).`);
-const skip = available ? false : `needs ${CHROMIUM}: apt-get install chromium`;
 
 let dir: string;
 let server: { proc: ChildProcess; url: string };
@@ -42,7 +34,7 @@ before(async () => {
   lading(['user', 'add', 'mira', '--data', data], serverEnv, 'correct horse battery staple\n');
   server = await spawnServe(data, serverEnv);
   env = { XDG_CONFIG_HOME: join(dir, 'config'), DISPLAY: '', WAYLAND_DISPLAY: '' };
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+  browser = await launchBrowser();
   await mkdir(ARTIFACTS, { recursive: true });
 });
 

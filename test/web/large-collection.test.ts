@@ -10,16 +10,14 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { Browser } from 'playwright-core';
 import { type TestServer, startTestServer } from '../helpers/server.ts';
-import { chromiumSkip, launchChromium, signIn } from './scenario.ts';
+import { browserSkip as skip, launchBrowser, seriousViolations } from '../helpers/browser.ts';
+import { signIn } from './scenario.ts';
 
 const COUNT = 100_000;
-const skip = await chromiumSkip();
 
 describe('a collection of 100,000 entries in the web app', { skip, timeout: 300_000 }, () => {
   let s: TestServer;
@@ -45,7 +43,7 @@ describe('a collection of 100,000 entries in the web app', { skip, timeout: 300_
     }
     db.exec('COMMIT');
     db.close();
-    browser = await launchChromium();
+    browser = await launchBrowser();
   });
 
   after(async () => {
@@ -77,9 +75,7 @@ describe('a collection of 100,000 entries in the web app', { skip, timeout: 300_
     await page.getByText('10 of 100,000 entries').waitFor();
     assert.equal(await rows.count(), 10);
 
-    await page.evaluate(await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8'));
-    const violations = (await page.evaluate("axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id))")) as string[];
-    assert.deepEqual(violations, []);
+    assert.deepEqual((await seriousViolations(page)).map((v) => v.id), []);
     await context.close();
   });
 });

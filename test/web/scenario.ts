@@ -6,43 +6,28 @@
  * a folder of 50 files and one file of 200 MiB, sees every file listed with the checksum of the
  * local file, is asked "replace or skip" for a file that exists, downloads the large file back,
  * renames it, shares it, opens the link in a fresh browser context without a session, revokes
- * it and sees the refusal, makes an API token whose curl line works, and signs out. axe-core
+ * it and sees the refusal, gives a second user read access to a collection (who finds it under
+ * Shared with me, opens it, downloads from it, and is offered no rename or sharing), makes an API token whose curl line works and revokes it (the API
+ * then refuses it), goes over the main pages once more in dark mode, and signs out. axe-core
  * runs on every page (no serious or critical violation), and each page is photographed at
- * desktop (1280×800) and phone (390×844) width into $LADING_SCREENSHOT_DIR/<name>.
+ * desktop (1280×800) and phone (390×844) width into $LADING_SCREENSHOT_DIR/<name>. Listings
+ * must show their dates and actions whole at both widths, and once the uploads are done
+ * nothing may lie over the page's controls.
  */
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { TestContext } from 'node:test';
-import { type Browser, type Page, chromium } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { type Relay, generateFile } from '../e2e/tus-support.ts';
+import { seriousViolations } from '../helpers/browser.ts';
 
-export const CHROMIUM = '/usr/bin/chromium';
-// NOTE: without the background-networking flags Chromium keeps calling home, which on a
-// closed network means a flood of failing connections.
-const ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
 const MIB = 1024 * 1024;
 const BIG = 200 * MIB;
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
-const AXE_SOURCE = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-/** Skips without Chromium locally; fails in CI. */
-export async function chromiumSkip(): Promise<string | false> {
-  const available = await access(CHROMIUM).then(() => true, () => false);
-  if (!available && process.env.CI) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (listed in .ci/apt-packages).`);
-  return available ? false : `needs ${CHROMIUM}: apt-get install chromium`;
-}
-
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
-}
 
 export function screenshotDir(name: string): string {
   return resolve(process.env.LADING_SCREENSHOT_DIR || join(import.meta.dirname, '..', '..', 'test-artifacts', 'web'), name);
@@ -54,14 +39,48 @@ const sha256File = async (path: string) => {
   return hash.digest('base64');
 };
 
-interface AxeViolation { id: string; impact: string | null; help: string; nodes: { target: unknown }[] }
-
-/** axe-core's serious and critical violations on the page (evaluated through the debugging protocol, which the page's CSP does not govern). */
+/** axe-core's serious and critical violations on the page, one line each. */
 async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE_SOURCE);
+  return (await seriousViolations(page)).map((v) => `${v.id}: ${v.help} (${JSON.stringify(v.nodes.map((n) => n.target))})`);
+}
+
+/**
+ * What of a listing's table does not fit at the page's width: the table wider than its box,
+ * or a cell of the size, date, owner or actions columns cut off (an action clipped, a date
+ * ellipsised). Empty when every row shows its date and its actions whole.
+ */
+async function tableProblems(page: Page): Promise<string[]> {
   // NOTE: page code as text: the tests are type-checked without the DOM's types.
-  const all = (await page.evaluate("axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)")) as AxeViolation[];
-  return all.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help} (${JSON.stringify(v.nodes.map((n) => n.target))})`);
+  return (await page.evaluate(`(() => {
+    const problems = [];
+    const box = document.querySelector('.table-scroll');
+    if (box && box.scrollWidth > box.clientWidth) problems.push('the table is ' + (box.scrollWidth - box.clientWidth) + ' px wider than its box');
+    for (const td of document.querySelectorAll('tbody td.col-size, tbody td.col-modified, tbody td.col-owner, tbody td.col-actions')) {
+      if (!td.offsetParent) continue;
+      const name = td.parentElement.querySelector('.entry-name').title;
+      const cell = td.getBoundingClientRect();
+      const cut = [...td.querySelectorAll('a, button')].filter((a) => a.offsetParent).some((a) => {
+        const r = a.getBoundingClientRect();
+        return r.left < cell.left || r.right > cell.right;
+      });
+      if (cut || td.scrollWidth > td.clientWidth) problems.push(td.className + ' of ' + name + ' is cut off');
+    }
+    return problems;
+  })()`)) as string[];
+}
+
+/**
+ * Asserts that nothing lies over a control when it is at the bottom of the window, where a
+ * floating panel would be: the element at its centre is the control (or inside it).
+ */
+async function uncovered(page: Page, control: Locator): Promise<void> {
+  const hit = await control.evaluate((el) => {
+    el.scrollIntoView({ block: 'end' });
+    const r = el.getBoundingClientRect();
+    const top = el.ownerDocument.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    return top !== null && (top === el || el.contains(top)) ? '' : (top?.outerHTML ?? 'nothing').slice(0, 200);
+  });
+  assert.equal(hit, '', 'the control is not covered');
 }
 
 /** What a deployment gives the scenario. */
@@ -75,6 +94,8 @@ export interface Deployment {
   dir: string;
   user: string;
   password: string;
+  /** A second user, whom the first shares a collection with. */
+  other: { user: string; password: string };
   zone: string;
   /** Screenshots go here. */
   shots: string;
@@ -153,7 +174,9 @@ export async function runScenario(t: TestContext, browser: Browser, d: Deploymen
   // A folder of 50 files, by the folder picker.
   await page.getByLabel('Upload a folder').setInputFiles(folder);
   const panel = page.getByRole('complementary', { name: 'Uploads in progress' });
-  await panel.getByText('(50 of 50 done)').waitFor({ timeout: 120_000 });
+  // Once every upload is done the panel gives way to a chip in the header.
+  await page.getByRole('link', { name: '50 of 50 uploads done' }).waitFor({ timeout: 120_000 });
+  assert.equal(await panel.count(), 0, 'no panel once nothing is under way');
 
   // One file of 200 MiB; the server restarts (kill -9) at 70 MiB and the connection is cut at 150 MiB.
   const mark = d.relay.sent;
@@ -166,12 +189,12 @@ export async function runScenario(t: TestContext, browser: Browser, d: Deploymen
   await page.getByLabel('Upload files').setInputFiles(bigPath);
   await panel.getByRole('progressbar', { name: 'Upload of ctd-profile.bin' }).waitFor();
   await check(page, 'files-uploading');
-  await panel.getByText('(51 of 51 done)').waitFor({ timeout: 240_000 });
+  await page.getByRole('link', { name: '51 of 51 uploads done' }).waitFor({ timeout: 240_000 });
   assert.ok(restart, 'the server was restarted during the upload');
   await restart;
   assert.ok(d.relay.cuts > cuts, 'the connection was cut during the upload');
 
-  await page.getByRole('link', { name: 'All transfers' }).click();
+  await page.getByRole('link', { name: '51 of 51 uploads done' }).click();
   await page.getByRole('heading', { name: 'Transfers' }).waitFor();
   const bigRow = page.locator('li.transfer').filter({ hasText: 'ctd-profile.bin' });
   assert.match(await bigRow.innerText(), /Done/);
@@ -191,7 +214,17 @@ export async function runScenario(t: TestContext, browser: Browser, d: Deploymen
   assert.equal(await rows.count(), 46, '45 files and the collection raw');
   await page.getByLabel('Filter by name').fill('station-0');
   await page.getByText('9 of 46 entries').waitFor();
+  // Dates and both actions whole at desktop width; at a phone's, one action, as an icon.
+  assert.deepEqual(await tableProblems(page), [], 'the listing fits at desktop width');
+  const station = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'station-01.csv', exact: true }) });
+  assert.match(await station.locator('td.col-modified').innerText(), /^\d{4}-\d\d-\d\d \d\d:\d\d$/);
+  assert.ok(await station.getByRole('link', { name: 'Download station-01.csv' }).isVisible());
+  assert.ok(await station.getByRole('link', { name: 'Details of station-01.csv' }).isVisible());
   await check(page, 'collection');
+  await page.setViewportSize(PHONE);
+  assert.deepEqual(await tableProblems(page), [], 'the listing fits at phone width');
+  assert.ok(await station.getByRole('link', { name: 'Download station-01.csv' }).isVisible(), 'the download action is there on a phone');
+  await page.setViewportSize(DESKTOP);
   await page.getByLabel('Filter by name').fill('');
   await page.getByRole('button', { name: 'Size' }).click();
   assert.equal(await page.getByRole('columnheader', { name: 'Size' }).getAttribute('aria-sort'), 'ascending');
@@ -272,12 +305,63 @@ export async function runScenario(t: TestContext, browser: Browser, d: Deploymen
   await page.evaluate(`location.hash = '#/item${home}/campaign-2026'`);
   await page.getByRole('heading', { level: 1, name: 'campaign-2026' }).waitFor();
   await page.getByRole('heading', { name: 'Who has access' }).waitFor();
+  await uncovered(page, page.getByRole('button', { name: `Revoke access of ${d.user}` }));
   await check(page, 'details-collection');
   await page.getByRole('link', { name: 'Shared with me' }).click();
   await page.getByRole('heading', { level: 1, name: 'Shared with me' }).waitFor();
+  await page.getByText('Nobody has shared anything with you yet.').waitFor();
   await check(page, 'shared-with-me');
+
+  // Sharing with another user: read on the collection. In a browser context of their own they
+  // find it under Shared with me, open it and download from it, and are offered no upload,
+  // rename or sharing.
+  await page.evaluate(`location.hash = '#/item${home}/campaign-2026'`);
+  await page.getByLabel('User or group (or public)').fill(d.other.user);
+  await page.locator('#acl-level').selectOption('read');
+  await page.getByRole('button', { name: 'Grant' }).click();
+  await page.getByRole('button', { name: `Revoke access of ${d.other.user}` }).waitFor();
+  const otherContext = await browser.newContext({ viewport: DESKTOP, acceptDownloads: true });
+  const other = await otherContext.newPage();
+  watch(other);
+  await signIn(other, { base: d.base, user: d.other.user, password: d.other.password });
+  await other.getByRole('link', { name: 'Shared with me' }).click();
+  await other.getByRole('heading', { level: 1, name: 'Shared with me' }).waitFor();
+  const sharedLink = other.getByRole('link', { name: 'campaign-2026 (collection)' });
+  await sharedLink.waitFor();
+  const sharedRow = other.getByRole('row').filter({ has: sharedLink });
+  assert.equal(await other.locator('tbody tr').count(), 1, 'one entity is shared with them');
+  assert.equal(await sharedRow.locator('.entry-path').innerText(), `in ${home}`);
+  assert.equal(await sharedRow.locator('td.col-owner').innerText(), d.user);
+  assert.equal(await sharedRow.locator('td.col-level').innerText(), 'read');
+  await check(other, 'shared-with-me-other');
+  await sharedLink.click();
+  await other.getByRole('heading', { level: 1, name: 'campaign-2026' }).waitFor();
+  await other.getByRole('link', { name: 'station-01.csv', exact: true }).waitFor();
+  assert.equal(await other.getByRole('link', { name: 'Shared with me' }).first().getAttribute('aria-current'), 'page');
+  const otherDownload = other.waitForEvent('download');
+  await other.getByRole('link', { name: 'Download station-01.csv' }).click();
+  assert.deepEqual(await readFile(await (await otherDownload).path()), local.get('station-01.csv'), 'they download the file');
+  for (const control of ['Upload files', 'Upload a folder']) assert.equal(await other.getByLabel(control).count(), 0, `no ${control} with read access`);
+  assert.equal(await other.getByRole('button', { name: 'New collection' }).count(), 0, 'no New collection with read access');
+  await check(other, 'shared-collection-other');
+  await other.getByRole('link', { name: 'Details', exact: true }).click();
+  await other.getByRole('heading', { name: 'Metadata' }).waitFor();
+  assert.equal(await other.locator('#your-access').innerText(), 'Read');
+  assert.equal(await other.getByRole('button', { name: 'Rename' }).count(), 0, 'no Rename with read access');
+  assert.equal(await other.getByRole('heading', { name: 'Share links' }).count(), 0, 'no sharing without own');
+  assert.equal(await other.getByRole('button', { name: 'Create link' }).count(), 0, 'no Create link without own');
+  assert.equal(await other.getByRole('heading', { name: 'Who has access' }).count(), 0, 'no access list without own');
+  await check(other, 'shared-details-other');
+  await other.evaluate(`location.hash = '#/item${home}/campaign-2026/station-01.csv'`);
+  await other.getByRole('heading', { level: 1, name: 'station-01.csv' }).waitFor();
+  await other.getByRole('heading', { name: 'Metadata' }).waitFor();
+  assert.ok(await other.getByRole('link', { name: 'Download', exact: true }).isVisible());
+  assert.equal(await other.getByRole('button', { name: 'Rename' }).count(), 0, 'no Rename of a file inside with read access');
+  assert.equal(await other.getByRole('button', { name: 'Add' }).count(), 0, 'no metadata to add with read access');
+  await otherContext.close();
   await page.getByRole('link', { name: 'API access' }).click();
   await page.getByLabel('Label').fill('e2e script');
+  await uncovered(page, page.getByRole('button', { name: 'Create a token' }));
   await page.getByRole('button', { name: 'Create a token' }).click();
   const curl = await page.locator('#curl-line').innerText();
   const token = /Bearer ([^"]+)"/.exec(curl)?.[1];
@@ -287,12 +371,42 @@ export async function runScenario(t: TestContext, browser: Browser, d: Deploymen
   await page.getByRole('cell', { name: 'e2e script', exact: true }).waitFor();
   await check(page, 'api-access');
 
+  // Revoking the token on the page: it leaves the list, and the API refuses it at once.
+  await page.getByRole('button', { name: 'Revoke the token e2e script' }).click();
+  await page.getByRole('cell', { name: 'e2e script', exact: true }).waitFor({ state: 'detached' });
+  const refusedToken = await fetch(`${d.base}/api/registered${home}/`, { headers: { authorization: `Bearer ${token}` } });
+  assert.equal(refusedToken.status, 401, 'the revoked token is refused');
+  assert.match(await refusedToken.text(), /"errors":\[\{/, 'in the JSON envelope');
+
+  // Dark mode: the main pages once more with prefers-color-scheme: dark, photographed and
+  // checked by axe-core there (its colour-contrast rule included).
+  await page.emulateMedia({ colorScheme: 'dark' });
+  // Each page, and a heading that only it has (so the previous page's cannot satisfy the wait).
+  const dark: [name: string, hash: string, heading: string][] = [
+    ['files-dark', `#/browse${home}`, 'Your files'],
+    ['collection-dark', `#/browse${home}/campaign-2026`, 'campaign-2026'],
+    ['details-collection-dark', `#/item${home}/campaign-2026`, 'Who has access'],
+    ['details-dark', `#/item${home}/ctd-profile-final.bin`, 'ctd-profile-final.bin'],
+    ['transfers-dark', '#/transfers', 'Transfers'],
+    ['shared-with-me-dark', '#/shared', 'Shared with me'],
+    ['api-access-dark', '#/api', 'API access'],
+  ];
+  for (const [name, hash, heading] of dark) {
+    await page.evaluate(`location.hash = ${JSON.stringify(hash)}`);
+    await page.getByRole('heading', { name: heading, exact: true }).waitFor();
+    assert.equal(await page.evaluate('getComputedStyle(document.body).backgroundColor'), 'rgb(16, 22, 29)', `${name}: the dark palette applies`);
+    await check(page, name);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+
   // Signing out ends the session on the server.
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByRole('heading', { name: 'Sign in' }).waitFor();
   await page.getByText('You signed out.').waitFor();
   assert.equal(await page.evaluate('fetch("/auth/session").then((r) => r.status)'), 401);
   await check(page, 'signed-out');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await check(page, 'signed-out-dark');
   await context.close();
 
   assert.deepEqual(problems, [], 'no script error and nothing the CSP refused');
@@ -341,9 +455,7 @@ export async function runReloadScenario(browser: Browser, d: Deployment): Promis
   assert.match(text, /resume-me\.bin/);
   assert.doesNotMatch(text, /\(0 bytes of/, `the server kept what arrived before the reload: ${text}`);
   await page.getByLabel('Choose the files again').setInputFiles(path);
-  const panel = page.getByRole('complementary', { name: 'Uploads in progress' });
-  await panel.getByText('(1 of 1 done)').waitFor({ timeout: 60_000 });
-  await page.getByRole('link', { name: 'All transfers' }).click();
+  await page.getByRole('link', { name: '1 of 1 upload done' }).click({ timeout: 60_000 });
   const row = page.locator('li.transfer').filter({ hasText: 'resume-me.bin' });
   assert.match(await row.innerText(), /resumed at \d/, 'it went on where it stopped');
   await row.getByText(`sha2:${sha}`).waitFor({ timeout: 15_000 });

@@ -13,7 +13,8 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { startTestServer, json, type TestServer } from '../helpers/server.ts';
-import { chromiumSkip, launchChromium, screenshotDir } from './scenario.ts';
+import { browserSkip, launchBrowser, seriousViolations } from '../helpers/browser.ts';
+import { screenshotDir } from './scenario.ts';
 
 const HTML = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 
@@ -110,21 +111,18 @@ describe('the web app over HTTP, and share links opened in a browser', { timeout
   });
 
   describe('in Chromium', async () => {
-    const skip = await chromiumSkip();
+    const skip = browserSkip;
     let browser: Browser;
     const shots = screenshotDir('share-pages');
     before(async () => {
       if (skip) return;
-      browser = await launchChromium();
+      browser = await launchBrowser();
       await mkdir(shots, { recursive: true });
     });
     after(() => browser?.close());
 
-    const AXE = await readFile(join(import.meta.dirname, '..', '..', 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
     const checked = async (page: import('playwright-core').Page, name: string) => {
-      await page.evaluate(AXE);
-      const violations = (await page.evaluate("axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ': ' + v.help))")) as string[];
-      assert.deepEqual(violations, [], `axe-core on ${name}`);
+      assert.deepEqual((await seriousViolations(page)).map((v) => `${v.id}: ${v.help}`), [], `axe-core on ${name}`);
       await page.screenshot({ path: join(shots, `${name}-desktop.png`), fullPage: true });
       await page.setViewportSize({ width: 390, height: 844 });
       assert.ok(await page.evaluate('document.documentElement.scrollWidth <= document.documentElement.clientWidth'), `${name} fits a phone`);

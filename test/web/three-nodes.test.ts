@@ -21,13 +21,14 @@ import type { Browser } from 'playwright-core';
 import { type Node, clusterServices, freePort, nginxConfig, startNode, stopProcess } from '../helpers/cluster.ts';
 import { lading } from '../helpers/process.ts';
 import { Relay } from '../e2e/tus-support.ts';
-import { chromiumSkip, launchChromium, runScenario, screenshotDir } from './scenario.ts';
+import { browserSkip, launchBrowser } from '../helpers/browser.ts';
+import { runScenario, screenshotDir } from './scenario.ts';
 
 const ZONE = 'tz';
 const PREFIX = '21.T77777';
+const OTHER = { user: 'bob', password: 'bob has a password too' };
 const { NGINX, pgUrl, s3, missing } = await clusterServices();
-const noChromium = await chromiumSkip();
-if (noChromium) missing.push(`Chromium (${noChromium})`);
+if (browserSkip) missing.push(`Chromium (${browserSkip})`);
 
 if (missing.length > 0) {
   const message = `the web app on three nodes needs ${missing.join(', ')}.`;
@@ -73,6 +74,7 @@ if (missing.length > 0) {
       }
       nodes.push(...await Promise.all(data.slice(1).map((d) => startNode(d, env))));
       lading(['user', 'add', 'alice', '--data', data[0]!], env, 'correct horse battery staple\n');
+      lading(['user', 'add', OTHER.user, '--data', data[0]!], env, `${OTHER.password}\n`);
 
       const lbPort = await freePort();
       const lb = `http://127.0.0.1:${lbPort}`;
@@ -86,7 +88,7 @@ if (missing.length > 0) {
       assert.ok(await fetch(`${lb}/api/status`).then((r) => r.ok, () => false), `nginx does not answer at ${lb}:\n${nginxLog}`);
       relay = new Relay(lb);
       await relay.listen(relayPort);
-      browser = await launchChromium();
+      browser = await launchBrowser();
     });
 
     after(async () => {
@@ -120,7 +122,7 @@ if (missing.length > 0) {
 
     it('signs in, uploads through a restart of every node, checks, downloads, renames, shares, revokes and signs out', async (t) => {
       await runScenario(t, browser, {
-        base, relay, dir, user: 'alice', password: 'correct horse battery staple', zone: ZONE, pidPrefix: PREFIX,
+        base, relay, dir, user: 'alice', password: 'correct horse battery staple', other: OTHER, zone: ZONE, pidPrefix: PREFIX,
         shots: screenshotDir('three-nodes'),
         restart: async () => {
           const listens = nodes.map((n) => new URL(n.url).host);

@@ -15,11 +15,12 @@ import { cleanEnv } from '../cli/run-lading.ts';
 import { freePort, startNode, stopProcess } from '../helpers/cluster.ts';
 import { lading } from '../helpers/process.ts';
 import { Relay } from '../e2e/tus-support.ts';
-import { chromiumSkip, launchChromium, runReloadScenario, runScenario, screenshotDir } from './scenario.ts';
+import { browserSkip as skip, launchBrowser } from '../helpers/browser.ts';
+import { runReloadScenario, runScenario, screenshotDir } from './scenario.ts';
 
-const skip = await chromiumSkip();
 const ZONE = 'tz';
 const PREFIX = '21.T66666';
+const OTHER = { user: 'bob', password: 'bob has a password too' };
 
 describe('the web app on one node with the embedded defaults', { skip, timeout: 600_000 }, () => {
   let dir: string;
@@ -44,11 +45,12 @@ describe('the web app on one node with the embedded defaults', { skip, timeout: 
     });
     lading(['init', '--data', data], env);
     lading(['user', 'add', 'alice', '--data', data], env, 'correct horse battery staple\n');
+    lading(['user', 'add', OTHER.user, '--data', data], env, `${OTHER.password}\n`);
     const started = await startNode(data, env);
     node = started.proc;
     relay = new Relay(started.url);
     await relay.listen(port);
-    browser = await launchChromium();
+    browser = await launchBrowser();
   });
 
   after(async () => {
@@ -60,7 +62,7 @@ describe('the web app on one node with the embedded defaults', { skip, timeout: 
 
   it('signs in, uploads through a restart, checks, downloads, renames, shares, revokes and signs out', async (t) => {
     await runScenario(t, browser, {
-      base, relay, dir, user: 'alice', password: 'correct horse battery staple', zone: ZONE, pidPrefix: PREFIX,
+      base, relay, dir, user: 'alice', password: 'correct horse battery staple', other: OTHER, zone: ZONE, pidPrefix: PREFIX,
       shots: screenshotDir('embedded'),
       restart: async () => {
         await stopProcess(node, 'SIGKILL');
@@ -74,7 +76,7 @@ describe('the web app on one node with the embedded defaults', { skip, timeout: 
 
   it('goes on with an upload after a page reload, once the same file is picked again', async () => {
     await runReloadScenario(browser, {
-      base, relay, dir, user: 'alice', password: 'correct horse battery staple', zone: ZONE, pidPrefix: PREFIX,
+      base, relay, dir, user: 'alice', password: 'correct horse battery staple', other: OTHER, zone: ZONE, pidPrefix: PREFIX,
       shots: screenshotDir('embedded'), restart: async () => {},
     });
   });

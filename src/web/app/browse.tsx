@@ -5,11 +5,12 @@
  * drop, asking "replace or skip" for targets that exist. Also the "Shared with me" list.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { ApiError, api, describeError, join, registeredUrl, request } from './api.ts';
+import { type SharedWithMe, canWrite, sharedWithMe, useAccess } from './access.ts';
+import { ApiError, api, describeError, join, parentOf, registeredUrl, request } from './api.ts';
 import { humanSize, shortDate } from './format.ts';
 import { browseHref, itemHref } from './router.ts';
 import { type Entry, type RecordFields, type Session, entryOf } from './types.ts';
-import { Breadcrumbs, Dialog, Field, FileIcon, FolderIcon, Notice } from './ui.tsx';
+import { Breadcrumbs, Dialog, DownloadIcon, Field, FileIcon, FolderIcon, InfoIcon, Notice } from './ui.tsx';
 import { type Picked, type Planned, droppedFiles, pickedFiles, uploads } from './uploads.ts';
 
 type SortKey = 'name' | 'size' | 'modified' | 'owner';
@@ -125,11 +126,20 @@ function EntryRow(props: { entry: Entry; index: number }) {
       </td>
       <td class="col-size">{e.size === null ? '' : humanSize(e.size)}</td>
       <td class="col-modified">{shortDate(e.modified)}</td>
-      <td class="col-owner">{e.owner ?? ''}</td>
+      <td class="col-owner" title={e.owner ?? undefined}>{e.owner ?? ''}</td>
       <td class="col-actions">
-        {collection
-          ? <a href={itemHref(e.path)} class="button small secondary" aria-label={`Details of ${e.name}`}>Details</a>
-          : <a href={`${registeredUrl(e.path)}?download=true`} class="button small secondary" download={e.name} aria-label={`Download ${e.name}`}>Download</a>}
+        {/* NOTE: on a phone only the first action shows, as an icon (its accessible name stays
+            the full one); a data object's details are its name's link there. */}
+        <div class="row-actions">
+          {!collection && (
+            <a href={`${registeredUrl(e.path)}?download=true`} class="button small secondary" download={e.name} aria-label={`Download ${e.name}`} title="Download">
+              <DownloadIcon /><span class="action-label">Download</span>
+            </a>
+          )}
+          <a href={itemHref(e.path)} class={`button small secondary${collection ? '' : ' hide-phone'}`} aria-label={`Details of ${e.name}`} title="Details">
+            <InfoIcon /><span class="action-label">Details</span>
+          </a>
+        </div>
       </td>
     </tr>
   );
@@ -227,6 +237,9 @@ export function BrowsePage(props: { session: Session; path: string }) {
   const [dragging, setDragging] = useState(false);
   const [reloadCount, setReloadCount] = useState(0);
   const reload = useCallback(() => setReloadCount((n) => n + 1), []);
+  const access = useAccess(props.session, path);
+  // NOTE: until the access is known, and with read access only, nothing is offered that writes.
+  const writable = access !== undefined && canWrite(access.level);
 
   useEffect(() => {
     const abort = new AbortController();
@@ -282,32 +295,35 @@ export function BrowsePage(props: { session: Session; path: string }) {
     <section
       class={`page browse${dragging ? ' dragging' : ''}`}
       aria-labelledby="page-title"
-      onDragOver={(e) => { e.preventDefault(); setDragging(true); }}
+      onDragOver={(e) => { if (!writable) return; e.preventDefault(); setDragging(true); }}
       onDragLeave={(e) => { if (e.currentTarget === e.target) setDragging(false); }}
-      onDrop={async (e) => { e.preventDefault(); setDragging(false); if (e.dataTransfer) await start(await droppedFiles(e.dataTransfer)); }}
+      onDrop={async (e) => { if (!writable) return; e.preventDefault(); setDragging(false); if (e.dataTransfer) await start(await droppedFiles(e.dataTransfer)); }}
     >
-      <Breadcrumbs path={path} href={browseHref} home={props.session.home} />
+      <Breadcrumbs path={path} href={browseHref} home={props.session.home} shared={access?.sharedRoot?.path} />
       <div class="page-head">
         <h1 id="page-title" class="break">{path === props.session.home ? 'Your files' : name}</h1>
         <div class="toolbar">
           <a class="button secondary" href={itemHref(path)}>Details</a>
-          <button type="button" class="secondary" onClick={() => setCreating(true)}>New collection</button>
-          <label class="button secondary file-button">
-            Upload files
-            <input type="file" multiple class="visually-hidden" onChange={(e) => { const input = e.currentTarget; void start(pickedFiles(input)).finally(() => { input.value = ''; }); }} />
-          </label>
-          <label class="button primary file-button">
-            Upload a folder
-            <input type="file" multiple class="visually-hidden" {...{ webkitdirectory: true }} onChange={(e) => { const input = e.currentTarget; void start(pickedFiles(input)).finally(() => { input.value = ''; }); }} />
-          </label>
+          {writable && <>
+            <button type="button" class="secondary" onClick={() => setCreating(true)}>New collection</button>
+            <label class="button secondary file-button">
+              Upload files
+              <input type="file" multiple class="visually-hidden" onChange={(e) => { const input = e.currentTarget; void start(pickedFiles(input)).finally(() => { input.value = ''; }); }} />
+            </label>
+            <label class="button primary file-button">
+              Upload a folder
+              <input type="file" multiple class="visually-hidden" {...{ webkitdirectory: true }} onChange={(e) => { const input = e.currentTarget; void start(pickedFiles(input)).finally(() => { input.value = ''; }); }} />
+            </label>
+          </>}
         </div>
       </div>
-      <p class="hint drop-hint">Drop files or folders anywhere on this page to upload them here.</p>
+      {writable && <p class="hint drop-hint">Drop files or folders anywhere on this page to upload them here.</p>}
+      {access?.level === 'read' && <p class="hint drop-hint">{access.sharedRoot?.owner ? `Shared with you by ${access.sharedRoot.owner}` : 'Shared with you'} to read and download.</p>}
       {error && <Notice kind="error" onClose={() => setError('')}>{error}</Notice>}
       {notice && <Notice kind="success" onClose={() => setNotice('')}>{notice}</Notice>}
       {entries === null
         ? <p class="loading" role="status">Loading…</p>
-        : <EntryTable entries={entries} caption={`Contents of ${path}`} empty="This collection is empty. Upload files or create a collection." />}
+        : <EntryTable entries={entries} caption={`Contents of ${path}`} empty={writable ? 'This collection is empty. Upload files or create a collection.' : 'This collection is empty.'} />}
       {creating && <NewCollectionDialog parent={path} onClose={(created) => { setCreating(false); if (created) reload(); }} />}
       {conflicts && (
         <ConflictDialog
@@ -320,23 +336,77 @@ export function BrowsePage(props: { session: Session; path: string }) {
   );
 }
 
+/** What others share with the user, with where each is, its owner and the user's access. */
+function SharedTable(props: { entries: Entry[] }) {
+  return (
+    <div class="entries shared">
+      <div class="table-scroll">
+        <table>
+          <caption class="visually-hidden">Shared with me</caption>
+          <thead>
+            <tr>
+              <th scope="col" class="col-name">Name</th>
+              <th scope="col" class="col-owner">Owner</th>
+              <th scope="col" class="col-level">Access</th>
+              <th scope="col" class="col-actions"><span class="visually-hidden">Actions</span></th>
+            </tr>
+          </thead>
+          <tbody>
+            {props.entries.map((e) => {
+              const collection = e.kind === 'collection';
+              return (
+                <tr key={e.path}>
+                  <td class="col-name">
+                    <a href={collection ? browseHref(e.path) : itemHref(e.path)} class="entry-name" title={e.name}>
+                      {collection ? <FolderIcon /> : <FileIcon />}<span>{e.name}</span>
+                      {collection && <span class="visually-hidden"> (collection)</span>}
+                    </a>
+                    <span class="entry-path" title={e.path}>in {parentOf(e.path)}</span>
+                  </td>
+                  <td class="col-owner" title={e.owner ?? undefined}>{e.owner ?? ''}</td>
+                  <td class="col-level">{e.access ?? ''}</td>
+                  <td class="col-actions">
+                    <div class="row-actions">
+                      {!collection && (
+                        <a href={`${registeredUrl(e.path)}?download=true`} class="button small secondary" download={e.name} aria-label={`Download ${e.name}`} title="Download">
+                          <DownloadIcon /><span class="action-label">Download</span>
+                        </a>
+                      )}
+                      <a href={itemHref(e.path)} class={`button small secondary${collection ? '' : ' hide-phone'}`} aria-label={`Details of ${e.name}`} title="Details">
+                        <InfoIcon /><span class="action-label">Details</span>
+                      </a>
+                    </div>
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </div>
+  );
+}
+
 /** The entities outside the user's home that others gave them access to. */
 export function SharedPage() {
-  const [entries, setEntries] = useState<Entry[] | null>(null);
+  const [shared, setShared] = useState<SharedWithMe | null>(null);
   const [error, setError] = useState('');
   useEffect(() => {
-    api<Record<string, RecordFields>[]>('GET', '/api/access/shared-with-me').then((r) => setEntries(r.map(entryOf)), (err: unknown) => {
-      setEntries([]);
-      setError(err instanceof ApiError && err.status === 404 ? 'This server does not list what is shared with you yet.' : describeError(err));
+    sharedWithMe(true).then(setShared, (err: unknown) => {
+      setShared({ entries: [], truncated: false });
+      setError(err instanceof ApiError && err.status === 404 ? 'This server does not list what is shared with you.' : describeError(err));
     });
   }, []);
   return (
     <section class="page" aria-labelledby="page-title">
       <div class="page-head"><h1 id="page-title">Shared with me</h1></div>
-      <p class="hint">Collections and data objects other users gave you access to.</p>
+      <p class="hint">Collections and data objects other users gave you, or one of your groups, access to.</p>
       {error && <Notice kind="error">{error}</Notice>}
-      {entries === null ? <p class="loading" role="status">Loading…</p>
-        : <EntryTable entries={entries} caption="Shared with me" empty="Nobody has shared anything with you yet." />}
+      {shared === null && <p class="loading" role="status">Loading…</p>}
+      {shared && shared.truncated && <Notice kind="info">More is shared with you than can be listed: these are the first {shared.entries.length.toLocaleString('en-US')} by path.</Notice>}
+      {shared && !error && (shared.entries.length === 0
+        ? <p class="card hint">Nobody has shared anything with you yet.</p>
+        : <SharedTable entries={shared.entries} />)}
     </section>
   );
 }

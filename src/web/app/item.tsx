@@ -5,6 +5,7 @@
  * API on its own and says plainly when the user may not do something.
  */
 import { useCallback, useEffect, useState } from 'preact/hooks';
+import { LEVEL_TEXT, canOwn, canWrite, sharedWithMe, useAccess } from './access.ts';
 import { ApiError, api, baseName, describeError, encodePath, parentOf, registeredUrl } from './api.ts';
 import { humanSize, shortDate } from './format.ts';
 import { browseHref, itemHref } from './router.ts';
@@ -15,7 +16,7 @@ import { Breadcrumbs, CopyButton, Dialog, Field, Notice } from './ui.tsx';
 /** The entity at `path`, with its details. */
 async function statEntry(path: string): Promise<Entry> {
   if (path.split('/').filter(Boolean).length <= 1) {
-    return { name: baseName(path) || '/', path, kind: 'collection', size: null, owner: null, modified: null, checksum: null, pid: null };
+    return { name: baseName(path) || '/', path, kind: 'collection', size: null, owner: null, modified: null, checksum: null, pid: null, access: null };
   }
   const parentRecords = await api<Record<string, RecordFields>[]>('GET', `${registeredUrl(path)}`);
   const own = parentRecords.map(entryOf);
@@ -23,8 +24,11 @@ async function statEntry(path: string): Promise<Entry> {
   // record comes from its parent's listing.
   if (own.length === 1 && own[0]!.path === path) return own[0]!;
   const siblings = await api<Record<string, RecordFields>[]>('GET', `${registeredUrl(parentOf(path))}/`).catch(() => []);
-  const found = siblings.map(entryOf).find((e) => e.path === path);
-  return found ?? { name: baseName(path), path, kind: 'collection', size: null, owner: null, modified: null, checksum: null, pid: null };
+  // NOTE: the parent of a collection shared with the user is not theirs to list; "shared with
+  // me" has its record.
+  const found = siblings.map(entryOf).find((e) => e.path === path)
+    ?? (await sharedWithMe().catch(() => null))?.entries.find((e) => e.path === path);
+  return found ?? { name: baseName(path), path, kind: 'collection', size: null, owner: null, modified: null, checksum: null, pid: null, access: null };
 }
 
 function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { value: T | null; error: ApiError | Error | null; reload: () => void } {
@@ -70,7 +74,8 @@ function RenameDialog(props: { entry: Entry; onClose: () => void }) {
   );
 }
 
-function MetadataSection(props: { path: string }) {
+/** The entity's metadata; `editable` when the user may change it (write access). */
+function MetadataSection(props: { path: string; editable: boolean }) {
   const { value, error, reload } = useLoad(() => api<Avu[]>('GET', `/api/metadata${encodePath(props.path)}`), [props.path]);
   const [attribute, setAttribute] = useState('');
   const [val, setVal] = useState('');
@@ -107,18 +112,18 @@ function MetadataSection(props: { path: string }) {
               <tr key={`${avu.attribute}\u0000${avu.value}\u0000${avu.unit ?? ''}`}>
                 <td class="break">{avu.attribute}</td><td class="break">{avu.value}</td><td>{avu.unit ?? ''}</td>
                 <td>{/^(PID|EUDAT\/)/i.test(avu.attribute) ? <span class="hint">set by the rules</span>
-                  : <button type="button" class="link" onClick={() => remove(avu)} aria-label={`Remove ${avu.attribute}`}>Remove</button>}</td>
+                  : props.editable && <button type="button" class="link" onClick={() => remove(avu)} aria-label={`Remove ${avu.attribute}`}>Remove</button>}</td>
               </tr>
             ))}
           </tbody>
         </table>
       )}
-      <form class="inline-form" onSubmit={add}>
+      {props.editable && <form class="inline-form" onSubmit={add}>
         <Field id="avu-attribute" label="Attribute" value={attribute} onInput={setAttribute} required />
         <Field id="avu-value" label="Value" value={val} onInput={setVal} required />
         <Field id="avu-unit" label="Unit (optional)" value={unit} onInput={setUnit} />
         <button type="submit" class="secondary" disabled={!attribute || !val}>Add</button>
-      </form>
+      </form>}
     </section>
   );
 }
@@ -294,15 +299,18 @@ function SharesSection(props: { entry: Entry }) {
 
 export function ItemPage(props: { session: Session; path: string }) {
   const { value: entry, error, reload } = useLoad(() => statEntry(props.path), [props.path]);
+  const access = useAccess(props.session, props.path);
   const [renaming, setRenaming] = useState(false);
   useEffect(() => { reload(); }, [props.path]);
   const kind = entry?.kind === 'collection' ? 'Collection' : 'Data object';
+  const level = access?.level ?? null;
+  const shared = access?.sharedRoot ?? null;
   return (
     <section class="page item" aria-labelledby="page-title">
-      <Breadcrumbs path={props.path} href={browseHref} home={props.session.home} />
+      <Breadcrumbs path={props.path} href={browseHref} home={props.session.home} shared={shared?.path} />
       {error && <Notice kind="error">{describeError(error)}</Notice>}
-      {!entry && !error && <p class="loading" role="status">Loading…</p>}
-      {entry && (
+      {(!entry || !access) && !error && <p class="loading" role="status">Loading…</p>}
+      {entry && access && (
         <>
           <div class="page-head">
             <div>
@@ -313,7 +321,8 @@ export function ItemPage(props: { session: Session; path: string }) {
               {entry.kind === 'dataobject'
                 ? <a class="button primary" href={`${registeredUrl(entry.path)}?download=true`} download={entry.name}>Download</a>
                 : <a class="button primary" href={browseHref(entry.path)}>Open</a>}
-              <button type="button" class="secondary" onClick={() => setRenaming(true)}>Rename</button>
+              {/* NOTE: a rename needs write access to the parent too, which a shared entity's own parent is not. */}
+              {canWrite(level) && shared?.path !== entry.path && <button type="button" class="secondary" onClick={() => setRenaming(true)}>Rename</button>}
             </div>
           </div>
           <section class="card" aria-labelledby="facts-title">
@@ -334,12 +343,17 @@ export function ItemPage(props: { session: Session; path: string }) {
               {entry.modified && <><dt>Modified</dt><dd>{shortDate(entry.modified)}</dd></>}
               {entry.owner && <><dt>Owner</dt><dd>{entry.owner}</dd></>}
               <dt>Path</dt><dd class="break"><code>{entry.path}</code></dd>
+              {shared && <><dt>Your access</dt><dd id="your-access">{LEVEL_TEXT[shared.access ?? 'read']}{shared.path !== entry.path && <span class="hint">, from <a href={itemHref(shared.path)}>{shared.name}</a></span>}</dd></>}
             </dl>
           </section>
-          <SharesSection entry={entry} />
-          <AccessSection path={entry.path} />
-          <PublishSection path={entry.path} />
-          <MetadataSection path={entry.path} />
+          {canOwn(level) ? (
+            <>
+              <SharesSection entry={entry} />
+              <AccessSection path={entry.path} />
+              <PublishSection path={entry.path} />
+            </>
+          ) : <p class="hint">Only the owners of this {entry.kind === 'collection' ? 'collection' : 'data object'} create share links for it, see and change who has access, and publish it.</p>}
+          <MetadataSection path={entry.path} editable={canWrite(level)} />
           {renaming && <RenameDialog entry={entry} onClose={() => setRenaming(false)} />}
         </>
       )}

@@ -7,13 +7,14 @@
 import './styles.css';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import { forgetShared } from './access.ts';
 import { ApiError, api, describeError, setCsrfToken, whenSignedOut } from './api.ts';
 import { ApiPage } from './api-page.tsx';
 import { BrowsePage, SharedPage } from './browse.tsx';
 import { ItemPage } from './item.tsx';
 import { type Route, useRoute } from './router.ts';
 import { SharePage } from './share-page.tsx';
-import { TransferPanel, TransfersPage } from './transfers.tsx';
+import { TransferPanel, TransferStatus, TransfersPage } from './transfers.tsx';
 import type { Session, SharePageData } from './types.ts';
 import { Brand, Logo, Notice } from './ui.tsx';
 import { uploads } from './uploads.ts';
@@ -81,6 +82,10 @@ function SignedIn(props: { session: Session; onSignOut: () => void }) {
       setError(describeError(err));
     }
   };
+  // NOTE: what lies outside the home was reached from Shared with me (or a link), not from Files.
+  const outside = (route.page === 'browse' || route.page === 'item') && route.path !== null
+    && route.path !== session.home && !route.path.startsWith(`${session.home}/`);
+  const section = route.page === 'item' || route.page === 'browse' ? (outside ? 'shared' : 'browse') : route.page;
   let page;
   switch (route.page) {
     case 'browse': page = <BrowsePage session={session} path={route.path ?? session.home} />; break;
@@ -96,9 +101,10 @@ function SignedIn(props: { session: Session; onSignOut: () => void }) {
         <a class="brand" href="#/browse"><Logo /><span>lading</span></a>
         <nav aria-label="Main">
           <ul>
-            {NAV.map((n) => <li key={n.page}><a href={n.href} aria-current={route.page === n.page || (n.page === 'browse' && route.page === 'item') ? 'page' : undefined}>{n.label}</a></li>)}
+            {NAV.map((n) => <li key={n.page}><a href={n.href} aria-current={section === n.page ? 'page' : undefined}>{n.label}</a></li>)}
           </ul>
         </nav>
+        <TransferStatus />
         <div class="who">
           <span>Signed in as <strong>{session.user}</strong></span>
           <button type="button" class="secondary small" onClick={signOut}>Sign out</button>
@@ -120,6 +126,7 @@ function App() {
   useEffect(() => {
     whenSignedOut(() => {
       setCsrfToken(null);
+      forgetShared();
       setSession(null);
       setMessage('Your session has ended. Sign in again to continue.');
     });
@@ -149,7 +156,7 @@ function App() {
   }
   if (session === undefined) return <p class="loading" role="status">Loading…</p>;
   if (session === null) return <SignInPage message={message} />;
-  return <SignedIn session={session} onSignOut={() => { setCsrfToken(null); setSession(null); setMessage('You signed out.'); }} />;
+  return <SignedIn session={session} onSignOut={() => { setCsrfToken(null); forgetShared(); setSession(null); setMessage('You signed out.'); }} />;
 }
 
 function shareData(): SharePageData | null {

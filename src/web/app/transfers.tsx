@@ -127,30 +127,38 @@ export function TransfersPage() {
   );
 }
 
+/** The uploads that count (not skipped or cancelled ones). */
+function counted(manager: typeof uploads): UploadItem[] {
+  return manager.items.filter((i) => i.state !== 'skipped' && i.state !== 'cancelled');
+}
+
 /**
- * A compact panel of the uploads, under every page while there are any: totals and the
- * unfinished files while uploads run; one line once all are done, which can be closed.
+ * Whether uploads are under way: some wait or run, or a reload interrupted some (which wait
+ * for the user to pick their files again).
+ */
+function underWay(manager: typeof uploads): boolean {
+  return manager.unfinished.length > 0 || manager.items.some((i) => i.state === 'waiting' || i.state === 'uploading');
+}
+
+/**
+ * A compact panel of the uploads, over the corner of every page while uploads are under way:
+ * totals, the files still to send and the uploads a reload interrupted. Once nothing is under
+ * way it goes, and `TransferStatus` says how they ended.
  */
 export function TransferPanel() {
   const manager = useUploads();
   const [open, setOpen] = useState(true);
-  const [closedAt, setClosedAt] = useState(-1);
-  const running = manager.items.filter((i) => i.state !== 'skipped' && i.state !== 'cancelled');
-  if (running.length === 0 && manager.unfinished.length === 0) return null;
+  if (!underWay(manager)) return null;
+  const running = counted(manager);
   const t = manager.totals();
-  const settled = manager.unfinished.length === 0 && running.every((i) => i.state === 'done');
-  // NOTE: a closed panel comes back with the next upload.
-  if (settled && closedAt === manager.items.length) return null;
   return (
     <aside class="transfer-panel" aria-label="Uploads in progress">
       <div class="panel-head">
         <h2>Uploads <span class="hint">({t.done} of {running.length} done{t.failed ? `, ${t.failed} failed` : ''})</span></h2>
-        {settled
-          ? <button type="button" class="link" onClick={() => setClosedAt(manager.items.length)}>Close</button>
-          : <button type="button" class="link" aria-expanded={open} onClick={() => setOpen(!open)}>{open ? 'Hide' : 'Show'}</button>}
+        <button type="button" class="link" aria-expanded={open} onClick={() => setOpen(!open)}>{open ? 'Hide' : 'Show'}</button>
         <a href="#/transfers">All transfers</a>
       </div>
-      {open && !settled && (
+      {open && (
         <>
           {running.length > 0 && <Totals />}
           <Unfinished />
@@ -160,5 +168,33 @@ export function TransferPanel() {
         </>
       )}
     </aside>
+  );
+}
+
+/**
+ * How the uploads ended, once none is under way: a small chip in the page's header (so it
+ * covers nothing) linking to the transfers page, which can be dismissed until the next upload.
+ * The live region is always there, so the end of the uploads is announced.
+ */
+export function TransferStatus() {
+  const manager = useUploads();
+  const [closedAt, setClosedAt] = useState(-1);
+  const ended = counted(manager);
+  const t = manager.totals();
+  const paused = ended.filter((i) => i.state === 'paused').length;
+  // NOTE: a dismissed chip comes back once the list of uploads changes (a new upload).
+  const shown = ended.length > 0 && !underWay(manager) && closedAt !== manager.items.length;
+  const trouble = t.failed > 0 || paused > 0;
+  return (
+    <div class="status-slot" role="status">
+      {shown && (
+        <span class={`upload-chip${trouble ? ' trouble' : ''}`}>
+          <a href="#/transfers" id="upload-chip-link">
+            {t.done} of {ended.length} {ended.length === 1 ? 'upload' : 'uploads'} done{t.failed ? `, ${t.failed} failed` : ''}{paused ? `, ${paused} paused` : ''}
+          </a>
+          <button type="button" class="link" onClick={() => setClosedAt(manager.items.length)} aria-label="Dismiss the uploads summary" title="Dismiss">×</button>
+        </span>
+      )}
+    </div>
   );
 }

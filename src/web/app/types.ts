@@ -19,7 +19,11 @@ export interface RecordFields {
     size?: number | null; modified?: string; owner?: string;
   };
   path: string;
+  /** The caller's access, in "shared with me" records only (not in spec 2.2). */
+  access?: AccessLevel;
 }
+
+export type AccessLevel = 'read' | 'write' | 'own';
 
 /** The app's view of one entity. */
 export interface Entry {
@@ -31,6 +35,8 @@ export interface Entry {
   modified: string | null;
   checksum: string | null;
   pid: string | null;
+  /** The caller's access, when the answer says (records of "shared with me"). */
+  access: AccessLevel | null;
 }
 
 export function entryOf(record: Record<string, RecordFields>): Entry {
@@ -44,12 +50,13 @@ export function entryOf(record: Record<string, RecordFields>): Entry {
     modified: r.metadata.modified ?? null,
     checksum: r.metadata.checksum,
     pid: r.metadata.PID,
+    access: r.access ?? null,
   };
 }
 
 export interface Avu { attribute: string; value: string; unit: string | null }
 
-export interface AclEntry { principal: string; level: 'read' | 'write' | 'own'; from?: string }
+export interface AclEntry { principal: string; level: AccessLevel; from?: string }
 export interface AclList { path: string; owner: string; entries: AclEntry[]; inherited: AclEntry[] }
 
 export interface Publication {

@@ -37,6 +37,24 @@ export function FileIcon() {
   );
 }
 
+export function DownloadIcon() {
+  return (
+    <svg class="icon" width="18" height="18" viewBox="0 0 20 20" aria-hidden="true">
+      <path d="M10 3v10m-4-4 4 4 4-4M4 16h12" fill="none" stroke="currentColor" stroke-width="1.8" stroke-linecap="round" stroke-linejoin="round" />
+    </svg>
+  );
+}
+
+export function InfoIcon() {
+  return (
+    <svg class="icon" width="18" height="18" viewBox="0 0 20 20" aria-hidden="true">
+      <circle cx="10" cy="10" r="7.25" fill="none" stroke="currentColor" stroke-width="1.5" />
+      <path d="M10 9v5" stroke="currentColor" stroke-width="1.8" stroke-linecap="round" />
+      <circle cx="10" cy="6.25" r="1.1" fill="currentColor" />
+    </svg>
+  );
+}
+
 /** A message: `error` is announced at once (role alert), `info` politely (role status). */
 export function Notice(props: { kind: 'error' | 'info' | 'success'; children: ComponentChildren; onClose?: () => void }) {
   return (
@@ -95,14 +113,18 @@ export function Progress(props: { value: number; max: number; label: string }) {
 
 /**
  * Breadcrumbs of `path`; each ancestor links with `href`, the last is the current page. Inside
- * `home`, they start at it, named "Your files".
+ * `home`, they start at it, named "Your files"; inside `shared` (an entity shared with the
+ * user, whose parents they may not open), at "Shared with me" and then it.
  */
-export function Breadcrumbs(props: { path: string; href: (path: string) => string; home?: string }) {
+export function Breadcrumbs(props: { path: string; href: (path: string) => string; home?: string; shared?: string | null }) {
   const parts = props.path.split('/').filter(Boolean);
-  let crumbs = parts.map((name, i) => ({ name, path: `/${parts.slice(0, i + 1).join('/')}` }));
-  const home = props.home;
-  if (home && (props.path === home || props.path.startsWith(`${home}/`))) {
+  let crumbs: { name: string; path: string; link?: string }[] = parts.map((name, i) => ({ name, path: `/${parts.slice(0, i + 1).join('/')}` }));
+  const { home, shared } = props;
+  const inside = (root: string) => props.path === root || props.path.startsWith(`${root}/`);
+  if (home && inside(home)) {
     crumbs = [{ name: 'Your files', path: home }, ...crumbs.filter((c) => c.path.length > home.length)];
+  } else if (shared && inside(shared)) {
+    crumbs = [{ name: 'Shared with me', path: '', link: '#/shared' }, ...crumbs.filter((c) => c.path.length >= shared.length)];
   }
   return (
     <nav aria-label="Breadcrumb" class="breadcrumbs">
@@ -111,7 +133,7 @@ export function Breadcrumbs(props: { path: string; href: (path: string) => strin
           <li key={c.path}>
             {i === crumbs.length - 1
               ? <span aria-current="page">{c.name}</span>
-              : <a href={props.href(c.path)}>{c.name}</a>}
+              : <a href={c.link ?? props.href(c.path)}>{c.name}</a>}
           </li>
         ))}
       </ol>
