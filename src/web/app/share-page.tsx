@@ -22,7 +22,6 @@ function ErrorView(props: { error: { status: number; title: string; message: str
       <h1>{heading}</h1>
       <p class="error-text" role="alert">{error.message}</p>
       {error.passwordRequired && <p><a class="button primary" href={location.href}>Enter the password</a></p>}
-      {!error.passwordRequired && error.status === 404 && <p>It may have been revoked, or what it shared was moved away. Ask the person who gave it to you for a new one.</p>}
     </>
   );
 }
