@@ -25,10 +25,10 @@ import { join } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { AbortMultipartUploadCommand, DeleteObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { S3Client } from '@aws-sdk/client-s3';
 import { startHandleDouble, type HandleDouble } from '../pid/handle-double.ts';
 import { json } from '../helpers/server.ts';
-import { type Node, clusterServices, freePort, nginxConfig, startNode, stopProcess } from '../helpers/cluster.ts';
+import { type Node, clusterServices, emptyS3Prefix, freePort, nginxConfig, startNode, stopProcess } from '../helpers/cluster.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const lading = join(root, 'bin', 'lading');
@@ -145,17 +145,7 @@ if (missing.length > 0) {
       pool.on('error', () => {});
       await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => {});
       await pool.end();
-      // NOTE: the killed node leaves multipart uploads behind; they go with the objects.
-      const uploads = await s3client.send(new ListMultipartUploadsCommand({ Bucket: s3.bucket!, Prefix: prefix })).catch(() => null);
-      for (const u of uploads?.Uploads ?? []) {
-        await s3client.send(new AbortMultipartUploadCommand({ Bucket: s3.bucket!, Key: u.Key!, UploadId: u.UploadId! })).catch(() => {});
-      }
-      let token: string | undefined;
-      do {
-        const page = await s3client.send(new ListObjectsV2Command({ Bucket: s3.bucket!, Prefix: prefix, ContinuationToken: token })).catch(() => null);
-        for (const o of page?.Contents ?? []) await s3client.send(new DeleteObjectCommand({ Bucket: s3.bucket!, Key: o.Key! })).catch(() => {});
-        token = page?.IsTruncated ? page.NextContinuationToken : undefined;
-      } while (token);
+      await emptyS3Prefix(s3client, s3.bucket!, prefix);
       s3client.destroy();
       if (dir) await rm(dir, { recursive: true, force: true });
     });

@@ -20,10 +20,11 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { AbortMultipartUploadCommand, DeleteObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { ListMultipartUploadsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { cleanEnv } from '../cli/run-lading.ts';
 import { lading, spawnServe, stopProcess } from '../helpers/process.ts';
 import { json } from '../helpers/server.ts';
+import { emptyS3Prefix } from '../helpers/cluster.ts';
 import { Relay, downloadHash, generateFile, tusUpload } from './tus-support.ts';
 
 const MIB = 1024 * 1024;
@@ -175,16 +176,7 @@ if (missing.length > 0) {
       await relay?.close();
       for (const n of nodes) await stopProcess(n, 'SIGKILL');
       await query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => {});
-      const uploads = await s3client.send(new ListMultipartUploadsCommand({ Bucket: s3.bucket!, Prefix: prefix })).catch(() => null);
-      for (const u of uploads?.Uploads ?? []) {
-        await s3client.send(new AbortMultipartUploadCommand({ Bucket: s3.bucket!, Key: u.Key!, UploadId: u.UploadId! })).catch(() => {});
-      }
-      let token: string | undefined;
-      do {
-        const page = await s3client.send(new ListObjectsV2Command({ Bucket: s3.bucket!, Prefix: prefix, ContinuationToken: token })).catch(() => null);
-        for (const o of page?.Contents ?? []) await s3client.send(new DeleteObjectCommand({ Bucket: s3.bucket!, Key: o.Key! })).catch(() => {});
-        token = page?.IsTruncated ? page.NextContinuationToken : undefined;
-      } while (token);
+      await emptyS3Prefix(s3client, s3.bucket!, prefix);
       s3client.destroy();
       await rm(dir, { recursive: true, force: true });
     });

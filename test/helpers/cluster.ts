@@ -8,6 +8,9 @@ import { access } from 'node:fs/promises';
 import { constants } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import {
+  AbortMultipartUploadCommand, DeleteObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command, type S3Client,
+} from '@aws-sdk/client-s3';
 
 const root = join(import.meta.dirname, '..', '..');
 const lading = join(root, 'bin', 'lading');
@@ -118,4 +121,21 @@ ${hosts.map((h) => `    server ${h} max_fails=1 fail_timeout=10s;`).join('\n')}
   }
 }
 `;
+}
+
+/**
+ * Removes every object and every unfinished multipart upload under `prefix` of `bucket`: what a
+ * test's nodes left behind, killed ones included. Failures are ignored (cleanup after a test).
+ */
+export async function emptyS3Prefix(client: S3Client, bucket: string, prefix: string): Promise<void> {
+  const uploads = await client.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: prefix })).catch(() => null);
+  for (const u of uploads?.Uploads ?? []) {
+    await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: u.Key!, UploadId: u.UploadId! })).catch(() => {});
+  }
+  let token: string | undefined;
+  do {
+    const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token })).catch(() => null);
+    for (const o of page?.Contents ?? []) await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: o.Key! })).catch(() => {});
+    token = page?.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token);
 }

@@ -127,20 +127,7 @@ function EntryRow(props: { entry: Entry; index: number }) {
       <td class="col-size">{e.size === null ? '' : humanSize(e.size)}</td>
       <td class="col-modified">{shortDate(e.modified)}</td>
       <td class="col-owner" title={e.owner ?? undefined}>{e.owner ?? ''}</td>
-      <td class="col-actions">
-        {/* NOTE: on a phone only the first action shows, as an icon (its accessible name stays
-            the full one); a data object's details are its name's link there. */}
-        <div class="row-actions">
-          {!collection && (
-            <a href={`${registeredUrl(e.path)}?download=true`} class="button small secondary" download={e.name} aria-label={`Download ${e.name}`} title="Download">
-              <DownloadIcon /><span class="action-label">Download</span>
-            </a>
-          )}
-          <a href={itemHref(e.path)} class={`button small secondary${collection ? '' : ' hide-phone'}`} aria-label={`Details of ${e.name}`} title="Details">
-            <InfoIcon /><span class="action-label">Details</span>
-          </a>
-        </div>
-      </td>
+      <td class="col-actions"><RowActions name={e.name} path={e.path} collection={collection} /></td>
     </tr>
   );
 }
@@ -365,18 +352,7 @@ function SharedTable(props: { entries: Entry[] }) {
                   </td>
                   <td class="col-owner" title={e.owner ?? undefined}>{e.owner ?? ''}</td>
                   <td class="col-level">{e.access ?? ''}</td>
-                  <td class="col-actions">
-                    <div class="row-actions">
-                      {!collection && (
-                        <a href={`${registeredUrl(e.path)}?download=true`} class="button small secondary" download={e.name} aria-label={`Download ${e.name}`} title="Download">
-                          <DownloadIcon /><span class="action-label">Download</span>
-                        </a>
-                      )}
-                      <a href={itemHref(e.path)} class={`button small secondary${collection ? '' : ' hide-phone'}`} aria-label={`Details of ${e.name}`} title="Details">
-                        <InfoIcon /><span class="action-label">Details</span>
-                      </a>
-                    </div>
-                  </td>
+                  <td class="col-actions"><RowActions name={e.name} path={e.path} collection={collection} /></td>
                 </tr>
               );
             })}
@@ -408,5 +384,25 @@ export function SharedPage() {
         ? <p class="card hint">Nobody has shared anything with you yet.</p>
         : <SharedTable entries={shared.entries} />)}
     </section>
+  );
+}
+
+/**
+ * A row's actions: Download (data objects) and Details. On a phone only the first shows, as an
+ * icon whose accessible name stays the full one; a data object's details are its name's link.
+ */
+function RowActions(props: { name: string; path: string; collection: boolean }) {
+  const { name, path, collection } = props;
+  return (
+    <div class="row-actions">
+      {!collection && (
+        <a href={`${registeredUrl(path)}?download=true`} class="button small secondary" download={name} aria-label={`Download ${name}`} title="Download">
+          <DownloadIcon /><span class="action-label">Download</span>
+        </a>
+      )}
+      <a href={itemHref(path)} class={`button small secondary${collection ? '' : ' hide-phone'}`} aria-label={`Details of ${name}`} title="Details">
+        <InfoIcon /><span class="action-label">Details</span>
+      </a>
+    </div>
   );
 }
