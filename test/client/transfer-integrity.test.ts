@@ -63,7 +63,7 @@ describe('lading put and get of a damaged byte', { timeout: 120_000 }, () => {
     const damaged = await runCli(args, { ...node.env, LADING_URL: proxyUrl });
     assert.ok(patches >= 2, `the proxy saw ${patches} PATCH requests`);
     assert.equal(damaged.code, 6, damaged.stderr);
-    assert.match(damaged.stderr, /checksum/);
+    assert.match(damaged.stderr, /checksum.*put it again with --force/);
 
     const clean = await runCli(args, node.env);
     assert.equal(clean.code, 0, clean.stderr);

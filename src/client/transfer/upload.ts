@@ -123,7 +123,7 @@ async function existing(ctx: TransferContext, job: UploadJob, sha256: Buffer, me
 function verify(job: UploadJob, sha256: Buffer, checksum: string | null | undefined): void {
   const theirs = digestOfChecksum(checksum);
   if (!theirs || !theirs.equals(sha256)) {
-    throw new ClientError(`${job.remote}: the server stored checksum ${checksum ?? 'none'}, but ${job.local} has sha2:${sha256.toString('base64')}`, EXIT.INTEGRITY);
+    throw new ClientError(`${job.remote}: the server stored checksum ${checksum ?? 'none'}, but ${job.local} has sha2:${sha256.toString('base64')}; put it again with --force to replace what was stored`, EXIT.INTEGRITY);
   }
 }
 
