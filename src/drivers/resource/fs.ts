@@ -20,6 +20,7 @@ import { randomBytes } from 'node:crypto';
 import { LadingError, isLadingError } from '../../core/errors.ts';
 import { type FlushGroup, flushGroup } from '../flush-group.ts';
 import type { ByteRange, Resource, ResourceStream, StagedState, StagedWrites } from '../../core/ports.ts';
+import { nextChunk } from '../staged-source.ts';
 
 export interface FsResourceOptions {
   /** Directory holding `blobs/` and `tmp/`; created when missing. */
@@ -326,11 +327,9 @@ function fsStaging(o: {
         const chunks = source[Symbol.asyncIterator]();
         let sourceError: { err: unknown } | null = null;
         for (;;) {
-          let next: IteratorResult<Buffer>;
-          try {
-            next = await chunks.next();
-          } catch (err) {
-            sourceError = { err };
+          const next = await nextChunk(chunks);
+          if ('failed' in next) {
+            sourceError = { err: next.failed };
             break;
           }
           if (next.done) break;

@@ -30,6 +30,7 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { LadingError, isLadingError } from '../../core/errors.ts';
 import type { ByteRange, Resource, StagedState, StagedWrites } from '../../core/ports.ts';
+import { nextChunk } from '../staged-source.ts';
 
 export interface S3ResourceOptions {
   /** Base URL of the store, e.g. `https://s3.example.org` (path-style requests go to `<endpoint>/<bucket>/<key>`). */
@@ -333,11 +334,9 @@ function s3Staging(o: { client: S3Client; Bucket: string; partSize: number; obje
         const chunks = source[Symbol.asyncIterator]();
         let sourceError: { err: unknown } | null = null;
         for (;;) {
-          let next: IteratorResult<Buffer>;
-          try {
-            next = await chunks.next();
-          } catch (err) {
-            sourceError = { err };
+          const next = await nextChunk(chunks);
+          if ('failed' in next) {
+            sourceError = { err: next.failed };
             break;
           }
           if (next.done) break;
