@@ -101,6 +101,22 @@ start_rclone() {
   wait_http "$RCLONE/"
 }
 
+# bench/bare-node.mjs on $WORK/node-root: a bare node:http server that hashes and flushes what it
+# stores as lading does, with nothing else (Node's own ceiling); sets BARE (base URL) and BARE_PID.
+bare_command() { # port -> the command line, for start_bare and for timing its start
+  echo "$NODE" "$BENCH_DIR/bare-node.mjs" "$WORK/node-root" "$1"
+}
+start_bare() {
+  BARE_PORT=$(free_port)
+  mkdir -p "$WORK/node-root"
+  # shellcheck disable=SC2046
+  $(bare_command "$BARE_PORT") 2> "$WORK/bare-node.log" &
+  BARE_PID=$!
+  PIDS+=("$BARE_PID")
+  BARE="http://127.0.0.1:$BARE_PORT"
+  wait_http "$BARE/"
+}
+
 # lading on a fresh data directory with user `bench`; sets LADING (base URL), LADING_PID (the
 # node process: bin/lading execs it) and AUTH_HEADER (a file holding the Authorization header,
 # so the token never appears in argv).

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The whole table in one run: lading beside nginx (WebDAV PUT, sendfile GET, one worker) and
-# `rclone serve webdav` (Debian's rclone on a local directory, no VFS cache), all on this
-# machine and on the same disk: metadata requests per second, small objects created per second,
+# The whole table in one run: lading beside nginx (WebDAV PUT, sendfile GET, one worker),
+# `rclone serve webdav` (Debian's rclone on a local directory, no VFS cache) and a bare
+# node:http server that hashes and flushes what it stores (bench/bare-node.mjs: Node's own
+# ceiling), all on this machine and on the same disk: metadata requests per second, small objects created per second,
 # 10 MiB and 1 GiB uploads and downloads, memory idle and at its peak during the 1 GiB
 # transfers, and the time from start to the first answer (for lading also `--help`, a client
 # command and an admin command). Every measurement is interleaved across the three servers, so
@@ -25,7 +26,7 @@ ROUNDS_SMALL=${ROUNDS_SMALL:-5}
 ROUNDS_LARGE=${ROUNDS_LARGE:-2}
 LARGE_MIB=${LARGE_MIB:-1024}
 START_ROUNDS=${START_ROUNDS:-3}
-SERVERS=(lading nginx rclone)
+SERVERS=(lading nginx rclone node)
 
 echo "lading benchmark, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), work dir $WORK"
 env | grep '^LADING_' | sed 's/^/  /' || true
@@ -33,10 +34,11 @@ env | grep '^LADING_' | sed 's/^/  /' || true
 start_nginx
 start_lading
 start_rclone
+start_bare
 NGINX_WORKER=$(awk '{ print $1 }' "/proc/$NGINX_PID/task/$NGINX_PID/children")
 [ -n "$NGINX_WORKER" ] || { echo "bench: no nginx worker process found" >&2; exit 1; }
 fail() { echo "bench: $*" >&2; exit 1; }
-pid_of() { case $1 in lading) echo "$LADING_PID" ;; nginx) echo "$NGINX_WORKER" ;; rclone) echo "$RCLONE_PID" ;; esac; }
+pid_of() { case $1 in lading) echo "$LADING_PID" ;; nginx) echo "$NGINX_WORKER" ;; rclone) echo "$RCLONE_PID" ;; node) echo "$BARE_PID" ;; esac; }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 kib() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
 declare -A IDLE BEFORE PEAK
@@ -50,6 +52,7 @@ curl -sf -o /dev/null -T "$WORK/meta.bin" -H 'Content-Type: application/octet-st
 curl -sf -o "$WORK/nginx-root/meta.json" -H @"$AUTH_HEADER" "$HOME_URL/meta.bin"
 # NOTE: through rclone itself: it caches directory listings, so a file put beside it is not seen.
 curl -sf -o /dev/null -T "$WORK/meta.bin" "$RCLONE/meta.bin"
+curl -sf -o /dev/null -T "$WORK/meta.bin" "$BARE/meta.bin"
 lua() { # file method [auth] : a wrk script (the token comes from the environment, never argv)
   { echo "wrk.method = \"$2\""
     if [ "$2" = PROPFIND ]; then echo 'wrk.headers["Depth"] = "0"'; fi
@@ -72,6 +75,7 @@ meta_round() { # duration record?
       lading) g=$(load "$1" "$HOME_URL/meta.bin" lading-get) ;;
       nginx) g=$(load "$1" "$NGINX/meta.json" get) ;;
       rclone) g=$(load "$1" "$RCLONE/meta.bin" propfind) ;;
+      node) g=$(load "$1" "$BARE/meta.bin?meta" get) ;;
     esac
     if [ "$2" = record ]; then echo "meta $s $g" >> "$RES"; fi
   done
@@ -86,7 +90,7 @@ printf '{"path":"/%s/home/bench/dir"}' "$ZONE" > "$WORK/mkdir.json"
 curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' -H @"$AUTH_HEADER" --data-binary @"$WORK/mkdir.json" "$LADING/api/registered"
 curl -sf -o /dev/null -X MKCOL "$RCLONE/dir/"
 for s in "${SERVERS[@]}"; do
-  case $s in lading) url="$HOME_URL/dir" ;; nginx) url="$NGINX/dir" ;; rclone) url="$RCLONE/dir" ;; esac
+  case $s in lading) url="$HOME_URL/dir" ;; nginx) url="$NGINX/dir" ;; rclone) url="$RCLONE/dir" ;; node) url="$BARE/dir" ;; esac
   t0=$(cpu_ticks "$(pid_of "$s")")
   read -r n secs < <("$NODE" --disable-warning=ExperimentalWarning "$BENCH_DIR/create-objects.ts" "$url" "$OBJECTS" "$CONCURRENCY")
   t1=$(cpu_ticks "$(pid_of "$s")")
@@ -109,6 +113,8 @@ transfer() { # server up|down file -> seconds (checks status and size)
     nginx/down) out=$(curl -s -o /dev/null -w '%{http_code} %{time_total} %{size_download}' "$NGINX/f") ;;
     rclone/up) out=$(curl -s -o "$WORK/resp" -w '%{http_code} %{time_total} %{size_upload}' -T "$3" "$RCLONE/f") ;;
     rclone/down) out=$(curl -s -o /dev/null -w '%{http_code} %{time_total} %{size_download}' "$RCLONE/f") ;;
+    node/up) out=$(curl -s -o "$WORK/resp" -w '%{http_code} %{time_total} %{size_upload}' -T "$3" "$BARE/f") ;;
+    node/down) out=$(curl -s -o /dev/null -w '%{http_code} %{time_total} %{size_download}' "$BARE/f") ;;
   esac
   read -r code secs bytes <<<"$out"
   case "$code" in 200|201|204) ;; *) fail "$1 $2 answered $code: $(head -c 400 "$WORK/resp" 2>/dev/null)" ;; esac
@@ -119,8 +125,8 @@ run_size() { # label file rounds
   local r i s d t0 t1 secs
   for r in $(seq 0 "$3"); do
     for d in up down; do
-      for i in 0 1 2; do
-        s=${SERVERS[$(( (r + i) % 3 ))]}
+      for i in "${!SERVERS[@]}"; do
+        s=${SERVERS[$(( (r + i) % ${#SERVERS[@]} ))]}
         t0=$(cpu_ticks "$(pid_of "$s")")
         secs=$(transfer "$s" "$d" "$2")
         t1=$(cpu_ticks "$(pid_of "$s")")
@@ -143,7 +149,7 @@ done
 run_size large "$WORK/files/large" "$ROUNDS_LARGE"
 for s in "${SERVERS[@]}"; do PEAK[$s]=$(kib "$(pid_of "$s")" VmHWM); done
 echo ' 1 GiB done' >&2
-rm -f "$WORK/files/large" "$WORK/nginx-root/f" "$WORK/rclone-root/f"
+rm -f "$WORK/files/large" "$WORK/nginx-root/f" "$WORK/rclone-root/f" "$WORK/node-root/f"
 
 # --- start to first answer: lading's kinds of command (startup.ts), and the peers' starts.
 NGINX_START_PORT=$(free_port)
@@ -156,6 +162,10 @@ nginx_start=$("$NODE" --disable-warning=ExperimentalWarning "$BENCH_DIR/startup.
 # shellcheck disable=SC2046
 rclone_start=$("$NODE" --disable-warning=ExperimentalWarning "$BENCH_DIR/startup.ts" --peer "http://127.0.0.1:$RCLONE_START_PORT/" "$START_ROUNDS" \
   $(rclone_command "$RCLONE_START_PORT"))
+BARE_START_PORT=$(free_port)
+# shellcheck disable=SC2046
+bare_start=$("$NODE" --disable-warning=ExperimentalWarning "$BENCH_DIR/startup.ts" --peer "http://127.0.0.1:$BARE_START_PORT/" "$START_ROUNDS" \
+  $(bare_command "$BARE_START_PORT"))
 echo 'start-up done' >&2
 
 # --- the table
@@ -164,31 +174,32 @@ tmed() { awk -v k="$1" -v s="$2" '$1 == k && $2 == s { print $3 }' "$WORK/transf
 tcpu() { awk -v k="$1" -v s="$2" -v hz="$(getconf CLK_TCK)" '$1 == k && $2 == s { t += $4; n++ } END { printf "%.0f", 1000 * t / hz / n }' "$WORK/transfers"; }
 mbs() { awk -v b="$1" -v t="$2" 'BEGIN { printf "%.0f", b / t / 1e6 }'; }
 mib() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
-row() { # name better lading nginx rclone   (better: "more" or "less"; "-" for no figure)
-  awk -v n="$1" -v b="$2" -v l="$3" -v g="$4" -v r="$5" 'BEGIN {
+row() { # name better lading nginx rclone node   (better: "more" or "less"; "-" for no figure)
+  awk -v n="$1" -v b="$2" -v l="$3" -v g="$4" -v r="$5" -v o="${6:--}" 'BEGIN {
     rn = (g == "-" || g == 0) ? "-" : sprintf("%.2f", l / g); rr = (r == "-" || r == 0) ? "-" : sprintf("%.2f", l / r)
-    printf "| %-44s | %10s | %10s | %10s | %8s | %8s | %-5s |\n", n, l, g, r, rn, rr, b }'
+    ro = (o == "-" || o == 0) ? "-" : sprintf("%.2f", l / o)
+    printf "| %-44s | %10s | %10s | %10s | %10s | %8s | %8s | %8s | %-5s |\n", n, l, g, r, o, rn, rr, ro, b }'
 }
 SMALL=$(stat -c %s "$WORK/files/small")
 LARGE=$((LARGE_MIB * 1024 * 1024))
 echo
-printf '| %-44s | %10s | %10s | %10s | %8s | %8s | %-5s |\n' '' lading nginx rclone '÷ nginx' '÷ rclone' better
-printf '|%s|%s|%s|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..46})" ------------ ------------ ------------ ---------- ---------- -------
-row 'metadata req/s (GET JSON / GET / PROPFIND 0)' more "$(med meta lading)" "$(med meta nginx)" "$(med meta rclone)"
-row "small objects created/s ($CONCURRENCY in flight)" more "$(med objects lading)" "$(med objects nginx)" "$(med objects rclone)"
-row 'small object: server cpu ms each' less "$(med objcpu lading)" "$(med objcpu nginx)" "$(med objcpu rclone)"
+printf '| %-44s | %10s | %10s | %10s | %10s | %8s | %8s | %8s | %-5s |\n' '' lading nginx rclone node '÷ nginx' '÷ rclone' '÷ node' better
+printf '|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..46})" ------------ ------------ ------------ ------------ ---------- ---------- ---------- -------
+row 'metadata req/s (JSON / file / PROPFIND 0 / stat)' more "$(med meta lading)" "$(med meta nginx)" "$(med meta rclone)" "$(med meta node)"
+row "small objects created/s ($CONCURRENCY in flight)" more "$(med objects lading)" "$(med objects nginx)" "$(med objects rclone)" "$(med objects node)"
+row 'small object: server cpu ms each' less "$(med objcpu lading)" "$(med objcpu nginx)" "$(med objcpu rclone)" "$(med objcpu node)"
 for spec in "small:10 MiB:$SMALL" "large:$LARGE_MIB MiB:$LARGE"; do
   IFS=: read -r key label bytes <<<"$spec"
   for d in up down; do
     name="$label $([ "$d" = up ] && echo upload || echo download)"
-    row "$name, MB/s" more "$(mbs "$bytes" "$(tmed "$key-$d" lading)")" "$(mbs "$bytes" "$(tmed "$key-$d" nginx)")" "$(mbs "$bytes" "$(tmed "$key-$d" rclone)")"
-    row "$name, server cpu ms" less "$(tcpu "$key-$d" lading)" "$(tcpu "$key-$d" nginx)" "$(tcpu "$key-$d" rclone)"
+    row "$name, MB/s" more "$(mbs "$bytes" "$(tmed "$key-$d" lading)")" "$(mbs "$bytes" "$(tmed "$key-$d" nginx)")" "$(mbs "$bytes" "$(tmed "$key-$d" rclone)")" "$(mbs "$bytes" "$(tmed "$key-$d" node)")"
+    row "$name, server cpu ms" less "$(tcpu "$key-$d" lading)" "$(tcpu "$key-$d" nginx)" "$(tcpu "$key-$d" rclone)" "$(tcpu "$key-$d" node)"
   done
 done
-row 'RSS idle after start, MiB' less "$(mib "${IDLE[lading]}")" "$(mib "${IDLE[nginx]}")" "$(mib "${IDLE[rclone]}")"
-row "RSS before the $LARGE_MIB MiB transfers, MiB" less "$(mib "${BEFORE[lading]}")" "$(mib "${BEFORE[nginx]}")" "$(mib "${BEFORE[rclone]}")"
-row "RSS peak during the $LARGE_MIB MiB transfers, MiB" less "$(mib "${PEAK[lading]}")" "$(mib "${PEAK[nginx]}")" "$(mib "${PEAK[rclone]}")"
-row 'start to first answer, ms' less "$serve" "$nginx_start" "$rclone_start"
+row 'RSS idle after start, MiB' less "$(mib "${IDLE[lading]}")" "$(mib "${IDLE[nginx]}")" "$(mib "${IDLE[rclone]}")" "$(mib "${IDLE[node]}")"
+row "RSS before the $LARGE_MIB MiB transfers, MiB" less "$(mib "${BEFORE[lading]}")" "$(mib "${BEFORE[nginx]}")" "$(mib "${BEFORE[rclone]}")" "$(mib "${BEFORE[node]}")"
+row "RSS peak during the $LARGE_MIB MiB transfers, MiB" less "$(mib "${PEAK[lading]}")" "$(mib "${PEAK[nginx]}")" "$(mib "${PEAK[rclone]}")" "$(mib "${PEAK[node]}")"
+row 'start to first answer, ms' less "$serve" "$nginx_start" "$rclone_start" "$bare_start"
 row 'lading --help, ms' less "$help" - -
 row 'client command (lading ls), ms' less "$client" - -
 row 'admin command (lading user list), ms' less "$admin" - -
@@ -197,5 +208,6 @@ echo
 echo "Medians: metadata of $ROUNDS rounds of ${DURATION} s (wrk -t1 -c$CONNECTIONS), transfers of $ROUNDS_SMALL (10 MiB, after a"
 echo "warm-up) and $ROUNDS_LARGE ($LARGE_MIB MiB) rounds, starts of $START_ROUNDS. cpu ms: CPU time (user + system, all threads)"
 echo "the server process used (nginx: its worker), mean per transfer or object. lading flushes every"
-echo "object to disk before answering; nginx and rclone do not. nginx serves the metadata row as a static"
-echo "file. Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
+echo "object to disk before answering, as the bare node:http server (node) does; nginx and rclone do not."
+echo "Metadata: lading's JSON record (bearer token), nginx's static file of it, rclone's PROPFIND, node's stat as JSON."
+echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
