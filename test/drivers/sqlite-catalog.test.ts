@@ -1,14 +1,18 @@
 /**
  * The SQLite catalog: every catalog contract suite on a fresh file each, what the file keeps
  * across a restart, the options the factory refuses, and that a write is answered only once
- * its transaction is on disk, concurrent writes sharing the flushes of the write-ahead log.
+ * its transaction is on disk, concurrent writes sharing the flushes of the write-ahead log; and
+ * that the reads on every request's path are remembered only until the database changes, by
+ * this connection, a rollback or another process.
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { createSqliteCatalog, type SqliteCatalogOptions } from '../../src/drivers/catalog/sqlite.ts';
+import { openSqlite } from '../../src/drivers/catalog/sqlite/connection.ts';
 import { runCatalogContracts } from '../contracts/catalog-contract.ts';
 
 const dir = await mkdtemp(join(tmpdir(), 'lading-sqlite-'));
@@ -60,6 +64,55 @@ describe('sqlite catalog', () => {
     const before = flushes.length;
     assert.equal((await catalog.getUser('u3'))?.name, 'u3');
     assert.equal(flushes.length, before);
+  });
+
+  it('remembers a read on the request path until this connection changes the database', async (t) => {
+    const catalog = createSqliteCatalog({ file: join(dir, `c${n++}.sqlite`) });
+    t.after(() => catalog.close());
+    await catalog.createUser({ name: 'ada', kind: 'user', passwordHash: null, createdAt: new Date() });
+    const first = await catalog.getUser('ada');
+    // The same record, not read again (and frozen, since every caller shares it).
+    assert.equal(await catalog.getUser('ada'), first);
+    assert.ok(Object.isFrozen(first));
+    await catalog.setDisabled('ada', true);
+    const after = await catalog.getUser('ada');
+    assert.notEqual(after, first);
+    assert.equal(after?.disabled, true);
+    // A write that changes another row also ends what was remembered.
+    await catalog.createUser({ name: 'bob', kind: 'user', passwordHash: null, createdAt: new Date() });
+    assert.notEqual(await catalog.getUser('ada'), after);
+  });
+
+  it('sees a change another process made to the file from the next turn of the event loop on', async (t) => {
+    const file = join(dir, `c${n++}.sqlite`);
+    const server = createSqliteCatalog({ file });
+    const admin = createSqliteCatalog({ file });
+    t.after(async () => {
+      await server.close();
+      await admin.close();
+    });
+    await server.createUser({ name: 'ada', kind: 'user', passwordHash: null, createdAt: new Date() });
+    assert.equal((await server.getUser('ada'))?.disabled, false);
+    assert.deepEqual(await server.groupsOf('ada'), []);
+    await admin.setDisabled('ada', true);
+    await admin.createUser({ name: 'lab', kind: 'group', passwordHash: null, createdAt: new Date() });
+    await admin.addToGroup('lab', 'ada');
+    await nextTurn();
+    assert.equal((await server.getUser('ada'))?.disabled, true);
+    assert.deepEqual(await server.groupsOf('ada'), ['lab']);
+  });
+
+  it('does not remember what a rolled-back transaction read', async (t) => {
+    const db = openSqlite(join(dir, `c${n++}.sqlite`));
+    t.after(() => db.close());
+    const read = () => (db.q("SELECT name FROM users WHERE name = 'ghost'").get()?.name as string | undefined) ?? null;
+    assert.equal(db.memo('ghost', read), null);
+    assert.throws(() => db.tx(() => {
+      db.q("INSERT INTO users (name, kind, created_at) VALUES ('ghost', 'user', 0)").run();
+      assert.equal(db.memo('ghost', read), 'ghost');
+      throw new Error('abort');
+    }), /abort/);
+    assert.equal(db.memo('ghost', read), null);
   });
 
   it('refuses a missing file with a TypeError naming the option', () => {

@@ -5,7 +5,7 @@
  * `core/ports.ts`). A browser session also has an idle deadline, moved on by use, and a CSRF
  * token derived from its own token. It reads no request: `http/authorization.ts` does.
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { LadingError } from '../../core/errors.ts';
 import type { LoginAttempt, LoginService } from './login.ts';
 import type { BackendCredential, Clock, CredentialStatus, SessionStore } from '../../core/ports.ts';
@@ -44,7 +44,7 @@ export interface AuthenticatedSession {
 }
 
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
+  return hash('sha256', token, 'hex');
 }
 
 /**
@@ -78,6 +78,8 @@ export class SessionService {
   // NOTE: one regeneration per session at a time within this process; the catalog update is
   // the cross-process guard.
   readonly #refreshing = new Map<string, Promise<'valid' | 'regenerated'>>();
+  /** Credentials opened for (frozen, remembered) session records. */
+  readonly #opened = new WeakMap<SessionRecord, BackendCredential>();
 
   constructor(options: SessionServiceOptions) {
     this.#o = options;
@@ -185,7 +187,14 @@ export class SessionService {
       throw new LadingError('UNAUTHENTICATED', kind === 'browser' ? 'Your session has ended; sign in again.' : 'The token is invalid or has expired; log in again.', { details: { invalidToken: true } });
     }
     session = await this.#touch(session, now);
-    return { session, credential: await this.#o.credentials.open(session.credential!) };
+    // NOTE: a catalog that remembers its reads returns the same record until it changes; its
+    // credential is then opened once (the record is the key, so a changed one is opened again).
+    let credential = this.#opened.get(session);
+    if (!credential) {
+      credential = await this.#o.credentials.open(session.credential!);
+      if (Object.isFrozen(session)) this.#opened.set(session, credential);
+    }
+    return { session, credential };
   }
 
   // NOTE: the hot path reads the session on every request but writes it only when its last

@@ -40,7 +40,18 @@ export function createProxyAuthority(o: ProxyAuthorityOptions): Authority {
   const anchors = [...o.trustAnchors];
   const verify = o.verify ?? verifyProxyChain;
   const verdicts = new BoundedCache<string, VerifiedChain>(o.cacheSize ?? 4096);
+  // NOTE: an opened credential is one frozen object for as long as it is remembered, so its
+  // chain array finds its verdict without hashing the certificates again.
+  const byChain = new WeakMap<readonly string[], VerifiedChain>();
   const verified = async (chain: string[], now: Date): Promise<VerifiedChain> => {
+    const t = now.getTime();
+    const seen = byChain.get(chain);
+    if (seen && seen.validFrom.getTime() <= t && t <= seen.validUntil.getTime()) return seen;
+    const fresh = await verifiedByKey(chain, now);
+    if (Object.isFrozen(chain)) byChain.set(chain, fresh);
+    return fresh;
+  };
+  const verifiedByKey = async (chain: string[], now: Date): Promise<VerifiedChain> => {
     const key = chain.reduce((h, pem) => h.update(pem).update('\0'), createHash('sha256')).digest('base64');
     const known = verdicts.get(key);
     const t = now.getTime();

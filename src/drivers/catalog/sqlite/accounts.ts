@@ -20,8 +20,10 @@ export function createSqliteAccounts(db: SqliteConnection): AccountStore {
     },
 
     async getUser(name) {
-      const row = q('SELECT * FROM users WHERE name = ?').get(name) as Row | undefined;
-      return row ? toUser(row) : null;
+      return db.memo(`user\0${name}`, () => {
+        const row = q('SELECT * FROM users WHERE name = ?').get(name) as Row | undefined;
+        return row ? toUser(row) : null;
+      });
     },
 
     async listUsers() {
@@ -48,8 +50,8 @@ export function createSqliteAccounts(db: SqliteConnection): AccountStore {
     },
 
     async groupsOf(user) {
-      return (q('SELECT group_name FROM group_members WHERE user_name = ? ORDER BY group_name').all(user) as Row[])
-        .map((r) => r.group_name as string);
+      return db.memo(`groups\0${user}`, () => (q('SELECT group_name FROM group_members WHERE user_name = ? ORDER BY group_name').all(user) as Row[])
+        .map((r) => r.group_name as string));
     },
 
     async mapSubject(dn, user) {
@@ -62,8 +64,10 @@ export function createSqliteAccounts(db: SqliteConnection): AccountStore {
     },
 
     async userForSubject(dn) {
-      const row = q('SELECT user_name FROM subject_map WHERE dn = ?').get(dn) as Row | undefined;
-      return row ? (row.user_name as string) : null;
+      return db.memo(`subject\0${dn}`, () => {
+        const row = q('SELECT user_name FROM subject_map WHERE dn = ?').get(dn) as Row | undefined;
+        return row ? (row.user_name as string) : null;
+      });
     },
 
     async subjectsOf(user) {

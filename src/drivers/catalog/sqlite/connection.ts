@@ -5,6 +5,7 @@
  */
 import { DatabaseSync, type SQLInputValue, type SQLOutputValue, type StatementResultingChanges, type StatementSync } from 'node:sqlite';
 import { type FileHandle, open } from 'node:fs/promises';
+import { BoundedCache } from '../../../core/bounded-cache.ts';
 import { flushGroup } from '../../flush-group.ts';
 import { SQLITE_MIGRATIONS } from './migrations.ts';
 
@@ -34,6 +35,16 @@ export interface SqliteConnection {
    */
   changes(): number;
   /**
+   * The value `read` returns for `key`, remembered until the database next changes: a
+   * statement of this connection that changed rows, a rolled-back transaction, or a commit by
+   * any other connection to the file (another process included; seen from the next turn of the
+   * event loop after it, see `epoch` below). For the reads on every
+   * request's path (the session, the user, the entity, the access level). `read` must be a
+   * pure function of the database's contents for `key`; the value is frozen (shallowly) and
+   * shared by every caller until then. At most `MEMO_ENTRIES` values are kept.
+   */
+  memo<T>(key: string, read: () => T): T;
+  /**
    * Resolves once every transaction committed before the call is on disk (it survives a power
    * cut); concurrent callers share one flush of the write-ahead log (group commit). Rejects
    * when the flush fails.
@@ -44,6 +55,9 @@ export interface SqliteConnection {
   /** Closes the database. Idempotent. */
   close(): Promise<void>;
 }
+
+/** How many values `memo` keeps at most (a session row holds its sealed credential, ~8 KiB). */
+export const MEMO_ENTRIES = 2048;
 
 /** Opens (creating when missing) the database at `file` and applies the missing migrations. */
 export function openSqlite(file: string): SqliteConnection {
@@ -60,6 +74,22 @@ export function openSqlite(file: string): SqliteConnection {
   db.exec(`PRAGMA synchronous = ${walMode ? 'NORMAL' : 'FULL'}; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000;`);
   migrate(db);
   let written = 0;
+  // NOTE: `epoch` moves whenever what a read may see could have changed. PRAGMA data_version
+  // changes with every commit of another connection (not this one's); this connection's own
+  // changes move `written`, and a rollback undoes changes already counted, so it moves the
+  // epoch as well. Asking data_version opens a read transaction (shared-memory locks: ~15 µs,
+  // as much as the reads it saves), so it is asked once per turn of the event loop: a commit of
+  // another process is seen from the next turn on.
+  let epoch = 0;
+  const dataVersionStatement = db.prepare('PRAGMA data_version');
+  const dataVersion = (): number => Number((dataVersionStatement.get() as Row).data_version);
+  let seenDataVersion = dataVersion();
+  let askedThisTurn = false;
+  const nextTurn = (): void => {
+    askedThisTurn = false;
+  };
+  let memoEpoch = -1;
+  const memos = new BoundedCache<string, { value: unknown }>(MEMO_ENTRIES);
   const memory = !walMode || file === ':memory:' || file === '';
   let wal: Promise<FileHandle> | null = null;
   // NOTE: the log file stays the same while this connection is open (SQLite removes it only
@@ -84,7 +114,10 @@ export function openSqlite(file: string): SqliteConnection {
   const counted = (statement: StatementSync): Statement => ({
     run: (...params: SQLInputValue[]) => {
       const result = statement.run(...params);
-      if (Number(result.changes) > 0) written++;
+      if (Number(result.changes) > 0) {
+        written++;
+        epoch++;
+      }
       return result;
     },
     get: (...params: SQLInputValue[]) => statement.get(...params),
@@ -100,8 +133,32 @@ export function openSqlite(file: string): SqliteConnection {
         return out;
       } catch (err) {
         db.exec('ROLLBACK');
+        epoch++;
         throw err;
       }
+    },
+    memo<T>(key: string, read: () => T): T {
+      if (!askedThisTurn) {
+        askedThisTurn = true;
+        setImmediate(nextTurn).unref();
+        const version = dataVersion();
+        if (version !== seenDataVersion) {
+          seenDataVersion = version;
+          epoch++;
+        }
+      }
+      if (memoEpoch !== epoch) {
+        memos.clear();
+        memoEpoch = epoch;
+      }
+      const known = memos.get(key);
+      if (known) return known.value as T;
+      const value = read();
+      if (value !== null && typeof value === 'object') Object.freeze(value);
+      // NOTE: `read` may itself write (it must not, but a trigger could): remember only what
+      // was read in the epoch it is filed under.
+      if (memoEpoch === epoch) memos.set(key, { value });
+      return value;
     },
     q(sql) {
       let statement = statements.get(sql);

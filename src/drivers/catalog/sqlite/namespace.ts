@@ -39,7 +39,7 @@ export function createSqliteNamespace(db: SqliteConnection): NamespaceStore {
 
   return {
     async getEntity(path) {
-      return entityAt(path);
+      return db.memo(`entity\0${path}`, () => entityAt(path));
     },
 
     async listChildren(path) {
@@ -162,11 +162,13 @@ export function createSqliteNamespace(db: SqliteConnection): NamespaceStore {
 
     async accessLevel(path, principals) {
       if (principals.length === 0) return null;
-      const paths = lineage(path);
-      const row = q(`SELECT MAX(a.level) AS level FROM acls a JOIN entities e ON e.id = a.entity_id
-        WHERE e.path IN (${paths.map(() => '?').join(',')}) AND a.principal IN (${principals.map(() => '?').join(',')})`)
-        .get(...paths, ...principals) as Row;
-      return row.level === null ? null : levelOf(Number(row.level));
+      return db.memo(`access\0${path}\0${principals.join('\0')}`, () => {
+        const paths = lineage(path);
+        const row = q(`SELECT MAX(a.level) AS level FROM acls a JOIN entities e ON e.id = a.entity_id
+          WHERE e.path IN (${paths.map(() => '?').join(',')}) AND a.principal IN (${principals.map(() => '?').join(',')})`)
+          .get(...paths, ...principals) as Row;
+        return row.level === null ? null : levelOf(Number(row.level));
+      });
     },
 
     async addMeta(path, { attribute, value, unit }) {

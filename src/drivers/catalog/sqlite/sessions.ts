@@ -22,9 +22,15 @@ export function createSqliteSessions(db: SqliteConnection): SessionStore {
     },
 
     async getSession(tokenHash, now) {
+      // NOTE: remembered by token alone; whether it is still live at `now` is decided here, as
+      // LIVE does in SQL.
+      const session = db.memo(`session\0${tokenHash}`, () => {
+        const row = q('SELECT * FROM sessions WHERE token_hash = ?').get(tokenHash) as Row | undefined;
+        return row ? toSession(row) : null;
+      });
       const t = now.getTime();
-      const row = q(`SELECT * FROM sessions WHERE token_hash = ? AND ${LIVE}`).get(tokenHash, t, t) as Row | undefined;
-      return row ? toSession(row) : null;
+      if (!session || !(session.expiresAt.getTime() > t) || (session.idleExpiresAt !== null && !(session.idleExpiresAt.getTime() > t))) return null;
+      return session;
     },
 
     async touchSession(tokenHash, usedAt, idleExpiresAt) {
