@@ -3,7 +3,7 @@
  * person at a terminal (pino-pretty, loaded only then, so JSON deployments never load it).
  * Cuts credentials out of what it logs; logs nothing itself.
  */
-import { pino, type Logger, type LoggerOptions } from 'pino';
+import { destination as pinoDestination, pino, type Logger, type LoggerOptions } from 'pino';
 import type { FastifyRequest } from 'fastify';
 import type { Config } from './config.ts';
 import { logSafeUrl } from '../http/routes-oidc.ts';
@@ -20,7 +20,7 @@ export function prettyLogs(format: Config['log']['format'], stdout: { isTTY?: bo
  */
 export async function createLogger(log: Config['log'], stdout: { isTTY?: boolean } = process.stdout): Promise<Logger> {
   const options = loggerOptions(log.level);
-  if (!prettyLogs(log.format, stdout)) return pino(options);
+  if (!prettyLogs(log.format, stdout)) return bufferedJsonLogger(options);
   const { default: pretty } = await import('pino-pretty');
   return pino(options, pretty({
     sync: true,
@@ -31,6 +31,40 @@ export async function createLogger(log: Config['log'], stdout: { isTTY?: boolean
     // hold; the request id stays in JSON, where logs are searched, and in X-Request-Id.
     ignore: 'pid,hostname,reqId,req,res,responseTime',
   }));
+}
+
+/** Bytes of JSON lines gathered before they are written, and the longest a line waits. */
+const LOG_BUFFER_BYTES = 8192;
+const LOG_FLUSH_MS = 200;
+
+/**
+ * JSON lines on standard output, gathered into writes of `LOG_BUFFER_BYTES` and written at
+ * least every `LOG_FLUSH_MS`; a warning or an error is written at once, and whatever is
+ * gathered when the process exits. Writes are synchronous, as Node's own for a file or a pipe.
+ * NOTE: pino's default writes each line on its own through the thread pool; with a line per
+ * request, that hand-off and its wake-up cost about as much CPU as the rest of a metadata GET's
+ * own code (bench/README.md).
+ */
+function bufferedJsonLogger(options: LoggerOptions): Logger {
+  const destination = pinoDestination({ fd: 1, sync: true, minLength: LOG_BUFFER_BYTES });
+  let pending = false;
+  const flush = (): void => {
+    if (!pending) return;
+    pending = false;
+    destination.flush();
+  };
+  setInterval(flush, LOG_FLUSH_MS).unref();
+  process.once('exit', flush);
+  return pino({
+    ...options,
+    hooks: {
+      logMethod(args, method, level) {
+        method.apply(this, args);
+        pending = true;
+        if (level >= 40) flush();
+      },
+    },
+  }, destination);
 }
 
 /**

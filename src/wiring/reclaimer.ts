@@ -47,6 +47,13 @@ export function startReclaimer(server: Server, options: ReclaimerOptions = {}): 
   let timer: NodeJS.Timeout | null = null;
   let last = 0;
   const look = (): void => {
+    // NOTE: the timer outlives the last request by one tick, so that a server answering request
+    // after request does not read the heap and restart the timer for each of them.
+    if (inFlight === 0) {
+      if (timer) clearInterval(timer);
+      timer = null;
+      return;
+    }
     const now = outside();
     if (now - last >= step) {
       gc({ type: 'minor' });
@@ -56,16 +63,14 @@ export function startReclaimer(server: Server, options: ReclaimerOptions = {}): 
     }
   };
   const onRequest = (_req: unknown, res: { once(event: 'close', f: () => void): void }): void => {
-    if (inFlight++ === 0) {
+    inFlight++;
+    if (!timer) {
       last = outside();
       timer = setInterval(look, everyMs);
       timer.unref();
     }
     res.once('close', () => {
-      if (--inFlight === 0 && timer) {
-        clearInterval(timer);
-        timer = null;
-      }
+      inFlight--;
     });
   };
   server.on('request', onRequest);

@@ -68,6 +68,21 @@ describe('logs', () => {
     assert.match(refused.reason!, /Authorization: Bearer/);
   });
 
+  it('write a request\'s JSON line within a moment, while the server keeps running', async (t) => {
+    const data = await mkdtemp(join(tmpdir(), 'lading-logs-'));
+    dirs.push(data);
+    const { proc, output } = startServe(['--data', data, '--listen', '127.0.0.1:0'], {});
+    t.after(() => stopProcess(proc));
+    for (let i = 0; i < 200 && !/listening on http:/.test(output()); i++) await sleep(50);
+    const url = /listening on (http:\/\/[\d.:]+)/.exec(output())?.[1];
+    assert.ok(url, output());
+    await (await fetch(`${url}/api/status?probe=1`)).text();
+    // Lines are gathered into larger writes, but none waits for the buffer to fill or for the
+    // process to end.
+    for (let i = 0; i < 40 && !output().includes('/api/status?probe=1'); i++) await sleep(50);
+    assert.match(output(), /GET \/api\/status\?probe=1 200 in \d+ ms/);
+  });
+
   it('are readable lines with log.format=pretty', async () => {
     const out = await serveTwoRequests({ LADING_LOG_FORMAT: 'pretty' });
     assert.match(out, /^\[\d\d:\d\d:\d\d\] INFO: lading \S+ listening on http:\/\/127\.0\.0\.1:\d+ \(data directory .*, zone \/lading\)$/m);

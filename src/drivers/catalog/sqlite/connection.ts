@@ -5,7 +5,6 @@
  */
 import { DatabaseSync, type SQLInputValue, type SQLOutputValue, type StatementResultingChanges, type StatementSync } from 'node:sqlite';
 import { type FileHandle, open } from 'node:fs/promises';
-import { BoundedCache } from '../../../core/bounded-cache.ts';
 import { flushGroup } from '../../flush-group.ts';
 import { SQLITE_MIGRATIONS } from './migrations.ts';
 
@@ -89,7 +88,9 @@ export function openSqlite(file: string): SqliteConnection {
     askedThisTurn = false;
   };
   let memoEpoch = -1;
-  const memos = new BoundedCache<string, { value: unknown }>(MEMO_ENTRIES);
+  // NOTE: a plain map, emptied whenever the epoch moves and trimmed oldest first: on a busy
+  // server it rarely lives long enough for recency to matter, and a hit costs one lookup.
+  const memos = new Map<string, { value: unknown }>();
   const memory = !walMode || file === ':memory:' || file === '';
   let wal: Promise<FileHandle> | null = null;
   // NOTE: the log file stays the same while this connection is open (SQLite removes it only
@@ -157,7 +158,10 @@ export function openSqlite(file: string): SqliteConnection {
       if (value !== null && typeof value === 'object') Object.freeze(value);
       // NOTE: `read` may itself write (it must not, but a trigger could): remember only what
       // was read in the epoch it is filed under.
-      if (memoEpoch === epoch) memos.set(key, { value });
+      if (memoEpoch === epoch) {
+        if (memos.size >= MEMO_ENTRIES) memos.delete(memos.keys().next().value!);
+        memos.set(key, { value });
+      }
       return value;
     },
     q(sql) {
