@@ -13,7 +13,7 @@ import { type CertificateAuthority, loadOrCreateCa } from '../identity/x509/ca.t
 import { createProxyAuthority } from '../identity/x509/authority.ts';
 import { createHttpIssuer } from '../identity/x509/issuer-http.ts';
 import { createLocalIssuer } from '../identity/x509/issuer-local.ts';
-import { loadTrustAnchors } from '../identity/x509/verify.ts';
+import { parseTrustAnchors, readTrustAnchors } from '../identity/x509/verify.ts';
 import type { CaEndpoint } from '../http/routes-ca.ts';
 import { type ProxyCredentialManager, createProxyCredentials } from '../identity/x509/proxy-credentials.ts';
 import { type Sealer, createSealer, loadMasterKey } from '../identity/secrets/sealing.ts';
@@ -59,6 +59,9 @@ export async function createCredentialStack(o: { config: Config; dataDir: string
   }
   const trustDir = config.ca.trust_dir ?? join(dataDir, 'ca');
   const credentials = createProxyCredentials({ issuer, sealer, catalog: o.catalog, proxyLifetimeSeconds: config.proxy.lifetime });
-  const authority = createProxyAuthority({ trustAnchors: await loadTrustAnchors(trustDir), catalog: o.catalog });
+  // NOTE: the files are read now, so an unreadable trust directory still stops the start, but
+  // parsed at the first verification, which is what loads the X.509 library.
+  const anchorTexts = await readTrustAnchors(trustDir);
+  const authority = createProxyAuthority({ trustAnchors: () => parseTrustAnchors(anchorTexts), catalog: o.catalog });
   return { credentials, authority, ca, caEndpoint, trustDir, masterKey, sealer };
 }

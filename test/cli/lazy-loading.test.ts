@@ -1,9 +1,11 @@
 /**
  * What each kind of command loads: `--help`, `--version` and the client commands start without
  * the server (the composition root, Fastify, the drivers), which is what keeps them quick on a
- * laptop; and a server that has answered requests but served no login has not loaded the
- * OpenID Connect libraries (oidc-provider, openid-client, jose), which keeps its memory down.
- * Each runs the real command with a preload that records the modules it loads.
+ * laptop; a server that has answered requests but served no login has not loaded the OpenID
+ * Connect libraries (oidc-provider, openid-client, jose), and one that has verified or issued
+ * no certificate has not loaded the X.509 library, which keeps its memory down and its start
+ * short; nor has an admin command that touches no certificate. Each runs the real command
+ * with a preload that records the modules it loads.
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -27,6 +29,7 @@ function recording(extra: Record<string, string> = {}): { env: Record<string, st
 
 const SERVER = [/\/src\/wiring\/(index|server|deps)\.ts$/, /\/node_modules\/fastify\//, /\/src\/drivers\//, /\/node_modules\/@peculiar\//];
 const OIDC = [/\/node_modules\/oidc-provider\//, /\/node_modules\/openid-client\//, /\/node_modules\/jose\//];
+const X509 = [/\/node_modules\/@peculiar\//, /\/node_modules\/reflect-metadata\//, /\/node_modules\/tsyringe\//, /\/node_modules\/asn1js\//];
 
 async function loadedBy(log: string): Promise<string[]> {
   return (await readFile(log, 'utf8')).split('\n').filter(Boolean);
@@ -48,8 +51,12 @@ describe('lazy loading', () => {
     });
   }
 
-  it('a server that served no login has not loaded the OpenID Connect libraries', async () => {
+  it('a server that served no login and no certificate has not loaded the OpenID Connect or X.509 libraries', async () => {
     const data = join(dir, 'data');
+    // NOTE: on a data directory made by `lading init`: the first start of all creates the CA,
+    // which needs the X.509 library.
+    const init = await runLading(['init', '--data', data], { env: { HOME: dir } });
+    assert.equal(init.code, 0, init.stderr);
     const { env, log } = recording({ LADING_LOG_LEVEL: 'warn' });
     const proc = spawn(join(import.meta.dirname, '..', '..', 'bin', 'lading'), ['serve', '--data', data, '--listen', '127.0.0.1:0'], {
       env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'],
@@ -71,5 +78,18 @@ describe('lazy loading', () => {
     const modules = await loadedBy(log);
     assert.ok(modules.some((m) => /\/node_modules\/fastify\//.test(m)), 'the log records the server');
     assert.deepEqual(offenders(modules, OIDC), []);
+    assert.deepEqual(offenders(modules, X509), []);
+  });
+
+  it('an admin command that touches no certificate loads no X.509 library', async () => {
+    const data = join(dir, 'admin-data');
+    const init = await runLading(['init', '--data', data], { env: { HOME: dir } });
+    assert.equal(init.code, 0, init.stderr);
+    const { env, log } = recording();
+    const res = await runLading(['user', 'list', '--data', data], { env });
+    assert.equal(res.code, 0, res.stderr);
+    const modules = await loadedBy(log);
+    assert.ok(modules.some((m) => m.endsWith('/src/wiring/deps.ts')), 'the log records the admin service');
+    assert.deepEqual(offenders(modules, X509), []);
   });
 });

@@ -14,8 +14,11 @@ import type { x509 } from './x509.ts';
 export const PROXY_CREDENTIAL_KIND = 'x509-proxy';
 
 export interface ProxyAuthorityOptions {
-  /** Trusted CA certificates (see `loadTrustAnchors`). */
-  trustAnchors: readonly x509.X509Certificate[];
+  /**
+   * Trusted CA certificates (see `loadTrustAnchors`), or a function that gives them, called
+   * once, when the first chain is verified.
+   */
+  trustAnchors: readonly x509.X509Certificate[] | (() => readonly x509.X509Certificate[]);
   catalog: Pick<AccountStore, 'userForSubject'>;
   /** How many verified chains to remember (default 4096). */
   cacheSize?: number;
@@ -37,7 +40,8 @@ export interface ProxyAuthorityOptions {
  * removing a user takes effect at once, on every node.
  */
 export function createProxyAuthority(o: ProxyAuthorityOptions): Authority {
-  const anchors = [...o.trustAnchors];
+  const given = o.trustAnchors;
+  let anchors: x509.X509Certificate[] | null = typeof given === 'function' ? null : [...given];
   const verify = o.verify ?? verifyProxyChain;
   const verdicts = new BoundedCache<string, VerifiedChain>(o.cacheSize ?? 4096);
   // NOTE: an opened credential is one frozen object for as long as it is remembered, so its
@@ -57,6 +61,7 @@ export function createProxyAuthority(o: ProxyAuthorityOptions): Authority {
     const t = now.getTime();
     if (known && known.validFrom.getTime() <= t && t <= known.validUntil.getTime()) return known;
     verdicts.delete(key);
+    anchors ??= [...(given as () => readonly x509.X509Certificate[])()];
     const fresh = await verify(chain, anchors, now);
     verdicts.set(key, fresh);
     return fresh;

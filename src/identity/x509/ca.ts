@@ -5,7 +5,7 @@
  * private key is stored only sealed under the master key, never logged, never returned.
  * It does not decide who may obtain a certificate: its callers authenticate the requester.
  */
-import { randomBytes } from 'node:crypto';
+import { X509Certificate, randomBytes } from 'node:crypto';
 import { link, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Sealer } from '../secrets/sealing.ts';
@@ -18,7 +18,8 @@ import {
 } from './x509.ts';
 
 export interface CertificateAuthority {
-  cert: x509.X509Certificate;
+  /** The certificate; the embedded CA's is parsed by the X.509 library when first read. */
+  readonly cert: x509.X509Certificate;
   certPem: string;
   /** Private signing key; non-extractable once loaded. */
   key: CryptoKey;
@@ -102,10 +103,18 @@ export async function loadOrCreateCa(o: LoadCaOptions): Promise<CertificateAutho
       await unlink(tmp);
     }
   }
-  const cert = parseCertificate(state.cert);
+  // NOTE: Node's own parser checks the certificate and writes the PEM `certificatePem` would;
+  // the X.509 library is loaded only once the certificate is used (see `x509.ts`).
+  const certPem = new X509Certificate(state.cert).toString();
   const key = await importPrivateKeyPem(o.sealer.open(state.key, SEAL_PURPOSE).toString('utf8'));
-  await writeAtomically(join(o.dir, 'ca.pem'), certificatePem(cert), 0o644);
-  return { cert, certPem: certificatePem(cert), key };
+  await writeAtomically(join(o.dir, 'ca.pem'), certPem, 0o644);
+  let cert: x509.X509Certificate | undefined;
+  return {
+    certPem, key,
+    get cert() {
+      return (cert ??= parseCertificate(certPem));
+    },
+  };
 }
 
 async function writeAtomically(file: string, text: string, mode: number): Promise<void> {
@@ -182,7 +191,7 @@ export function issuerDn(cert: x509.X509Certificate): string {
  * is OpenSSL's subject hash (`openssl x509 -subject_hash`). Returns the file names.
  */
 export async function exportGridSecurity(ca: CertificateAuthority, dir: string): Promise<string[]> {
-  const names = certificateNames(Buffer.from(ca.cert.rawData));
+  const names = certificateNames(new X509Certificate(ca.certPem).raw);
   const hash = subjectHash(names.subject);
   const caDn = formatDn(parseName(names.subject));
   const prefix = formatDn(parseName(names.subject).slice(0, -1));

@@ -244,6 +244,15 @@ async function findAnchor(child: Parsed, anchors: readonly x509.X509Certificate[
  * yields none.
  */
 export async function loadTrustAnchors(dir: string): Promise<x509.X509Certificate[]> {
+  return parseTrustAnchors(await readTrustAnchors(dir));
+}
+
+/**
+ * The first half of `loadTrustAnchors`: the text of each file of `dir` it would read (a file
+ * that cannot be read is skipped), for `parseTrustAnchors` to parse when the anchors are first
+ * needed. Rejects as `loadTrustAnchors` does when the directory cannot be listed.
+ */
+export async function readTrustAnchors(dir: string): Promise<string[]> {
   let names: string[];
   try {
     names = (await readdir(dir)).sort();
@@ -251,12 +260,25 @@ export async function loadTrustAnchors(dir: string): Promise<x509.X509Certificat
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw err;
   }
+  const texts: string[] = [];
+  for (const name of names.filter((n) => /\.(pem|crt)$|^[0-9a-f]{8}\.\d+$/.test(n))) {
+    try {
+      texts.push(await readFile(join(dir, name), 'utf8'));
+    } catch {
+      continue;
+    }
+  }
+  return texts;
+}
+
+/** The second half of `loadTrustAnchors`: the CA certificates in `texts`, each once; a text that does not parse is skipped. */
+export function parseTrustAnchors(texts: readonly string[]): x509.X509Certificate[] {
   const out: x509.X509Certificate[] = [];
   const seen = new Set<string>();
-  for (const name of names.filter((n) => /\.(pem|crt)$|^[0-9a-f]{8}\.\d+$/.test(n))) {
+  for (const text of texts) {
     let certs: x509.X509Certificate[];
     try {
-      certs = certificatesInPem(await readFile(join(dir, name), 'utf8'));
+      certs = certificatesInPem(text);
     } catch {
       continue;
     }

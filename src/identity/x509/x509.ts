@@ -2,14 +2,40 @@
  * The one entry to `@peculiar/x509`: loads `reflect-metadata` first (the library's ASN.1
  * schemas need it), binds it to Node's WebCrypto, and holds the key algorithm lading uses for
  * CA, user and proxy keys. Key material passes through here in memory only; nothing is logged.
+ *
+ * The library (about 200 modules, a fifth of a server's start and some 20 MiB) is loaded when
+ * `x509` is first used, not when this module is: a server loads it at the first certificate it
+ * issues or verifies, and the admin commands that touch no certificate never do.
  */
-import 'reflect-metadata';
+import { createRequire } from 'node:module';
 import { createPrivateKey, webcrypto } from 'node:crypto';
-import * as x509 from '@peculiar/x509';
+import type * as X509 from '@peculiar/x509';
 
-x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
+const require = createRequire(import.meta.url);
+let library: typeof X509 | null = null;
 
-export { x509 };
+function load(): typeof X509 {
+  if (!library) {
+    require('reflect-metadata');
+    const lib = require('@peculiar/x509') as typeof X509;
+    lib.cryptoProvider.set(webcrypto as unknown as Parameters<typeof lib.cryptoProvider.set>[0]);
+    library = lib;
+  }
+  return library;
+}
+
+/** `@peculiar/x509`, loaded on the first access to any of its members. */
+export const x509: typeof X509 = new Proxy({} as typeof X509, {
+  get: (_target, name) => Reflect.get(load(), name),
+});
+
+// NOTE: the library's types under the same name, so `x509.X509Certificate` names the type too.
+export declare namespace x509 {
+  export type X509Certificate = X509.X509Certificate;
+  export type Pkcs10CertificateRequest = X509.Pkcs10CertificateRequest;
+  export type Extension = X509.Extension;
+  export type Name = X509.Name;
+}
 
 export type CryptoKey = webcrypto.CryptoKey;
 export type CryptoKeyPair = webcrypto.CryptoKeyPair;
