@@ -7,8 +7,6 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import multipart from '@fastify/multipart';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Backend } from '../core/backend.ts';
 import type { AccessControl } from '../core/access-control.ts';
@@ -25,6 +23,7 @@ import { registerErrorHandlers, sendError, toLadingError } from './errors.ts';
 import { registerMethodRules } from './methods.ts';
 import { clientErrorHandler, registerProtocolRules } from './protocol.ts';
 import { openapiOptions } from './openapi.ts';
+import { registerOpenApi } from './lazy-openapi.ts';
 import { lazyCompilers } from './lazy-compilers.ts';
 import { registerResponseCheck } from './response-check.ts';
 import { registerRegisteredRoutes } from './routes-registered.ts';
@@ -159,8 +158,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // being refused by the name rule like every other way of naming an entity.
   await app.register(multipart, { throwFileSizeLimit: false, preservePath: true });
 
-  await app.register(swagger, openapiOptions(deps.version));
-  await app.register(swaggerUi, { routePrefix: '/api/docs', uiConfig: { url: '/api/specs' } as never });
+  // NOTE: @fastify/swagger and @fastify/swagger-ui, loaded at the first request for the
+  // document or the viewer (see lazy-openapi.ts).
+  await registerOpenApi(app, openapiOptions(deps.version), { routePrefix: '/api/docs', uiConfig: { url: '/api/specs' } });
 
   const urls = (request: FastifyRequest): Urls => ({ base: deps.publicBase.forRequest(request), backend: deps.backendUrl });
   const authenticate = authenticator(deps.sessions, deps.publicBase);

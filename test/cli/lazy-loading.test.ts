@@ -2,9 +2,11 @@
  * What each kind of command loads: `--help`, `--version` and the client commands start without
  * the server (the composition root, Fastify, the drivers), which is what keeps them quick on a
  * laptop; a server that has answered requests but served no login has not loaded the OpenID
- * Connect libraries (oidc-provider, openid-client, jose), and one that has verified or issued
- * no certificate has not loaded the X.509 library, which keeps its memory down and its start
- * short; nor has an admin command that touches no certificate. Each runs the real command
+ * Connect libraries (oidc-provider, openid-client, jose), one that has verified or issued no
+ * certificate has not loaded the X.509 library, and one that was not asked for its API
+ * document or viewer has not loaded @fastify/swagger, @fastify/swagger-ui, YAML or the static
+ * file server, which keeps its memory down and its start short; nor has an admin command that
+ * touches no certificate loaded the X.509 library. Each runs the real command
  * with a preload that records the modules it loads.
  */
 import { after, describe, it } from 'node:test';
@@ -29,6 +31,7 @@ function recording(extra: Record<string, string> = {}): { env: Record<string, st
 
 const SERVER = [/\/src\/wiring\/(index|server|deps)\.ts$/, /\/node_modules\/fastify\//, /\/src\/drivers\//, /\/node_modules\/@peculiar\//];
 const OIDC = [/\/node_modules\/oidc-provider\//, /\/node_modules\/openid-client\//, /\/node_modules\/jose\//];
+const DOCS = [/\/node_modules\/@fastify\/swagger\//, /\/node_modules\/@fastify\/swagger-ui\/(index\.js|lib\/)/, /\/node_modules\/yaml\//, /\/node_modules\/@fastify\/static\//];
 const X509 = [/\/node_modules\/@peculiar\//, /\/node_modules\/reflect-metadata\//, /\/node_modules\/tsyringe\//, /\/node_modules\/asn1js\//];
 
 async function loadedBy(log: string): Promise<string[]> {
@@ -51,7 +54,7 @@ describe('lazy loading', () => {
     });
   }
 
-  it('a server that served no login and no certificate has not loaded the OpenID Connect or X.509 libraries', async () => {
+  it('a server that served no login, no certificate and no API document has not loaded the OpenID Connect, X.509 or OpenAPI libraries', async () => {
     const data = join(dir, 'data');
     // NOTE: on a data directory made by `lading init`: the first start of all creates the CA,
     // which needs the X.509 library.
@@ -79,6 +82,7 @@ describe('lazy loading', () => {
     assert.ok(modules.some((m) => /\/node_modules\/fastify\//.test(m)), 'the log records the server');
     assert.deepEqual(offenders(modules, OIDC), []);
     assert.deepEqual(offenders(modules, X509), []);
+    assert.deepEqual(offenders(modules, DOCS), []);
   });
 
   it('an admin command that touches no certificate loads no X.509 library', async () => {
