@@ -1,0 +1,220 @@
+/**
+ * What `lading put` and `lading get` do once their arguments are parsed (`commands.ts`): plan
+ * what goes where (the rules of `rclone copy`: a directory's contents go into the destination,
+ * so running the same command again means the same thing), and hand the plan to the engine.
+ * Every failure ends as one line `lading: …` and an exit code of README's table; Ctrl-C stops
+ * cleanly with 130.
+ */
+import { mkdir } from 'node:fs/promises';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { posix } from 'node:path';
+import { ApiClient } from '../api.ts';
+import { resolveTarget } from '../config.ts';
+import { ClientError, usageError } from '../errors.ts';
+import { EXIT } from '../exit-codes.ts';
+import type { TransferOptions } from './commands.ts';
+import { digestOfChecksum, sha256File } from './digest.ts';
+import { downloadFile } from './download.ts';
+import { Manifest, type Task, exitCodeOf, runTasks } from './engine.ts';
+import { JsonReporter, LineReporter, QuietReporter, type Reporter, TtyReporter } from './progress.ts';
+import { ResumeStore } from './resume-store.ts';
+import { type RemoteEntry, localKind, remoteStat, walkLocal, walkRemote } from './trees.ts';
+import { uploadFile } from './upload.ts';
+
+function reporterFor(opts: TransferOptions, verb: string): Reporter {
+  if (opts.json) return new JsonReporter(process.stdout);
+  if (opts.quiet) return new QuietReporter();
+  if (process.stderr.isTTY) return new TtyReporter(verb, Math.max(1, Math.min(opts.jobs, (process.stderr.rows || 24) - 4)));
+  return new LineReporter(verb, opts.progressInterval);
+}
+
+/** An absolute, normalized remote path; a relative one is taken from the home collection. */
+async function remotePath(api: ApiClient, path: string, home: () => Promise<string>): Promise<string> {
+  const absolute = path.startsWith('/') ? path : posix.join(await home(), path);
+  const normal = posix.normalize(absolute);
+  return normal.length > 1 ? normal.replace(/\/+$/, '') : normal;
+}
+
+/** The caller's home collection: from the login, else asked of the server (once). */
+function homeOf(api: ApiClient): () => Promise<string> {
+  let found: Promise<string> | null = null;
+  return () => {
+    found ??= api.target.home !== undefined ? Promise.resolve(api.target.home)
+      : api.json<{ storage_home: string }>('GET', '/auth/proxy').then((state) => state.storage_home);
+    return found;
+  };
+}
+
+/** Runs a transfer command: the one place that turns failures into a line and an exit code. */
+async function execute(opts: TransferOptions, verb: string, plan: (api: ApiClient, signal: AbortSignal, reporter: Reporter) => Promise<{ tasks: Task[]; destinationOf(t: Task): string; before?(): Promise<void> }>): Promise<void> {
+  const controller = new AbortController();
+  let signals = 0;
+  const onSigint = (): void => {
+    signals++;
+    if (signals > 1) process.exit(EXIT.INTERRUPTED);
+    controller.abort();
+  };
+  process.on('SIGINT', onSigint);
+  let api: ApiClient | null = null;
+  let reporter: Reporter | null = null;
+  let manifest: Manifest | undefined;
+  try {
+    const target = await resolveTarget({ server: opts.server });
+    api = new ApiClient(target, { connections: opts.jobs });
+    reporter = reporterFor(opts, verb);
+    const planned = await plan(api, controller.signal, reporter);
+    manifest = opts.manifest ? new Manifest(opts.manifest) : undefined;
+    await planned.before?.();
+    const run = await runTasks(api, planned.tasks, { jobs: opts.jobs, reporter, signal: controller.signal, manifest, destinationOf: planned.destinationOf });
+    reporter.finish(run.interrupted);
+    reporter = null;
+    await manifest?.close();
+    manifest = undefined;
+    if (opts.pidAwait && !opts.json) {
+      for (const r of [...run.results].sort((a, b) => (a.path < b.path ? -1 : 1))) process.stdout.write(`${r.path}\t${r.pid ?? 'no PID'}\n`);
+    }
+    if (run.interrupted) process.stderr.write('lading: interrupted: run the same command again to resume\n');
+    process.exitCode = exitCodeOf(run);
+  } catch (raw) {
+    reporter?.finish(controller.signal.aborted);
+    await manifest?.close();
+    if (controller.signal.aborted) {
+      process.stderr.write('lading: interrupted: run the same command again to resume\n');
+      process.exitCode = EXIT.INTERRUPTED;
+    } else {
+      const err = raw instanceof ClientError ? raw : null;
+      process.stderr.write(`lading: ${err ? err.message : `unexpected ${raw instanceof Error ? `${raw.name}: ${raw.message}` : String(raw)}`}\n`);
+      process.exitCode = err ? err.exitCode : EXIT.FAILED;
+    }
+  } finally {
+    process.off('SIGINT', onSigint);
+    await api?.close();
+  }
+}
+
+/** The collections to create so that every one of `dirs` exists: only the deepest ones (parents come with force). */
+function leaves(dirs: Iterable<string>): string[] {
+  const all = [...new Set(dirs)].sort();
+  return all.filter((d, i) => !(all[i + 1]?.startsWith(d === '/' ? '/' : `${d}/`)));
+}
+
+/** Creates the collections `dirs` (and their parents), `jobs` at a time. */
+async function createCollections(api: ApiClient, dirs: string[], jobs: number, signal: AbortSignal): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < dirs.length && !signal.aborted) {
+      const path = dirs[next++]!;
+      await api.request('POST', '/api/registered', {
+        headers: { 'content-type': 'application/json' }, body: JSON.stringify({ path, force: true }), signal,
+      }).then((r) => r.body?.cancel());
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(jobs, dirs.length) }, worker));
+}
+
+/** `lading put <local>... <remote>`. */
+export function put(args: string[], opts: TransferOptions): Promise<void> {
+  return execute(opts, 'sent', async (api, signal, reporter) => {
+    if (args.length < 2) throw usageError('put needs a local file or directory and a remote destination');
+    const home = homeOf(api);
+    const dest = await remotePath(api, args.at(-1)!, home);
+    const sources = args.slice(0, -1).map((s) => resolve(s));
+    const kinds = await Promise.all(sources.map(localKind));
+    kinds.forEach((k, i) => {
+      if (k.kind === 'none') throw new ClientError(`${args[i]}: no such file or directory`, EXIT.NOT_FOUND);
+      if (k.kind === 'dir' && !opts.recursive) throw usageError(`${args[i]} is a directory: use -r to upload it and everything below it`);
+    });
+    const there = await remoteStat(api, dest, signal);
+    const intoCollection = args.at(-1)!.endsWith('/') || sources.length > 1 || kinds.some((k) => k.kind === 'dir') || there?.kind === 'collection';
+    if (intoCollection && there?.kind === 'dataobject') throw new ClientError(`${dest} is a file, not a collection`, EXIT.CONFLICT);
+    const files: { abs: string; remote: string; size: number; mtimeMs: number }[] = [];
+    const dirs = new Set<string>();
+    if (intoCollection) dirs.add(dest);
+    for (const [i, source] of sources.entries()) {
+      const k = kinds[i]!;
+      if (k.kind === 'file') {
+        files.push({ abs: source, remote: intoCollection ? posix.join(dest, basename(source)) : dest, size: k.size, mtimeMs: k.mtimeMs });
+      } else {
+        const tree = await walkLocal(source);
+        for (const d of tree.dirs) dirs.add(posix.join(dest, d));
+        for (const f of tree.files) files.push({ abs: f.abs, remote: posix.join(dest, f.rel), size: f.size, mtimeMs: f.mtimeMs });
+      }
+    }
+    // What is there already, for --sync: one listing per collection below the destination.
+    const existing = new Map<string, RemoteEntry>();
+    if (opts.sync && there) {
+      if (there.kind === 'dataobject') existing.set(there.path, there);
+      else for (const e of (await walkRemote(api, dest, opts.jobs, signal)).files) existing.set(e.path, e);
+    }
+    const store = new ResumeStore();
+    const upload = { resumableAbove: opts.resumableAbove, chunkBytes: opts.chunkSize, store };
+    const tasks: Task[] = files.map((f) => ({
+      name: f.remote, label: posix.relative(intoCollection ? dest : posix.dirname(dest), f.remote), local: f.abs, remote: f.remote, size: f.size,
+      async run(ctx) {
+        const job = { local: f.abs, remote: f.remote, size: f.size, mtimeMs: f.mtimeMs, force: opts.force === true, pidAwait: opts.pidAwait === true };
+        const known = existing.get(f.remote);
+        if (!opts.sync || !known) return uploadFile(ctx, job, upload);
+        const theirs = digestOfChecksum(known.checksum);
+        if (theirs && (known.size === null || known.size === f.size)) {
+          const sha256 = await sha256File(f.abs, f.size);
+          if (sha256.equals(theirs)) {
+            ctx.onBytes(f.size);
+            return { status: 'identical', size: f.size, sha256, pid: known.pid, transferred: 0, resumedFrom: 0 };
+          }
+          return uploadFile(ctx, { ...job, force: true, sha256 }, upload);
+        }
+        return uploadFile(ctx, { ...job, force: true }, upload);
+      },
+    }));
+    reporter.plan(tasks.length, files.reduce((n, f) => n + f.size, 0));
+    return {
+      tasks, destinationOf: (t) => t.remote,
+      before: () => createCollections(api, leaves(dirs), opts.jobs, signal),
+    };
+  });
+}
+
+/** `lading get <remote>... <local>`. */
+export function get(args: string[], opts: TransferOptions): Promise<void> {
+  return execute(opts, 'received', async (api, signal, reporter) => {
+    if (args.length < 2) throw usageError('get needs a remote data object or collection and a local destination');
+    const home = homeOf(api);
+    const destArg = args.at(-1)!;
+    const dest = resolve(destArg);
+    const sources = await Promise.all(args.slice(0, -1).map((s) => remotePath(api, s, home)));
+    const entries = await Promise.all(sources.map(async (s) => {
+      const e = await remoteStat(api, s, signal);
+      if (!e) throw new ClientError(`${s}: no such data object or collection`, EXIT.NOT_FOUND);
+      if (e.kind === 'collection' && !opts.recursive) throw usageError(`${s} is a collection: use -r to download it and everything below it`);
+      return e;
+    }));
+    const local = await localKind(dest);
+    const intoDir = destArg.endsWith('/') || destArg.endsWith(sep) || sources.length > 1 || entries.some((e) => e.kind === 'collection') || local.kind === 'dir';
+    if (intoDir && local.kind === 'file') throw new ClientError(`${dest} is a file, not a directory`, EXIT.CONFLICT);
+    const files: { entry: RemoteEntry; local: string }[] = [];
+    const dirs = new Set<string>();
+    for (const e of entries) {
+      if (e.kind === 'dataobject') {
+        files.push({ entry: e, local: intoDir ? join(dest, e.name) : dest });
+      } else {
+        const tree = await walkRemote(api, e.path, opts.jobs, signal);
+        for (const d of tree.dirs) dirs.add(join(dest, ...d.split('/')));
+        for (const f of tree.files) files.push({ entry: f, local: join(dest, ...f.rel.split('/')) });
+      }
+    }
+    if (intoDir) dirs.add(dest);
+    const tasks: Task[] = files.map(({ entry, local: path }) => ({
+      name: path, label: relative(intoDir ? dest : dirname(dest), path), local: path, remote: entry.path, size: entry.size,
+      run: (ctx) => downloadFile(ctx, {
+        remote: entry.path, local: path, checksum: entry.checksum, size: entry.size, pid: entry.pid, force: opts.force === true, sync: opts.sync === true,
+      }),
+    }));
+    reporter.plan(tasks.length, files.reduce((n, f) => n + (f.entry.size ?? 0), 0));
+    return {
+      tasks, destinationOf: (t) => t.local,
+      before: async () => {
+        for (const d of [...dirs].sort()) await mkdir(d, { recursive: true });
+      },
+    };
+  });
+}
