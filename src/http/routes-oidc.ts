@@ -25,6 +25,9 @@ import { preferredType } from './negotiation.ts';
 import { AuthResult, CliClientResult, ExchangeBody, type TypedApp, envelopeOrPage, errorResponses } from './schemas.ts';
 import { signinFailurePage } from './signin-page.ts';
 
+// NOTE: in its own module, which the logger imports without the routes (and their schemas).
+export { logSafeUrl } from './log-safe-url.ts';
+
 interface OidcRouteDeps {
   oidc: OidcLogin;
   backend: Backend;
@@ -50,22 +53,6 @@ export function localPath(next: string): string | null {
   const probe = new URL(next, 'http://lading.invalid');
   if (probe.origin !== 'http://lading.invalid') return null;
   return probe.pathname + probe.search + probe.hash;
-}
-
-const SECRET_PARAMS = new Set(['code', 'state', 'nonce', 'code_verifier', 'token', 'access_token', 'id_token', 'refresh_token', 'client_secret', 'password']);
-
-/**
- * `given` with the values of secret-bearing query parameters (authorization codes, tokens) and
- * the token of a share link's path replaced, for log lines.
- */
-export function logSafeUrl(given: string): string {
-  // NOTE: a share link's token is its path's segment after /api/shared/.
-  const url = given.replace(/^((?:https?:\/\/[^/?#]*)?\/api\/shared\/)[^/?#]+/i, '$1[redacted]');
-  const q = url.indexOf('?');
-  if (q < 0) return url;
-  const params = new URLSearchParams(url.slice(q + 1));
-  for (const key of [...params.keys()]) if (SECRET_PARAMS.has(key)) params.set(key, '[redacted]');
-  return `${url.slice(0, q)}?${params.toString()}`;
 }
 
 function cookie(request: FastifyRequest, name: string): string | undefined {

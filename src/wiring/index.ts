@@ -3,16 +3,39 @@
  * command line and the environment, starting a server, checking a deployment, and opening a
  * data directory for the admin commands. The command calls only these and never reads a
  * configuration key itself.
+ *
+ * The server (Fastify, the routes: `server.ts`) and the deployment check are loaded by the
+ * calls that need them, so that the admin commands start without them.
  */
 import { readFile } from 'node:fs/promises';
 import { type Config, ConfigError, loadConfig, unknownVariables } from './config.ts';
+import type { DepsOverrides } from './deps.ts';
+import type { RunningServer } from './server.ts';
 
 export { ConfigError };
 export { OperatorError } from './operator-error.ts';
-export type { Config };
-export { startServer, announceServer, VERSION, type RunningServer } from './server.ts';
-export { checkDeployment } from './check.ts';
+export type { Config, RunningServer };
+export { VERSION } from './version.ts';
 export { openAdmin, type AdminConsole } from './admin.ts';
+
+let serverModule: typeof import('./server.ts') | undefined;
+
+/** `startServer` of `server.ts`, loaded by this call. */
+export async function startServer(config: Config, overrides?: DepsOverrides): Promise<RunningServer> {
+  serverModule ??= await import('./server.ts');
+  return serverModule.startServer(config, overrides);
+}
+
+/** `announceServer` of `server.ts`, for a server `startServer` started (which loaded it). */
+export function announceServer(server: RunningServer): void {
+  if (!serverModule) throw new Error('announceServer: no server was started');
+  serverModule.announceServer(server);
+}
+
+/** `checkDeployment` of `check.ts`, loaded by this call. */
+export async function checkDeployment(config: Config): Promise<string> {
+  return (await import('./check.ts')).checkDeployment(config);
+}
 
 /** What the command line may set: the `--config` file and the flags that override it. */
 export interface CliOptions {

@@ -6,7 +6,7 @@
 import { destination as pinoDestination, pino, type Logger, type LoggerOptions } from 'pino';
 import type { FastifyRequest } from 'fastify';
 import type { Config } from './config.ts';
-import { logSafeUrl } from '../http/routes-oidc.ts';
+import { logSafeUrl } from '../http/log-safe-url.ts';
 
 /** Whether `log.format` gives readable lines: `pretty`, or `auto` on a terminal. */
 export function prettyLogs(format: Config['log']['format'], stdout: { isTTY?: boolean } = process.stdout): boolean {

@@ -12,7 +12,7 @@ import { type DataDirLock, lockDataDir, openDataDir } from './data-dir.ts';
 import { createDeps, type Deps, type DepsOverrides } from './deps.ts';
 import { buildApp } from '../http/app.ts';
 import { WebAssets } from '../web/bundle.ts';
-import { logSafeUrl } from '../http/routes-oidc.ts';
+import { logSafeUrl } from '../http/log-safe-url.ts';
 import { recoveryCutoff, staleBefore } from './drivers.ts';
 import { startReclaimer } from './reclaimer.ts';
 

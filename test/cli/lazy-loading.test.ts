@@ -5,10 +5,10 @@
  * Connect libraries (oidc-provider, openid-client, jose), one that has verified or issued no
  * certificate has not loaded the X.509 library, and one that was not asked for its API
  * document or viewer has not loaded @fastify/swagger, @fastify/swagger-ui, YAML or the static
- * file server, which keeps its memory down and its start short; nor has an admin command that
- * touches no certificate loaded the X.509 library; and only `put` and `get` load the transfer
- * engine and its progress bars. Each runs the real command with a preload that records the
- * modules it loads.
+ * file server, which keeps its memory down and its start short; an admin command loads no
+ * HTTP server (Fastify, the routes), nor, touching no certificate, the X.509 library; and only
+ * `put` and `get` load the transfer engine and its progress bars. Each runs the real command
+ * with a preload that records the modules it loads.
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -33,6 +33,7 @@ function recording(extra: Record<string, string> = {}): { env: Record<string, st
 const SERVER = [/\/src\/wiring\/(index|server|deps)\.ts$/, /\/node_modules\/fastify\//, /\/src\/drivers\//, /\/node_modules\/@peculiar\//];
 const OIDC = [/\/node_modules\/oidc-provider\//, /\/node_modules\/openid-client\//, /\/node_modules\/jose\//];
 const DOCS = [/\/node_modules\/@fastify\/swagger\//, /\/node_modules\/@fastify\/swagger-ui\/(index\.js|lib\/)/, /\/node_modules\/yaml\//, /\/node_modules\/@fastify\/static\//];
+const HTTP_SERVER = [/\/node_modules\/fastify\//, /\/src\/wiring\/server\.ts$/, /\/src\/http\/app\.ts$/, /\/src\/http\/routes-[a-z]+\.ts$/];
 // NOTE: what `lading put` and `lading get` run, which no other command needs.
 const TRANSFER = [/\/src\/client\/transfer\/(?!commands\.ts$)/, /\/node_modules\/cli-progress\//];
 const X509 = [/\/node_modules\/@peculiar\//, /\/node_modules\/reflect-metadata\//, /\/node_modules\/tsyringe\//, /\/node_modules\/asn1js\//];
@@ -89,7 +90,7 @@ describe('lazy loading', () => {
     assert.deepEqual(offenders(modules, TRANSFER), []);
   });
 
-  it('an admin command that touches no certificate loads no X.509 library', async () => {
+  it('an admin command loads no HTTP server, and, touching no certificate, no X.509 library', async () => {
     const data = join(dir, 'admin-data');
     const init = await runLading(['init', '--data', data], { env: { HOME: dir } });
     assert.equal(init.code, 0, init.stderr);
@@ -98,6 +99,7 @@ describe('lazy loading', () => {
     assert.equal(res.code, 0, res.stderr);
     const modules = await loadedBy(log);
     assert.ok(modules.some((m) => m.endsWith('/src/wiring/deps.ts')), 'the log records the admin service');
+    assert.deepEqual(offenders(modules, HTTP_SERVER), []);
     assert.deepEqual(offenders(modules, X509), []);
     assert.deepEqual(offenders(modules, TRANSFER), []);
   });
