@@ -5,9 +5,7 @@
  * `runClient` prints it as one line and exits with its documented code (`exit-codes.ts`).
  * Tokens and passwords never come from the command line and are printed only by `token`.
  */
-import { spawn } from 'node:child_process';
 import { posix } from 'node:path';
-import { createInterface } from 'node:readline/promises';
 import { type Command, CommanderError, Option } from 'commander';
 import { ApiClient } from './api.ts';
 import { ClientError, usageError } from './errors.ts';
@@ -151,7 +149,9 @@ export function parseDuration(text: string): number {
 function openBrowser(url: string): void {
   if (!process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) return;
   try {
-    const child = spawn('xdg-open', [url], { stdio: 'ignore', detached: true });
+    // NOTE: child_process and readline are taken when used, not imported: every start of
+    // `lading` loads this module, the server's too.
+    const child = process.getBuiltinModule('node:child_process').spawn('xdg-open', [url], { stdio: 'ignore', detached: true });
     child.on('error', () => { /* no xdg-open: the URL is printed anyway */ });
     child.unref();
   } catch { /* the URL is printed anyway */ }
@@ -160,7 +160,7 @@ function openBrowser(url: string): void {
 /** The user name typed on the terminal. */
 async function askUser(): Promise<string> {
   if (!process.stdin.isTTY) throw usageError('no terminal to ask for the user name: give --user NAME (and --password-stdin), or use --device');
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  const rl = process.getBuiltinModule('node:readline/promises').createInterface({ input: process.stdin, output: process.stderr });
   try {
     const name = (await rl.question('User name: ')).trim();
     if (!name) throw usageError('no user name given');

@@ -15,10 +15,13 @@ type Serialize = (data: unknown) => string;
 type Compiler<Route, F> = (route: Route) => F;
 type Builder<Route, F> = (externalSchemas: unknown, options: unknown) => Compiler<Route, F>;
 
-// NOTE: resolved from Fastify's own location, so these are the very copies Fastify would use.
+// NOTE: resolved from Fastify's own location, so these are the very copies Fastify would use;
+// required when the first schema is compiled, as they load Ajv and fast-json-stringify (some
+// 120 modules), which a process that never validates a request need not load.
 const fromFastify = createRequire(createRequire(import.meta.url).resolve('fastify'));
-const ajvCompiler = fromFastify('@fastify/ajv-compiler') as () => Builder<unknown, Validate>;
-const serializerCompiler = fromFastify('@fastify/fast-json-stringify-compiler') as { SerializerSelector: () => Builder<unknown, Serialize> };
+const ajvCompiler = (): Builder<unknown, Validate> => (fromFastify('@fastify/ajv-compiler') as () => Builder<unknown, Validate>)();
+const serializerCompiler = (): Builder<unknown, Serialize> =>
+  (fromFastify('@fastify/fast-json-stringify-compiler') as { SerializerSelector: () => Builder<unknown, Serialize> }).SerializerSelector();
 
 /** A validator that compiles on its first call; it carries Ajv's `errors` as Fastify reads them. */
 function lazyValidator<Route>(compile: Compiler<Route, Validate>, route: Route): Validate {
@@ -38,18 +41,18 @@ function lazyValidator<Route>(compile: Compiler<Route, Validate>, route: Route):
 
 /** `schemaController.compilersFactory` for `Fastify()`: the defaults, compiling lazily. */
 export function lazyCompilers(): CompilersFactory {
-  const buildValidator = ajvCompiler();
-  const buildSerializer = serializerCompiler.SerializerSelector();
+  let buildValidator: Builder<unknown, Validate> | null = null;
+  let buildSerializer: Builder<unknown, Serialize> | null = null;
   const factory: { buildValidator: Builder<unknown, Validate>; buildSerializer: Builder<unknown, Serialize> } = {
     buildValidator(externalSchemas, options) {
-      const compile = buildValidator(externalSchemas, options);
-      return (route) => lazyValidator(compile, route);
+      let compile: Compiler<unknown, Validate> | null = null;
+      return (route) => lazyValidator((r) => (compile ??= (buildValidator ??= ajvCompiler())(externalSchemas, options))(r), route);
     },
     buildSerializer(externalSchemas, options) {
-      const compile = buildSerializer(externalSchemas, options);
+      let compile: Compiler<unknown, Serialize> | null = null;
       return (route) => {
         let compiled: Serialize | null = null;
-        return (data) => (compiled ??= compile(route))(data);
+        return (data) => (compiled ??= (compile ??= (buildSerializer ??= serializerCompiler())(externalSchemas, options))(route))(data);
       };
     },
   };

@@ -5,10 +5,10 @@
  * Connect libraries (oidc-provider, openid-client, jose), one that has verified or issued no
  * certificate has not loaded the X.509 library, and one that was not asked for its API
  * document or viewer has not loaded @fastify/swagger, @fastify/swagger-ui, YAML or the static
- * file server, which keeps its memory down and its start short; an admin command loads no
- * HTTP server (Fastify, the routes), nor, touching no certificate, the X.509 library; and only
- * `put` and `get` load the transfer engine and its progress bars. Each runs the real command
- * with a preload that records the modules it loads.
+ * file server, nor Node's undici, which keeps its memory down and its start short; an admin
+ * command loads no HTTP server (Fastify, the routes), nor, touching no certificate, the X.509
+ * library; and only `put` and `get` load the transfer engine and its progress bars. Each runs
+ * the real command with a preload that records the modules it loads.
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -33,6 +33,8 @@ function recording(extra: Record<string, string> = {}): { env: Record<string, st
 const SERVER = [/\/src\/wiring\/(index|server|deps)\.ts$/, /\/node_modules\/fastify\//, /\/src\/drivers\//, /\/node_modules\/@peculiar\//];
 const OIDC = [/\/node_modules\/oidc-provider\//, /\/node_modules\/openid-client\//, /\/node_modules\/jose\//];
 const DOCS = [/\/node_modules\/@fastify\/swagger\//, /\/node_modules\/@fastify\/swagger-ui\/(index\.js|lib\/)/, /\/node_modules\/yaml\//, /\/node_modules\/@fastify\/static\//];
+// NOTE: Node's copy of undici, which an ES import of node:http loads (for its WebSocket exports).
+const UNDICI = [/^node-internal:internal\/deps\/undici\//];
 const HTTP_SERVER = [/\/node_modules\/fastify\//, /\/src\/wiring\/server\.ts$/, /\/src\/http\/app\.ts$/, /\/src\/http\/routes-[a-z]+\.ts$/];
 // NOTE: what `lading put` and `lading get` run, which no other command needs.
 const TRANSFER = [/\/src\/client\/transfer\/(?!commands\.ts$)/, /\/node_modules\/cli-progress\//];
@@ -58,7 +60,7 @@ describe('lazy loading', () => {
     });
   }
 
-  it('a server that served no login, no certificate and no API document has not loaded the OpenID Connect, X.509 or OpenAPI libraries', async () => {
+  it('a server that served no login, no certificate and no API document has not loaded the OpenID Connect, X.509, OpenAPI or undici libraries', async () => {
     const data = join(dir, 'data');
     // NOTE: on a data directory made by `lading init`: the first start of all creates the CA,
     // which needs the X.509 library.
@@ -88,6 +90,7 @@ describe('lazy loading', () => {
     assert.deepEqual(offenders(modules, X509), []);
     assert.deepEqual(offenders(modules, DOCS), []);
     assert.deepEqual(offenders(modules, TRANSFER), []);
+    assert.deepEqual(offenders(modules, UNDICI), []);
   });
 
   it('an admin command loads no HTTP server, and, touching no certificate, no X.509 library', async () => {

@@ -7,7 +7,7 @@
  * backend credentials itself: sessions do, through their credential manager.
  */
 import { createHmac } from 'node:crypto';
-import { type IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import type { Sealer } from '../secrets/sealing.ts';
 import { hashToken } from '../sessions/sessions.ts';
@@ -26,6 +26,9 @@ import type { LoginService } from '../sessions/login.ts';
 export function oidcSecret(masterKey: Buffer): Buffer {
   return createHmac('sha256', masterKey).update('lading oidc').digest();
 }
+
+// NOTE: from the module object rather than an ES import, which would load undici (see http/protocol.ts).
+const { ServerResponse } = process.getBuiltinModule('node:http');
 
 const GRANT_KIND = 'lading:session-grant';
 const GRANT_PURPOSE = 'oidc refresh token';
