@@ -2,7 +2,9 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CONFIG_KEYS, ConfigError, loadConfig, parseListen } from '../src/wiring/config.ts';
+import fc from 'fast-check';
+import { Value } from '@sinclair/typebox/value';
+import { CONFIG_KEYS, CONFIG_SCHEMA, ConfigError, isConfig, loadConfig, parseListen } from '../src/wiring/config.ts';
 
 describe('configuration', () => {
   it('has working defaults', () => {
@@ -21,6 +23,41 @@ describe('configuration', () => {
     assert.equal(c.zone, 'fromenv');
     assert.equal(c.pid.await_timeout, 3);
     assert.equal(c.limits.upload_bytes, 30);
+  });
+
+  it('checks a whole configuration as TypeBox\'s Value.Check does', () => {
+    const keys = CONFIG_KEYS.map((k) => k.key as string);
+    const leaf = fc.oneof(
+      fc.constant(undefined), fc.constant(null), fc.string({ maxLength: 4 }), fc.boolean(), fc.double(), fc.integer({ min: -5, max: 5 }),
+      fc.constantFrom(NaN, Infinity, -1, 0, 'sqlite', 'postgres', 'info', 'auto'), fc.constant({}).map(() => ({})), fc.constant([]).map(() => []),
+    );
+    // A valid configuration with some keys replaced, removed or added, at any depth.
+    const edits = fc.array(fc.tuple(fc.oneof(fc.constantFrom(...keys), fc.constantFrom('extra', 'log.extra', 'log', 'resource.s3', 'pid')), leaf), { maxLength: 3 });
+    fc.assert(fc.property(edits, (changes) => {
+      const value = structuredClone(loadConfig({ env: {} })) as unknown as Record<string, unknown>;
+      for (const [key, v] of changes) {
+        const parts = key.split('.');
+        let cur: Record<string, unknown> = value;
+        for (const part of parts.slice(0, -1)) cur = (typeof cur[part] === 'object' && cur[part] !== null ? cur[part] : (cur[part] = {})) as Record<string, unknown>;
+        if (v === undefined) delete cur[parts.at(-1)!];
+        else cur[parts.at(-1)!] = v;
+      }
+      assert.equal(isConfig(value), Value.Check(CONFIG_SCHEMA, value));
+    }), { numRuns: 2000 });
+    // Every key set to each kind of value, one at a time (removed, for undefined; undefined, for PRESENT_UNDEFINED).
+    const PRESENT_UNDEFINED = Symbol('present but undefined');
+    const values = [undefined, PRESENT_UNDEFINED, null, '', 'x', 'sqlite', 0, -1, 1.5, NaN, Infinity, -Infinity, true, {}, []];
+    for (const key of [...keys, 'extra', 'log.extra']) {
+      for (const v of values) {
+        const value = structuredClone(loadConfig({ env: {} })) as unknown as Record<string, unknown>;
+        const parts = key.split('.');
+        const parent = parts.slice(0, -1).reduce((o, p) => o[p] as Record<string, unknown>, value);
+        if (v === undefined) delete parent[parts.at(-1)!];
+        else parent[parts.at(-1)!] = v === PRESENT_UNDEFINED ? undefined : structuredClone(v);
+        assert.equal(isConfig(value), Value.Check(CONFIG_SCHEMA, value), `${key} = ${String(v)}`);
+      }
+    }
+    assert.ok(isConfig(loadConfig({ env: {} })));
   });
 
   it('names the key of every mistake', () => {

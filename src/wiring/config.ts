@@ -4,9 +4,10 @@
  * flags. The only module that knows the keys; it reads nothing by itself — callers pass the
  * environment and the file's text in — and only the composition root (`src/wiring/`) imports it.
  */
+import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
 import { KindGuard, Type, type Static, type TLiteral, type TSchema, type TUnion } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
+import type { Value as ValueModule } from '@sinclair/typebox/value';
 import { OperatorError } from './operator-error.ts';
 
 /** A configuration mistake (exit code 2); its message names the key (and the file or variable) and never a secret. */
@@ -260,13 +261,42 @@ export function loadConfig(input: ConfigSources): Config {
     assign(out, info.key, value);
   }
   // NOTE: coercion already gave every key its type; the check makes that a proven `Config`.
-  if (!Value.Check(CONFIG_SCHEMA, out)) {
+  if (!isConfig(out)) {
+    // NOTE: TypeBox's own checker (some 50 modules, hence not loaded to say yes) says what is wrong.
+    const { Value } = createRequire(import.meta.url)('@sinclair/typebox/value') as { Value: typeof ValueModule };
     const first = Value.Errors(CONFIG_SCHEMA, out).First();
     throw new ConfigError(`${first?.path.slice(1).replace(/\//g, '.') ?? 'config'}: ${first?.message ?? 'invalid'}.`);
   }
   checkRules(out);
   if (out.public_url !== null) out.public_url = out.public_url.replace(/\/+$/, '');
   return out;
+}
+
+/** Whether `value` is a whole configuration: `Value.Check(CONFIG_SCHEMA, value)` of TypeBox, without loading its checker. */
+export function isConfig(value: unknown): value is Config {
+  return conforms(CONFIG_SCHEMA, value);
+}
+
+/**
+ * Whether `value` is what `schema` describes, as TypeBox's `Value.Check` decides it, for the
+ * kinds of schema the configuration is made of (a key of another kind throws, so that adding
+ * one cannot go unchecked).
+ */
+function conforms<T extends TSchema>(schema: T, value: unknown): value is Static<T> {
+  if (KindGuard.IsObject(schema)) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+    const record = value as Record<string, unknown>;
+    const keys = Object.getOwnPropertyNames(schema.properties);
+    if (!keys.every((key) => key in record && conforms(schema.properties[key]!, record[key]))) return false;
+    return schema.additionalProperties !== false || Object.getOwnPropertyNames(record).every((key) => keys.includes(key));
+  }
+  if (KindGuard.IsUnion(schema)) return schema.anyOf.some((s) => conforms(s, value));
+  if (KindGuard.IsLiteral(schema)) return value === schema.const;
+  if (KindGuard.IsString(schema)) return typeof value === 'string';
+  if (KindGuard.IsNumber(schema)) return Number.isFinite(value) && (schema.minimum === undefined || (value as number) >= schema.minimum);
+  if (KindGuard.IsBoolean(schema)) return typeof value === 'boolean';
+  if (KindGuard.IsNull(schema)) return value === null;
+  throw new Error(`config: no check for a key of kind ${String(schema[Symbol.for('TypeBox.Kind') as never])}`);
 }
 
 /** Splits `host:port` (IPv6 in brackets). `ConfigError` when malformed or the port is over 65535. */
