@@ -47,10 +47,11 @@ export function createProxyAuthority(o: ProxyAuthorityOptions): Authority {
   // NOTE: an opened credential is one frozen object for as long as it is remembered, so its
   // chain array finds its verdict without hashing the certificates again.
   const byChain = new WeakMap<readonly string[], VerifiedChain>();
+  const validAt = (v: VerifiedChain | undefined, now: Date): v is VerifiedChain =>
+    v !== undefined && v.validFrom.getTime() <= now.getTime() && now.getTime() <= v.validUntil.getTime();
   const verified = async (chain: string[], now: Date): Promise<VerifiedChain> => {
-    const t = now.getTime();
     const seen = byChain.get(chain);
-    if (seen && seen.validFrom.getTime() <= t && t <= seen.validUntil.getTime()) return seen;
+    if (validAt(seen, now)) return seen;
     const fresh = await verifiedByKey(chain, now);
     if (Object.isFrozen(chain)) byChain.set(chain, fresh);
     return fresh;
@@ -58,8 +59,7 @@ export function createProxyAuthority(o: ProxyAuthorityOptions): Authority {
   const verifiedByKey = async (chain: string[], now: Date): Promise<VerifiedChain> => {
     const key = chain.reduce((h, pem) => h.update(pem).update('\0'), createHash('sha256')).digest('base64');
     const known = verdicts.get(key);
-    const t = now.getTime();
-    if (known && known.validFrom.getTime() <= t && t <= known.validUntil.getTime()) return known;
+    if (validAt(known, now)) return known;
     verdicts.delete(key);
     anchors ??= [...(given as () => readonly x509.X509Certificate[])()];
     const fresh = await verify(chain, anchors, now);
