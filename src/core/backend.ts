@@ -115,6 +115,7 @@ export class Backend {
   readonly #maxUploadBytes: number;
   readonly #jobs: JobsFor | undefined;
   readonly #onJobs: () => void;
+  readonly #background = new Set<Promise<void>>();
 
   constructor(options: BackendOptions) {
     this.zone = parseName(options.zone);
@@ -340,8 +341,12 @@ export class Backend {
     await this.checkUploadTarget(actor, path, options.overwrite !== false);
 
     const blob = randomUUID();
-    await this.#catalog.trackBlob(blob, this.#clock.now(), this.#node);
-    const meter = new Meter({ limit: this.#maxUploadBytes, md5: options.expected?.md5 !== undefined });
+    // NOTE: the blob must be tracked (durably) before it can appear under its key, or a crash
+    // between that and the commit would leave it stored and unknown to the sweeper; before the
+    // write begins is more than that needs. The meter holds back the end of the body until the
+    // tracking is done, so the catalog's flush overlaps the body instead of preceding it.
+    const tracked = this.#catalog.trackBlob(blob, this.#clock.now(), this.#node);
+    const meter = new Meter({ limit: this.#maxUploadBytes, md5: options.expected?.md5 !== undefined, endAfter: tracked });
     const detach = feed(source, meter);
     try {
       await this.#resource.write(blob, meter);
@@ -360,11 +365,15 @@ export class Backend {
       if (jobIds.length > 0) this.#onJobs();
       // NOTE: the commit left the replaced blob tracked; where deleting it now could cut a
       // download of the old content short, `sweep` deletes it after the grace period instead.
-      if (replacedBlob && this.#resource.capabilities.deleteSparesOpenReads) await this.#discard(replacedBlob);
+      // Deleting a large file takes milliseconds the answer need not wait for: until it is
+      // gone the blob stays tracked, so a crash meanwhile leaves it to the sweeper.
+      if (replacedBlob && this.#resource.capabilities.deleteSparesOpenReads) this.#inBackground(this.#discard(replacedBlob));
       return { object, jobIds };
     } catch (err) {
       detach();
       meter.destroy();
+      // NOTE: untracking before the tracking has settled could leave the row behind.
+      await tracked.catch(() => {});
       await this.#discard(blob);
       throw err;
     }
@@ -401,7 +410,7 @@ export class Backend {
       overwrite: input.overwrite, jobs: this.#jobs, upload: input.upload,
     });
     if (jobIds.length > 0) this.#onJobs();
-    if (replacedBlob && this.#resource.capabilities.deleteSparesOpenReads) await this.#discard(replacedBlob);
+    if (replacedBlob && this.#resource.capabilities.deleteSparesOpenReads) this.#inBackground(this.#discard(replacedBlob));
     return { object, jobIds };
   }
 
@@ -484,6 +493,19 @@ export class Backend {
   }
 
   /** Deletes a blob nothing references any more; if that fails the catalog still tracks it for the sweeper. */
+  /**
+   * Resolves once the work the backend started after answering (deleting replaced contents)
+   * has finished; called before the drivers close, and by tests that look at the disk.
+   */
+  async settled(): Promise<void> {
+    while (this.#background.size > 0) await Promise.all(this.#background);
+  }
+
+  #inBackground(work: Promise<void>): void {
+    this.#background.add(work);
+    void work.finally(() => this.#background.delete(work));
+  }
+
   async #discard(blob: string): Promise<void> {
     try {
       await this.#resource.delete(blob);

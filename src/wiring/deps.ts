@@ -170,6 +170,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     rules, pids, jobs, publicBase, node, shares,
     async close() {
       await jobs.stop();
+      await backend.settled();
       await resource.close();
       await catalog.close();
     },

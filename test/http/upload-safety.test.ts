@@ -80,6 +80,7 @@ describe('upload safety (in-process server)', () => {
       const first = body[0]!;
       assert.ok(body.every((b) => b === first), 'one version, never a mix');
     }
+    await s.deps.backend.settled();
     const blobs = await filesUnder(join(s.dataDir, 'resource', 'blobs'));
     const objects = (await s.deps.catalog.listChildren((await import('../../src/core/path.ts')).parsePath(`/${s.zone}/home/alice`))).filter((e) => e.kind === 'dataobject');
     assert.equal(blobs.length, objects.length, 'every replaced blob was removed');

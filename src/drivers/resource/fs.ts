@@ -78,14 +78,17 @@ async function copyRange(handle: FileHandle, start: number, end: number | undefi
   }
 }
 
-// NOTE: without it the kernel keeps a large upload in the page cache until the final flush,
-// which then writes all of it while the client waits; flushing every 64 MiB from the thread
-// pool overlaps most of that disk work with the transfer. The final flush still decides.
-const EARLY_FLUSH = 64 * 1024 * 1024;
+// NOTE: without it the kernel keeps an upload in the page cache until the final flush, which
+// then writes all of it while the client waits; flushing from the thread pool whenever 2 MiB
+// more arrived (one flush at a time, so they batch themselves to the disk's pace) overlaps
+// most of that disk work with the transfer. The final flush still decides. Measured
+// (bench/README.md): a 10 MiB upload ~25% faster than with a flush every 64 MiB, a 1 GiB one
+// the same.
+const EARLY_FLUSH = 2 * 1024 * 1024;
 
 /**
  * A pass-through placed before `out` that starts an `fdatasync` of `out` each time another
- * `EARLY_FLUSH` bytes went by (one at a time, never waiting for it), and waits for the last
+ * `EARLY_FLUSH` bytes went by and none runs (never waiting for it), and waits for the last
  * one before it ends, so none is still running when `out` closes its descriptor. A failed
  * flush fails the stream (and so the write): Linux reports a writeback error to only one
  * flush of a file description, so the final one would not see it again.
