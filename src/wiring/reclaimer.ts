@@ -26,9 +26,16 @@ function exposeGc(): Gc | null {
 }
 
 export interface ReclaimerOptions {
-  /** How often to look while requests are in flight (default 10 ms: ~3 MB of a fast upload). */
+  /** How often to look while requests are in flight (default 5 ms: ~2 MB of a fast upload). */
   everyMs?: number;
-  /** Growth outside the heap that triggers a collection (default 8 MiB). */
+  /**
+   * Growth outside the heap that triggers a collection (default 4 MiB). NOTE: it must stay
+   * well below V8's slack before its old-generation limit, which on a small heap can be as
+   * little as ~10 MB: socket buffers that reach that slack before a young collection frees
+   * them start a full mark-compact instead, and a server can settle into one per 10 MiB
+   * upload (~30 ms of CPU each; bench/README.md). With 8 MiB looked at every 10 ms, about
+   * half the starts did.
+   */
   stepBytes?: number;
 }
 
@@ -39,8 +46,8 @@ export interface ReclaimerOptions {
 export function startReclaimer(server: Server, options: ReclaimerOptions = {}): () => void {
   const gc = exposeGc();
   if (!gc) return () => {};
-  const step = options.stepBytes ?? 8 * 1024 * 1024;
-  const everyMs = options.everyMs ?? 10;
+  const step = options.stepBytes ?? 4 * 1024 * 1024;
+  const everyMs = options.everyMs ?? 5;
   // NOTE: getHeapStatistics is ~2 µs, process.memoryUsage ~40 µs (it reads the RSS).
   const outside = (): number => getHeapStatistics().external_memory;
   let inFlight = 0;
