@@ -7,12 +7,12 @@
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, open, rm } from 'node:fs/promises';
+import { mkdtemp, open, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { createSqliteCatalog, type SqliteCatalogOptions } from '../../src/drivers/catalog/sqlite.ts';
-import { openSqlite } from '../../src/drivers/catalog/sqlite/connection.ts';
+import { UNREMEMBERED_TABLES, mayChangeRemembered, openSqlite } from '../../src/drivers/catalog/sqlite/connection.ts';
 import { runCatalogContracts } from '../contracts/catalog-contract.ts';
 
 const dir = await mkdtemp(join(tmpdir(), 'lading-sqlite-'));
@@ -81,6 +81,54 @@ describe('sqlite catalog', () => {
     // A write that changes another row also ends what was remembered.
     await catalog.createUser({ name: 'bob', kind: 'user', passwordHash: null, createdAt: new Date() });
     assert.notEqual(await catalog.getUser('ada'), after);
+  });
+
+  it('keeps what it remembers across writes to tables no remembered read looks at (blobs, jobs), not across others', async (t) => {
+    const catalog = createSqliteCatalog({ file: join(dir, `c${n++}.sqlite`) });
+    t.after(() => catalog.close());
+    await catalog.createUser({ name: 'ada', kind: 'user', passwordHash: null, createdAt: new Date() });
+    const first = await catalog.getUser('ada');
+    await catalog.trackBlob('0123456789abcdef', new Date());
+    await catalog.heartbeat('node-1', new Date());
+    assert.equal(await catalog.getUser('ada'), first, 'a blob or node write left the user remembered');
+    await catalog.setDisabled('ada', true);
+    assert.equal((await catalog.getUser('ada'))?.disabled, true);
+  });
+
+  it('tells the statements that may change a remembered read from those that cannot', () => {
+    for (const sql of ['INSERT OR IGNORE INTO blobs (blob) VALUES (?)', 'DELETE FROM jobs WHERE id = ?', '\n  UPDATE uploads SET x = 1', 'update handles set x = 1', 'INSERT INTO nodes (id) VALUES (?)']) {
+      assert.equal(mayChangeRemembered(sql), false, sql);
+    }
+    for (const sql of ['INSERT INTO users (name) VALUES (?)', 'UPDATE sessions SET x = 1', 'DELETE FROM entities WHERE id = ?', 'INSERT INTO avus (entity_id) VALUES (?)',
+      'INSERT INTO jobs_and_more (x) VALUES (1)', 'WITH x AS (SELECT 1) DELETE FROM jobs', 'SELECT 1', 'VACUUM']) {
+      assert.equal(mayChangeRemembered(sql), true, sql);
+    }
+  });
+
+  it('remembers no read of a table whose writes leave remembered reads in place', async () => {
+    const roles = join(import.meta.dirname, '../../src/drivers/catalog/sqlite');
+    let memos = 0;
+    for (const file of await readdir(roles)) {
+      if (!file.endsWith('.ts')) continue;
+      const text = await readFile(join(roles, file), 'utf8');
+      // Each remembered read runs from its `memo(` call to the end of the call's arguments.
+      for (const at of [...text.matchAll(/\bmemo\(/g)].map((m) => m.index)) {
+        if (file === 'connection.ts') continue;
+        memos++;
+        let depth = 0;
+        let end = at;
+        for (let i = at + 'memo'.length; i < text.length; i++) {
+          if (text[i] === '(') depth++;
+          else if (text[i] === ')' && --depth === 0) {
+            end = i;
+            break;
+          }
+        }
+        const body = text.slice(at, end);
+        for (const table of UNREMEMBERED_TABLES) assert.doesNotMatch(body, new RegExp(`\\b${table}\\b`, 'i'), `${file}: a remembered read looks at ${table}`);
+      }
+    }
+    assert.ok(memos >= 6, `found ${memos} remembered reads`);
   });
 
   it('sees a change another process made to the file from the next turn of the event loop on', async (t) => {

@@ -55,6 +55,31 @@ export interface SqliteConnection {
   close(): Promise<void>;
 }
 
+/**
+ * The tables no remembered read looks at, and that no table a remembered read looks at
+ * references (so no cascade reaches one from them): a statement that changes only one of
+ * these leaves what `memo` remembers valid. Blob tracking, jobs, PID records, uploads, shares
+ * and the provider's records change at every upload; dropping the remembered session, user
+ * and access levels for each of them made a write-heavy load read them again.
+ * NOTE: a read of one of these tables must never be remembered; a test holds `memo`'s
+ * callers to that.
+ */
+export const UNREMEMBERED_TABLES: ReadonlySet<string> = new Set([
+  'blobs', 'nodes', 'jobs', 'handles', 'uploads', 'shares', 'publication_events', 'oidc_records', 'oidc_counters', 'schema_migrations',
+]);
+
+const WRITTEN_TABLE = /^\s*(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+OR\s+\w+)?|DELETE\s+FROM)\s+"?(\w+)"?[\s(]/i;
+
+/**
+ * Whether a statement may change what a remembered read returns: any statement but a plain
+ * INSERT, UPDATE or DELETE of one of `UNREMEMBERED_TABLES` (reads change nothing, but are
+ * counted only when they report changed rows, which they never do).
+ */
+export function mayChangeRemembered(sql: string): boolean {
+  const table = WRITTEN_TABLE.exec(sql)?.[1];
+  return table === undefined || !UNREMEMBERED_TABLES.has(table.toLowerCase());
+}
+
 /** How many values `memo` keeps at most (a session row holds its sealed credential, ~8 KiB). */
 export const MEMO_ENTRIES = 2048;
 
@@ -112,19 +137,22 @@ export function openSqlite(file: string): SqliteConnection {
   const statements = new Map<string, Statement>();
   // NOTE: counting here costs nothing per read, where asking SQLite (total_changes()) around
   // every catalog call was a few percent of a metadata GET.
-  const counted = (statement: StatementSync): Statement => ({
-    run: (...params: SQLInputValue[]) => {
-      const result = statement.run(...params);
-      if (Number(result.changes) > 0) {
-        written++;
-        epoch++;
-      }
-      return result;
-    },
-    get: (...params: SQLInputValue[]) => statement.get(...params),
-    all: (...params: SQLInputValue[]) => statement.all(...params),
-    iterate: (...params: SQLInputValue[]) => statement.iterate(...params),
-  });
+  const counted = (statement: StatementSync, sql: string): Statement => {
+    const movesEpoch = mayChangeRemembered(sql);
+    return {
+      run: (...params: SQLInputValue[]) => {
+        const result = statement.run(...params);
+        if (Number(result.changes) > 0) {
+          written++;
+          if (movesEpoch) epoch++;
+        }
+        return result;
+      },
+      get: (...params: SQLInputValue[]) => statement.get(...params),
+      all: (...params: SQLInputValue[]) => statement.all(...params),
+      iterate: (...params: SQLInputValue[]) => statement.iterate(...params),
+    };
+  };
   return {
     tx<T>(fn: () => T): T {
       db.exec('BEGIN IMMEDIATE');
@@ -167,7 +195,7 @@ export function openSqlite(file: string): SqliteConnection {
     q(sql) {
       let statement = statements.get(sql);
       if (!statement) {
-        statement = counted(db.prepare(sql));
+        statement = counted(db.prepare(sql), sql);
         statements.set(sql, statement);
       }
       return statement;
