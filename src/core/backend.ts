@@ -492,7 +492,6 @@ export class Backend {
     if (entity.kind !== 'collection') throw new LadingError('NOT_A_COLLECTION', `'${path}' is a data object, not a collection.`);
   }
 
-  /** Deletes a blob nothing references any more; if that fails the catalog still tracks it for the sweeper. */
   /**
    * Resolves once the work the backend started after answering (deleting replaced contents)
    * has finished; called before the drivers close, and by tests that look at the disk.
@@ -506,6 +505,7 @@ export class Backend {
     void work.finally(() => this.#background.delete(work));
   }
 
+  /** Deletes a blob nothing references any more; if that fails the catalog still tracks it for the sweeper. */
   async #discard(blob: string): Promise<void> {
     try {
       await this.#resource.delete(blob);
