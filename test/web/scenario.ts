@@ -136,7 +136,8 @@ export async function runScenario(t: TestContext, browser: Browser, d: Deploymen
   const local = new Map<string, Buffer>();
   for (let i = 1; i <= 50; i++) {
     const name = i <= 45 ? `station-${String(i).padStart(2, '0')}.csv` : `raw/cast-${i}.bin`;
-    const data = randomBytes(512 + Math.floor(Math.random() * 200_000));
+    // NOTE: station-02 has the widest size text there is ("1023 bytes"): the listing must fit it.
+    const data = randomBytes(i === 2 ? 1023 : 512 + Math.floor(Math.random() * 200_000));
     local.set(name, data);
     await writeFile(join(folder, name), data);
   }
