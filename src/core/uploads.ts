@@ -57,6 +57,13 @@ export interface AppendInput {
   contentLength?: number;
   /** A digest of exactly these bytes: checked before they are acknowledged. */
   checksum?: { algorithm: ChecksumAlgorithm; digest: Buffer };
+  /**
+   * The SHA-256 of the whole upload (`Repr-Digest`), when the client knows it: checked when
+   * this body brings the upload to its length, before its last bytes are acknowledged and the
+   * data object is made. A body that leaves the upload short of its length cannot be checked
+   * against it and ignores it.
+   */
+  whole?: Buffer;
 }
 
 /** An upload as its owner sees it. */
@@ -142,7 +149,7 @@ export class ResumableUploads {
     try {
       let row = (await this.#o.catalog.getUpload(id))!;
       if (input.body) row = await this.#append(row, holder, input.body, () => this.#targetStillFree(actor, row));
-      if (row.length === row.offset) await this.#finish(actor, row, holder);
+      if (row.length === row.offset) await this.#finish(actor, row, holder, input.body?.whole);
     } catch (err) {
       // NOTE: a failed creation request never told its client where the upload is, so the
       // client cannot resume it: it goes, rather than count against the quota until it expires.
@@ -168,7 +175,8 @@ export class ResumableUploads {
    * expired, or another user's), `CONFLICT` (the offset is not the upload's, it is complete,
    * or another request is appending to it), `BAD_REQUEST` (a length that contradicts the
    * upload's or its offset), `PAYLOAD_TOO_LARGE` (past the upload's length or the limit; what
-   * fitted is kept), `CHECKSUM_MISMATCH` (nothing of the body is kept), `INCOMPLETE_BODY`,
+   * fitted is kept), `CHECKSUM_MISMATCH` (nothing of the body is kept; or the whole upload is
+   * not `whole`: see `AppendInput`), `INCOMPLETE_BODY`,
    * `STORAGE_FULL`, and as the commit does (see `Backend.commitStagedAs`).
    */
   async append(actor: Actor, id: string, offset: number, body: AppendInput & { length?: number }): Promise<UploadView> {
@@ -191,7 +199,7 @@ export class ResumableUploads {
       }
       const current = row;
       row = await this.#append(row, holder, body, () => this.#targetStillFree(actor, current));
-      if (row.length === row.offset) await this.#finish(actor, row, holder);
+      if (row.length === row.offset) await this.#finish(actor, row, holder, body.whole);
     } finally {
       await this.#o.catalog.releaseUpload(id, holder);
     }
@@ -404,7 +412,14 @@ export class ResumableUploads {
           throw new LadingError('CHECKSUM_MISMATCH', `The ${body.checksum.algorithm} digest of the body (${actual.toString('base64')}) is not the one Upload-Checksum announced (${body.checksum.digest.toString('base64')}); nothing of it was kept.`);
         }
       }
-      if (offset === row.length) await beforeLast();
+      if (offset === row.length) {
+        // NOTE: where this node has the hash of every byte, a whole upload that differs from
+        // the client's keeps the upload open short of its last bytes; where it has not (S3
+        // parts, resumed on another node), `#finish` checks it once the bytes are readable.
+        const actual = body.whole && running ? running.copy().digest() : null;
+        if (actual && !actual.equals(body.whole!)) throw wholeMismatch(body.whole!, actual, false);
+        await beforeLast();
+      }
       const now = clock.now();
       const text = JSON.stringify(state);
       const lease = new Date(now.getTime() + leaseMs);
@@ -427,8 +442,12 @@ export class ResumableUploads {
     return recorded;
   }
 
-  /** Completes the staged write of `row` (all its bytes are recorded) and commits its data object. */
-  async #finish(actor: Actor, row: UploadRecord, holder: string): Promise<void> {
+  /**
+   * Completes the staged write of `row` (all its bytes are recorded) and commits its data
+   * object. When its SHA-256 is not `whole` (the client's), the upload is removed with its
+   * bytes instead, and the rejection (`CHECKSUM_MISMATCH`) says so.
+   */
+  async #finish(actor: Actor, row: UploadRecord, holder: string, whole?: Buffer): Promise<void> {
     const staging = this.#requireStaging();
     const length = row.offset;
     await staging.complete(row.blob, JSON.parse(row.state) as StagedState, length);
@@ -439,8 +458,15 @@ export class ResumableUploads {
       hash = createHash('sha256');
       for await (const chunk of await this.#o.resource.read(row.blob)) hash.update(chunk as Buffer);
     }
+    const digest = hash.digest();
+    if (whole && !digest.equals(whole)) {
+      await staging.abort(row.blob, JSON.parse(row.state) as StagedState);
+      await this.#o.catalog.deleteUpload(row.id);
+      this.#hashes.delete(row.id);
+      throw wholeMismatch(whole, digest, true);
+    }
     await this.#o.backend.commitStagedAs(actor, {
-      path: row.path, blob: row.blob, size: length, checksum: checksumString(hash.digest()), overwrite: row.overwrite,
+      path: row.path, blob: row.blob, size: length, checksum: checksumString(digest), overwrite: row.overwrite,
       upload: { id: row.id, holder, expiresAt: this.#expiry(this.#o.clock.now()) },
     });
     this.#hashes.delete(row.id);
@@ -461,6 +487,14 @@ export class ResumableUploads {
 
 function tooLarge(limit: number): LadingError {
   return new LadingError('PAYLOAD_TOO_LARGE', `The upload is larger than the limit of ${limit} bytes.`);
+}
+
+/** The whole upload is not what the client's `Repr-Digest` names; `removed`: it was deleted. */
+function wholeMismatch(announced: Buffer, actual: Buffer, removed: boolean): LadingError {
+  const what = `The SHA-256 of the whole upload (${actual.toString('base64')}) is not the one Repr-Digest announced (${announced.toString('base64')})`;
+  return new LadingError('CHECKSUM_MISMATCH', removed
+    ? `${what}: the upload was removed with its bytes and no data object was made; start a new upload.`
+    : `${what}: the last bytes were not kept and no data object was made; send them again from the upload's offset, or, if the earlier bytes are the damaged ones, terminate the upload and start a new one.`);
 }
 
 function leaseLost(): LadingError {

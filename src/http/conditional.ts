@@ -97,24 +97,38 @@ export function contentDisposition(name: string): string {
  */
 export function announcedDigests(headers: Headers): { sha256?: Buffer; md5?: Buffer } {
   const out: { sha256?: Buffer; md5?: Buffer } = {};
-  for (const name of ['content-digest', 'repr-digest']) {
-    const value = header(headers, name);
-    if (!value) continue;
-    for (const member of value.split(',')) {
-      const m = /^\s*([A-Za-z0-9_.*-]+)\s*=\s*:([A-Za-z0-9+/]*={0,2}):\s*$/.exec(member);
-      if (!m) throw new LadingError('BAD_REQUEST', `The ${name} header is malformed; expected sha-256=:<base64>:.`);
-      if (m[1]!.toLowerCase() !== 'sha-256') continue;
-      const digest = Buffer.from(m[2]!, 'base64');
-      if (digest.length !== 32) throw new LadingError('BAD_REQUEST', `The sha-256 value in ${name} is not 32 bytes long.`);
-      if (out.sha256 && !out.sha256.equals(digest)) throw new LadingError('BAD_REQUEST', 'Content-Digest and Repr-Digest announce different sha-256 values.');
-      out.sha256 = digest;
-    }
+  for (const name of ['content-digest', 'repr-digest'] as const) {
+    const digest = announcedSha256(headers, name);
+    if (!digest) continue;
+    if (out.sha256 && !out.sha256.equals(digest)) throw new LadingError('BAD_REQUEST', 'Content-Digest and Repr-Digest announce different sha-256 values.');
+    out.sha256 = digest;
   }
   const md5 = header(headers, 'content-md5');
   if (md5 !== undefined) {
     const digest = /^[A-Za-z0-9+/]{22}==$/.test(md5.trim()) ? Buffer.from(md5.trim(), 'base64') : null;
     if (!digest || digest.length !== 16) throw new LadingError('BAD_REQUEST', 'Content-MD5 must be the base64 of a 16-byte MD5 digest.');
     out.md5 = digest;
+  }
+  return out;
+}
+
+/**
+ * The sha-256 member of the RFC 9530 digest header `name` (`sha-256=:<base64>:`, other
+ * algorithms ignored), or undefined when there is none. `BAD_REQUEST` for a malformed value
+ * or two sha-256 members that disagree.
+ */
+export function announcedSha256(headers: Headers, name: 'content-digest' | 'repr-digest'): Buffer | undefined {
+  const value = header(headers, name);
+  if (!value) return undefined;
+  let out: Buffer | undefined;
+  for (const member of value.split(',')) {
+    const m = /^\s*([A-Za-z0-9_.*-]+)\s*=\s*:([A-Za-z0-9+/]*={0,2}):\s*$/.exec(member);
+    if (!m) throw new LadingError('BAD_REQUEST', `The ${name} header is malformed; expected sha-256=:<base64>:.`);
+    if (m[1]!.toLowerCase() !== 'sha-256') continue;
+    const digest = Buffer.from(m[2]!, 'base64');
+    if (digest.length !== 32) throw new LadingError('BAD_REQUEST', `The sha-256 value in ${name} is not 32 bytes long.`);
+    if (out && !out.equals(digest)) throw new LadingError('BAD_REQUEST', `The ${name} header announces different sha-256 values.`);
+    out = digest;
   }
   return out;
 }

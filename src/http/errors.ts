@@ -45,7 +45,7 @@ export const STATUS_BY_CODE = {
   NOT_IMPLEMENTED: { status: 501, title: 'Not implemented', advice: 'Send the body without a transfer coding other than chunked; lading is not a proxy (no CONNECT).' },
   HTTP_VERSION_NOT_SUPPORTED: { status: 505, title: 'HTTP version not supported', advice: 'Speak HTTP/1.1 (or HTTP/1.0).' },
   STORAGE_FULL: { status: 507, title: 'Insufficient storage', advice: 'The storage is full; retry later or contact the operators.' },
-  CHECKSUM_MISMATCH: { status: 460, title: 'Checksum mismatch', advice: 'The bytes of this resumable-upload request were corrupted in transit and were not kept; send them again from the same offset.' },
+  CHECKSUM_MISMATCH: { status: 460, title: 'Checksum mismatch', advice: 'The bytes of this resumable-upload request do not match the digest it announced and were not kept: send them again from the upload\'s offset, or start a new upload where the message says so.' },
   UNAVAILABLE: { status: 503, title: 'Service unavailable', advice: 'A dependency is down; retry later.' },
 } as const satisfies Record<ErrorCode, ErrorMapping>;
 

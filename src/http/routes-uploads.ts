@@ -12,6 +12,7 @@ import { LadingError } from '../core/errors.ts';
 import { CHECKSUM_ALGORITHMS, type ChecksumAlgorithm, type ResumableUploads, type UploadTarget, type UploadView } from '../core/uploads.ts';
 import type { Authenticate } from './authorization.ts';
 import { type Urls, entityRecord, envelope, linkOf } from './envelope.ts';
+import { announcedSha256 } from './conditional.ts';
 import { hasBody } from './protocol.ts';
 import { Envelope, EntityRecord, Flag, type TypedApp, errorResponses, isSet } from './schemas.ts';
 
@@ -175,7 +176,7 @@ export function registerUploadRoutes(app: TypedApp, deps: UploadRoutesDeps): voi
     schema: {
       ...secured, operationId: 'createUpload',
       summary: 'tus creation: start a resumable upload of a data object (Upload-Length or Upload-Defer-Length: 1; Upload-Metadata names the target: path, or filename and collection; force)',
-      description: `${TUS_HEADERS} Upload-Metadata keys: path (absolute path of the object to create), or filename with collection (default: your home); force (true or 1) overwrites. A body (${OFFSET_TYPE}) is appended at once (creation-with-upload). The target is checked as PUT checks it. Answers 201 with Location (the upload's URL), Upload-Offset and Upload-Expires.`,
+      description: `${TUS_HEADERS} Upload-Metadata keys: path (absolute path of the object to create), or filename with collection (default: your home); force (true or 1) overwrites. A body (${OFFSET_TYPE}) is appended at once (creation-with-upload), checked against Upload-Checksum and Repr-Digest as PATCH checks it. The target is checked as PUT checks it. Answers 201 with Location (the upload's URL), Upload-Offset and Upload-Expires.`,
       consumes: [OFFSET_TYPE],
       response: {
         201: UploadResult,
@@ -194,7 +195,7 @@ export function registerUploadRoutes(app: TypedApp, deps: UploadRoutesDeps): voi
     const body = bodyOf(request, false);
     const view = await uploads.create(actor, {
       length: length ?? null, metadata: rawMetadata, target: targetOf(metadata),
-      body: body ? { ...body, checksum: checksumOf(request) } : undefined,
+      body: body ? { ...body, checksum: checksumOf(request), whole: announcedSha256(request.headers, 'repr-digest') } : undefined,
     });
     reply.header('Location', urlOf(request, view.id));
     tusHeaders(request, reply, view);
@@ -228,7 +229,7 @@ export function registerUploadRoutes(app: TypedApp, deps: UploadRoutesDeps): voi
     schema: {
       ...secured, operationId: 'appendUpload',
       summary: `tus: append the body (${OFFSET_TYPE}) at Upload-Offset; the request that brings the last byte makes the data object (Content-Location names it)`,
-      description: `${TUS_HEADERS} Upload-Length sets a deferred length; Upload-Checksum (sha256, sha1 or md5 and a base64 digest) checks the body before any of it is kept (460 on a mismatch). 409 when Upload-Offset is not the upload's offset or another request is appending to it.`,
+      description: `${TUS_HEADERS} Upload-Length sets a deferred length; Upload-Checksum (sha256, sha1 or md5 and a base64 digest) checks the body before any of it is kept (460 on a mismatch). Repr-Digest (sha-256=:<base64>:, RFC 9530) is the SHA-256 of the whole upload: on the request that brings the last byte it is checked before that byte is acknowledged and the data object made (460 on a mismatch; the message says whether the upload is still open short of its last bytes or was removed); other requests ignore it. 409 when Upload-Offset is not the upload's offset or another request is appending to it.`,
       params: UploadParams,
       consumes: [OFFSET_TYPE],
       response: { 204: NoBody('Upload-Offset, Upload-Expires; Content-Location once complete.'), ...errorResponses(401, 403, 404, 409, 412, 413, 415, 460) },
@@ -240,7 +241,8 @@ export function registerUploadRoutes(app: TypedApp, deps: UploadRoutesDeps): voi
     if (offset === undefined) throw new LadingError('BAD_REQUEST', 'Send Upload-Offset: the offset the body starts at.');
     const length = integerHeader(request, 'upload-length');
     const checksum = checksumOf(request);
-    const view = await uploads.append(await actorOf(request), request.params.id, offset, { ...body, length, checksum });
+    const whole = announcedSha256(request.headers, 'repr-digest');
+    const view = await uploads.append(await actorOf(request), request.params.id, offset, { ...body, length, checksum, whole });
     tusHeaders(request, reply, view);
     return reply.code(204).send(null);
   });

@@ -1,8 +1,10 @@
 /**
  * A damaged byte is caught either way. Up: the real CLI uploads a file through the resumable
- * endpoint to a real `lading serve`, through a proxy that flips one byte of one request body,
- * and must exit 6 (integrity), because the server's checksum of what it stored is not the
- * SHA-256 of the file; the same upload without the proxy succeeds with the file's checksum.
+ * endpoint to a real `lading serve`, through a proxy that flips one byte of one request body.
+ * The last request announces the file's SHA-256 (Repr-Digest), so the server refuses to make
+ * the data object: damage in the last request is mended by sending it again; damage in an
+ * earlier one ends in exit 6 (integrity) with the upload removed and nothing stored. The same
+ * upload without the proxy succeeds with the file's checksum.
  * Down: an object large enough to be hashed by the second thread, one byte flipped on the
  * server's disk, is refused with exit 6 and leaves nothing behind.
  */
@@ -22,13 +24,15 @@ describe('lading put and get of a damaged byte', { timeout: 120_000 }, () => {
   let proxy: http.Server;
   let proxyUrl: string;
   let patches = 0;
+  /** Which PATCH request (counted from 1) the proxy damages. */
+  let damaged = 2;
 
   before(async () => {
     node = await startNode();
     const target = new URL(node.env.LADING_URL!);
-    // Forwards everything; flips the 1000th byte of the second PATCH body.
+    // Forwards everything; flips the 1000th byte of the `damaged`th PATCH body.
     proxy = http.createServer((req, res) => {
-      const damage = req.method === 'PATCH' && ++patches === 2;
+      const damage = req.method === 'PATCH' && ++patches === damaged;
       const out = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
         res.writeHead(answer.statusCode!, answer.headers);
         answer.pipe(res);
@@ -54,21 +58,43 @@ describe('lading put and get of a damaged byte', { timeout: 120_000 }, () => {
     await node?.stop();
   });
 
-  it('exits 6 when the server stored other bytes than the file holds, and succeeds without the damage', async () => {
+  const api = (path: string) => fetch(`${node.url}${path}`, { headers: { authorization: `Bearer ${node.token}` } });
+
+  it('exits 6 when an earlier request was damaged, with nothing stored and the upload removed; succeeds without the damage', async () => {
     const file = join(node.dir, 'three.bin');
     const bytes = randomBytes(3 * MIB);
     await writeFile(file, bytes);
-    const args = ['put', '--json', '--force', '--resumable-above', '1', '--chunk-size', '1', file, `${node.home}/three.bin`];
+    const args = ['put', '--json', '--resumable-above', '1', '--chunk-size', '1', file, `${node.home}/three.bin`];
+    patches = 0;
+    damaged = 2;
 
-    const damaged = await runCli(args, { ...node.env, LADING_URL: proxyUrl });
-    assert.ok(patches >= 2, `the proxy saw ${patches} PATCH requests`);
-    assert.equal(damaged.code, 6, damaged.stderr);
-    assert.match(damaged.stderr, /checksum.*put it again with --force/);
+    const refused = await runCli(args, { ...node.env, LADING_URL: proxyUrl });
+    assert.ok(patches >= 4, `the proxy saw ${patches} PATCH requests: three, and the last once more`);
+    assert.equal(refused.code, 6, refused.stderr);
+    assert.match(refused.stderr, /other than .*three\.bin's .*Repr-Digest.*nothing was stored: run the command again/);
+    assert.equal((await api(`/api/registered${node.home}/three.bin`)).status, 404, 'the damaged object never became visible');
+    assert.deepEqual((await (await api('/api/uploads')).json() as { Response: { data: unknown[] } }).Response.data, [], 'no upload is left behind');
 
     const clean = await runCli(args, node.env);
     assert.equal(clean.code, 0, clean.stderr);
     const done = events(clean).find((e) => e.event === 'done')!;
     assert.equal(done.sha256, createHash('sha256').update(bytes).digest('hex'));
+    assert.equal((await api(`/api/registered${node.home}/three.bin`)).status, 200);
+  });
+
+  it('sends the last request again when it was the damaged one, and stores the file whole', async () => {
+    const file = join(node.dir, 'mended.bin');
+    const bytes = randomBytes(3 * MIB);
+    await writeFile(file, bytes);
+    patches = 0;
+    damaged = 3;
+    const ran = await runCli(['put', '--json', '--resumable-above', '1', '--chunk-size', '1', file, `${node.home}/mended.bin`], { ...node.env, LADING_URL: proxyUrl });
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.equal(patches, 4, 'three requests, and the last once more');
+    const done = events(ran).find((e) => e.event === 'done')!;
+    assert.equal(done.sha256, createHash('sha256').update(bytes).digest('hex'));
+    const record = await (await api(`/api/registered${node.home}/mended.bin`)).json() as { Response: { data: Record<string, { metadata: { checksum: string } }>[] } };
+    assert.equal(record.Response.data[0]!['mended.bin']!.metadata.checksum, `sha2:${createHash('sha256').update(bytes).digest('base64')}`);
   });
 
   it('a large object damaged on the server is refused on download: exit 6, nothing left under its name', async () => {

@@ -2,8 +2,9 @@
  * One file up to the server, verified end to end: a streamed `PUT` with `Content-Digest` for
  * files up to the resumable threshold, the tus 1.0 protocol at `/api/uploads` above it (and for
  * any file whose earlier upload can be continued), its bytes hashed as they are sent. Either
- * way the server's checksum of the stored object must equal the SHA-256 read here, else
- * `INTEGRITY`. Never holds a file in memory beyond one block (small files: one read).
+ * way the server checks the file's SHA-256 before it makes the data object (`Content-Digest`;
+ * `Repr-Digest` on the last tus request), and the checksum of the stored object must equal the
+ * SHA-256 read here, else `INTEGRITY`. Never holds a file in memory beyond one block (small files: one read).
  */
 import { createHash, type Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
@@ -252,14 +253,17 @@ async function uploadResumable(ctx: TransferContext, job: UploadJob, options: Up
   ctx.onBytes(offset);
   const sent = { n: 0 };
   let dirty = false;
+  let mismatches = 0;
   while (offset < job.size) {
     const start = offset;
     const end = Math.min(job.size, start + options.chunkBytes);
-    // NOTE: one read: the bytes are hashed as they are sent. No per-request Upload-Checksum
-    // (it would need the chunk read, and hashed, once more before its request): the server's
-    // checksum of the whole object is compared with this SHA-256 at the end, so a damaged byte
-    // still fails the upload (INTEGRITY); and without it the server keeps what a broken
-    // request brought up to its last checkpoint.
+    const last = end === job.size;
+    // NOTE: the bytes are hashed as they are sent, and no request carries Upload-Checksum (it
+    // would need every chunk read, and hashed, once more before its request; and the server
+    // would then keep nothing of a request that broke off). The last request carries the
+    // SHA-256 of the whole file instead (Repr-Digest), which the server checks before it makes
+    // the data object: a byte damaged on any request is caught before anything is visible. Only
+    // the last chunk is read twice for it.
     let pending = whole;
     const at = await withRetry(async () => {
       if (dirty) {
@@ -271,11 +275,27 @@ async function uploadResumable(ctx: TransferContext, job: UploadJob, options: Up
       dirty = true;
       ctx.onBytes(start);
       pending = whole.copy();
-      const body = hashed(counted(createReadStream(job.local, { start, end: end - 1, highWaterMark: READ_BYTES }), start, ctx.onBytes, sent), pending);
+      const headers: Record<string, string> = { ...TUS, 'content-type': 'application/offset+octet-stream', 'upload-offset': String(start), 'content-length': String(end - start) };
+      const read = counted(createReadStream(job.local, { start, end: end - 1, highWaterMark: READ_BYTES }), start, ctx.onBytes, sent);
+      if (last) {
+        await hashRange(job.local, start, end, [pending]);
+        headers['repr-digest'] = contentDigest(pending.copy().digest());
+      }
       const response = await api.stream('PATCH', pathOf(url), {
-        headers: { ...TUS, 'content-type': 'application/offset+octet-stream', 'upload-offset': String(start), 'content-length': String(end - start) },
-        body, signal: ctx.signal, accept: [409],
+        headers, body: last ? read : hashed(read, pending), signal: ctx.signal, accept: [409, 460],
       });
+      if (response.status === 460) {
+        const message = messageOf(await textOf(response.body));
+        // NOTE: the damage may be in these last bytes (sending them again mends it) or in
+        // bytes the server acknowledged earlier (nothing mends it): one more try, then the
+        // upload goes, so that nothing damaged stays behind.
+        // (Where the server could check only once every byte was in place, it has removed the upload.)
+        const open = await headOffset(ctx, url, job.size).catch(() => null) !== null;
+        if (open && ++mismatches === 1) throw new ClientError(`${job.remote}: the server received bytes other than the file's (${message})`, EXIT.INTEGRITY, { status: 460, retryable: true });
+        if (open) await api.request('DELETE', pathOf(url), { headers: TUS, signal: ctx.signal, accept: [404] }).catch(() => {});
+        await options.store.delete(key);
+        throw new ClientError(`${job.remote}: the server received bytes other than ${job.local}'s (${message}); the upload was removed and nothing was stored: run the command again`, EXIT.INTEGRITY);
+      }
       discard(response.body);
       // NOTE: 409 is the offset moved or another request still holds the upload (the one
       // a killed run left, until the server sees its connection gone): ask again shortly.
