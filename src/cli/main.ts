@@ -58,17 +58,28 @@ async function serve(opts: CliOptions & { check?: boolean }): Promise<void> {
     process.stdout.write(await checkDeployment(config));
     return;
   }
-  const server = await startServer(config);
-  announceServer(server);
-  const { logger } = server.deps;
+  let server: Awaited<ReturnType<typeof startServer>> | undefined;
   let signals = 0;
+  // NOTE: a signal that arrives while the server starts is held until it has started (the
+  // catalog opened, leftovers swept, the port bound), and then stops it in order; a second one
+  // stops at once. Without handlers that early, Node's default would end the process in the
+  // middle of its start, or just after its first answers.
+  let held: NodeJS.Signals | undefined;
   const onSignal = (signal: NodeJS.Signals): void => {
     signals++;
+    if (!server) {
+      if (signals > 1) process.exit(1);
+      held = signal;
+      process.stderr.write(`lading: ${signal} while starting: stopping once started (a second signal stops at once)\n`);
+      return;
+    }
+    const { logger } = server.deps;
+    const running = server;
     if (signals === 1) {
       logger.info(`${signal}: shutting down, letting requests in flight finish (a second signal stops at once)`);
       // NOTE: uploads cut off at the deadline roll back, since nothing is visible before its
       // catalog commit; exiting 0 says the stop was the orderly one.
-      server.close().then(() => {
+      running.close().then(() => {
         logger.info('stopped');
         process.exit(signals > 1 ? 1 : 0);
       }, (err: unknown) => {
@@ -78,13 +89,19 @@ async function serve(opts: CliOptions & { check?: boolean }): Promise<void> {
       return;
     }
     logger.warn(`${signal} again: stopping at once`);
-    server.cutOff('stopping at once');
+    running.cutOff('stopping at once');
     // NOTE: the close in progress finishes once its connections are gone; should a driver
     // hang on closing, the process stops anyway.
     setTimeout(() => process.exit(1), 2000).unref();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  server = await startServer(config);
+  announceServer(server);
+  if (held) {
+    signals = 0;
+    onSignal(held);
+  }
 }
 
 function plural(n: number, word: string): string {

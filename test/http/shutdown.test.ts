@@ -2,18 +2,20 @@
  * Graceful shutdown (a real `lading serve` process): SIGTERM stops new connections but lets an
  * upload in flight finish and be committed, then the process exits 0; an upload still running
  * at `shutdown.grace` is cut off and logged, and a second signal cuts it off at once. A cut-off
- * upload never becomes visible, and its temporary is gone by the next start.
+ * upload never becomes visible, and its temporary is gone by the next start. A SIGTERM that
+ * arrives while the server starts stops it in order once started.
  */
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createSqliteCatalog } from '../../src/drivers/catalog/sqlite.ts';
 import { parsePath } from '../../src/core/path.ts';
-import { lading, spawnServe, stopProcess } from '../helpers/process.ts';
+import { LADING_BIN, lading, spawnServe, stopProcess } from '../helpers/process.ts';
 import { heldUpload, json } from '../helpers/server.ts';
 import { cleanEnv, slowUpload } from '../cli/run-lading.ts';
 
@@ -135,5 +137,24 @@ describe('graceful shutdown', () => {
     assert.match(cut.requests![0]!, /^PUT \/api\/registered\/tz\/home\/gus\/late\.bin /);
     assert.equal(await visible(s.data, '/tz/home/gus/late.bin'), false);
     await nothingLeftAfterRestart(s.data);
+  });
+
+  it('holds a SIGTERM that arrives while it starts, then stops in order once started (exit 0)', async () => {
+    const fresh = await mkdtemp(join(tmpdir(), 'lading-shutdown-early-'));
+    dirs.push(fresh);
+    const proc = spawn(LADING_BIN, ['serve', '--data', fresh, '--listen', '127.0.0.1:0'], { env: cleanEnv({ LADING_ZONE: 'tz' }), stdio: ['ignore', 'pipe', 'pipe'] });
+    const log = records(proc);
+    let stderr = '';
+    proc.stderr!.on('data', (c) => { stderr += String(c); });
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.once('exit', (code, signal) => resolve({ code, signal })));
+    // NOTE: the data directory's lock is taken early in the start, before the catalog, the
+    // drivers and the port: a signal sent as soon as it exists lands in the middle of the start.
+    for (let i = 0; i < 5000 && !existsSync(join(fresh, 'serve.lock')) && proc.exitCode === null; i++) await sleep(1);
+    assert.ok(existsSync(join(fresh, 'serve.lock')), `the server never took its lock: ${stderr}`);
+    proc.kill('SIGTERM');
+    const { code, signal } = await exited;
+    assert.deepEqual({ code, signal }, { code: 0, signal: null }, stderr);
+    assert.match(stderr, /SIGTERM while starting: stopping once started/);
+    assert.ok(log().some((r) => r.msg === 'stopped'), 'it stopped in order');
   });
 });
