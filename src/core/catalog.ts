@@ -404,6 +404,8 @@ export interface ShareStore {
   consumeShareUse(id: string, now: Date): Promise<boolean>;
   /** Gives back one use taken by `consumeShareUse` (for an upload that failed); never below zero. No-op when the link is gone. */
   releaseShareUse(id: string): Promise<void>;
+  /** Removes every link that expired before `before` (not at it); resolves with how many. */
+  purgeExpiredShares(before: Date): Promise<number>;
 }
 
 /**

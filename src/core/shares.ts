@@ -30,6 +30,8 @@ export interface ShareLimits {
   maxFailedPasswords: number;
   /** Length of the window failed passwords are counted in, in seconds. */
   passwordWindowSeconds: number;
+  /** Seconds an expired link is kept (answering `GONE`, listed as expired) before it is removed. */
+  expiredRetentionSeconds: number;
 }
 
 /** Password hashing, given by the composition root (the core does not import `identity/`). */
@@ -249,6 +251,15 @@ export class ShareService {
       out.push(viewOf(share, await this.#o.catalog.getEntityById(share.entityId), now));
     }
     return out;
+  }
+
+  /**
+   * Removes the links that expired more than `limits.expiredRetentionSeconds` before `now`
+   * (until then they answer `GONE` and are listed as expired); resolves with how many. Safe on
+   * every node at once.
+   */
+  async purgeExpired(now: Date): Promise<number> {
+    return this.#o.catalog.purgeExpiredShares(new Date(now.getTime() - this.#o.limits.expiredRetentionSeconds * 1000));
   }
 
   /**

@@ -127,6 +127,7 @@ export const CONFIG_SCHEMA = Type.Object({
     requests_per_address: amount(3000, 'Requests one client address may send to /api/shared per window, to any link or to unknown tokens; further ones get 429.'),
     max_failed_passwords: amount(10, 'Wrong passwords a password-protected share link accepts per shares.password_window; further attempts get 429, with the right password too.'),
     password_window: amount(900, 'Length, in seconds, of the window in which wrong share-link passwords are counted.'),
+    expired_retention: amount(2592000, 'Seconds an expired share link is kept, answering 410 Gone and listed to its creator as expired, before it is removed (then its token answers 404, as one that never existed). Removal runs every 10 minutes.'),
   }),
   shutdown: Type.Object({
     grace: amount(30, 'Seconds `lading serve` lets requests in flight finish after SIGTERM or SIGINT before it cuts them off (a cut-off upload never becomes visible); a second signal cuts them off at once.'),

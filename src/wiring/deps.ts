@@ -162,6 +162,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
       requestsPerAddress: config.shares.requests_per_address,
       maxFailedPasswords: config.shares.max_failed_passwords,
       passwordWindowSeconds: config.shares.password_window,
+      expiredRetentionSeconds: config.shares.expired_retention,
     },
   });
   return {

@@ -102,13 +102,17 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
     deps.jobs.start();
     // Replaced contents a resource could not delete at once (see `deleteSparesOpenReads`),
     // and leftovers of uploads on nodes that died, go once `recovery.grace` has passed.
-    // Resumable uploads past their expiry go too, with their bytes, whichever node notices.
+    // Resumable uploads past their expiry go too, with their bytes, whichever node notices, and
+    // share links expired for longer than `shares.expired_retention`.
     const sweeper = setInterval(() => {
       deps.backend.sweep(recoveryCutoff(config, new Date(), false))
         .catch((err: unknown) => deps.logger.warn({ err }, 'sweeping replaced blobs failed'));
       deps.uploads.sweepExpired(new Date())
         .then((removed) => { if (removed > 0) deps.logger.info({ removed }, 'removed expired resumable uploads'); })
         .catch((err: unknown) => deps.logger.warn({ err }, 'sweeping expired resumable uploads failed'));
+      deps.shares.purgeExpired(new Date())
+        .then((removed) => { if (removed > 0) deps.logger.info({ removed }, 'removed share links past shares.expired_retention'); })
+        .catch((err: unknown) => deps.logger.warn({ err }, 'removing expired share links failed'));
     }, SWEEP_EVERY_MS);
     sweeper.unref();
     const stopReclaimer = startReclaimer(app.server);

@@ -1,7 +1,7 @@
 /**
  * The share-link contract: links found by token hash and by id until revoked, listed by entity
- * and by creator, counted while active, and used up atomically (racing uses never take more
- * than the link allows), as every catalog driver must show them.
+ * and by creator, counted while active, used up atomically (racing uses never take more than
+ * the link allows), and purged once expired long enough, as every catalog driver must show them.
  */
 import { describe, it, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
@@ -112,6 +112,20 @@ export const sharesContract: ContractSuite = ({ name, create }) => {
       await c.revokeShare(unlimited.id);
       assert.equal(await c.consumeShareUse(unlimited.id, t0), false, 'revoked');
       await c.releaseShareUse(unlimited.id);
+    });
+
+    it('purges the links that expired before a time, and no others', async () => {
+      const early = await c.createShare(share({ expiresAt: later(1000) }));
+      const atCut = await c.createShare(share({ expiresAt: later(2000) }));
+      const late = await c.createShare(share({ creator: 'bob', expiresAt: later(3000) }));
+      const never = await c.createShare(share());
+      const usedUp = await c.createShare(share({ maxUses: 1 }));
+      assert.equal(await c.consumeShareUse(usedUp.id, t0), true);
+      assert.equal(await c.purgeExpiredShares(later(2000)), 1);
+      assert.equal(await c.getShare(early.id), null);
+      assert.equal(await c.getShareByToken(early.tokenHash), null);
+      for (const kept of [atCut, late, never, usedUp]) assert.ok(await c.getShare(kept.id), 'expired at the time or later, never, or used up: kept');
+      assert.equal(await c.purgeExpiredShares(later(2000)), 0, 'idempotent');
     });
 
     it('lets racing uses take no more than the limit', async () => {

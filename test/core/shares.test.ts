@@ -24,6 +24,7 @@ import { trustedAuthority } from '../helpers/trusted.ts';
 const p = parsePath;
 const LIMITS: ShareLimits = {
   maxActivePerUser: 50, requestWindowSeconds: 60, requestsPerLink: 1000, requestsPerAddress: 1000, maxFailedPasswords: 3, passwordWindowSeconds: 900,
+  expiredRetentionSeconds: 86400,
 };
 
 /** A clock the test moves. */
@@ -192,6 +193,25 @@ describe('share service', () => {
       await shares.open(token, client());
       clock.advance(1);
       await rejectsWith(shares.open(token, client()), 'GONE');
+    });
+
+    it('keeps an expired link (410, listed as expired) for shares.expired_retention, then removes it (404)', async () => {
+      const shares = service();
+      const { view, token } = await shares.create(alice, { path: home('alice', 'data'), kind: 'read', expiresIn: 60 });
+      const lasting = await shares.create(alice, { path: home('alice', 'data'), kind: 'read' });
+      clock.advance(60);
+      await shares.purgeExpired(clock.now());
+      await rejectsWith(shares.open(token, client()), 'GONE');
+      clock.advance(86400);
+      await shares.purgeExpired(clock.now());
+      assert.ok(await catalog.getShare(view.share.id), 'kept until the retention has passed');
+      assert.equal((await shares.listMine(alice)).find((v) => v.share.id === view.share.id)?.state, 'expired');
+      clock.advance(1);
+      assert.ok(await shares.purgeExpired(clock.now()) >= 1);
+      assert.equal(await catalog.getShare(view.share.id), null);
+      await rejectsWith(shares.open(token, client()), 'NOT_FOUND');
+      assert.equal((await shares.listMine(alice)).some((v) => v.share.id === view.share.id), false);
+      await shares.open(lasting.token, client());
     });
 
     it('follows its entity through renames', async () => {

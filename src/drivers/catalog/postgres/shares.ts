@@ -61,6 +61,10 @@ export function createPostgresShares(db: PostgresConnection): ShareStore {
       return (await count(pool, `UPDATE ${S}shares SET uses = uses + 1 WHERE id = $1 AND ${ACTIVE}`, [id, now.getTime()])) > 0;
     },
 
+    async purgeExpiredShares(before) {
+      return count(pool, `DELETE FROM ${S}shares WHERE expires_at < $1`, [before.getTime()]);
+    },
+
     async releaseShareUse(id) {
       await pool.query(`UPDATE ${S}shares SET uses = uses - 1 WHERE id = $1 AND uses > 0`, [id]);
     },

@@ -54,6 +54,10 @@ export function createSqliteShares(db: SqliteConnection): ShareStore {
       return q(`UPDATE shares SET uses = uses + 1 WHERE id = ? AND ${ACTIVE}`).run(id, now.getTime()).changes > 0;
     },
 
+    async purgeExpiredShares(before) {
+      return Number(q('DELETE FROM shares WHERE expires_at < ?').run(before.getTime()).changes);
+    },
+
     async releaseShareUse(id) {
       q('UPDATE shares SET uses = uses - 1 WHERE id = ? AND uses > 0').run(id);
     },
