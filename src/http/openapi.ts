@@ -5,7 +5,8 @@
  * this module declares no route.
  */
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
-import { type TSchema, Type } from '@sinclair/typebox';
+import { Type } from './typebox.ts';
+import type { TSchema } from '@sinclair/typebox';
 import { Bytes, Pem } from './schemas.ts';
 
 /** Every tag routes use, with what it groups. */

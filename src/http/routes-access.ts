@@ -6,7 +6,7 @@
  * every permission, and paths come only through `target.ts`.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from '@sinclair/typebox';
+import { Type } from './typebox.ts';
 import type { Actor, Backend } from '../core/backend.ts';
 import type { AccessControl, AccessList } from '../core/access-control.ts';
 import type { Metadata } from '../core/metadata.ts';

@@ -9,7 +9,8 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type Static, Type } from '@sinclair/typebox';
+import { Type } from './typebox.ts';
+import type { Static } from '@sinclair/typebox';
 import type { Backend } from '../core/backend.ts';
 import { LadingError, isLadingError } from '../core/errors.ts';
 import type { SessionService } from '../identity/sessions/sessions.ts';

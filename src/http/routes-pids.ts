@@ -16,7 +16,7 @@ import { preferredType } from './negotiation.ts';
 import { type DownloadOffer, PID_PAGE_HEADERS, renderElsewherePage, renderPidPage, renderUnknownPidPage } from './pid-page.ts';
 import { entityTarget } from './target.ts';
 import { Bytes, Envelope, ErrorEnvelope, GetQuery, PidParams, type TypedApp, errorResponses, isSet } from './schemas.ts';
-import { Type } from '@sinclair/typebox';
+import { Type } from './typebox.ts';
 
 interface PidRouteDeps {
   pids: PidProvider;

@@ -6,7 +6,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Static } from '@sinclair/typebox';
-import { Type } from '@sinclair/typebox';
+import { Type } from './typebox.ts';
 import type { Backend } from '../core/backend.ts';
 import { LadingError, isLadingError } from '../core/errors.ts';
 import { type Path, childOf, parseName, parseNewPath, parsePath } from '../core/path.ts';

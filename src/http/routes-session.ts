@@ -5,7 +5,7 @@
  * `routes-oidc.ts`). Credentials are read by `authorization.ts` only; `SessionService` decides.
  */
 import type { FastifyRequest } from 'fastify';
-import { Type } from '@sinclair/typebox';
+import { Type } from './typebox.ts';
 import type { Backend } from '../core/backend.ts';
 import { isLadingError } from '../core/errors.ts';
 import type { PublicBase } from '../core/public-base.ts';

@@ -6,7 +6,7 @@
  * link holders never show the owner's paths, and no log line shows a token.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from '@sinclair/typebox';
+import { Type } from './typebox.ts';
 import type { Backend } from '../core/backend.ts';
 import { LadingError } from '../core/errors.ts';
 import { type Path, parsePath, parseUrlPath } from '../core/path.ts';

@@ -6,7 +6,7 @@
  * every error is lading's envelope with the status tus prescribes. They decide no permission.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from '@sinclair/typebox';
+import { Type } from './typebox.ts';
 import type { Backend } from '../core/backend.ts';
 import { LadingError } from '../core/errors.ts';
 import { CHECKSUM_ALGORITHMS, type ChecksumAlgorithm, type ResumableUploads, type UploadTarget, type UploadView } from '../core/uploads.ts';

@@ -6,7 +6,7 @@
  * strict Content-Security-Policy. The app talks to the public API like any client.
  */
 import type { FastifyReply } from 'fastify';
-import { Type } from '@sinclair/typebox';
+import { Type } from './typebox.ts';
 import { LadingError } from '../core/errors.ts';
 import { type WebAssets, type WebBuild, ASSET_PREFIX } from '../web/bundle.ts';
 import { type TypedApp, errorResponses } from './schemas.ts';

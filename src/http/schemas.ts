@@ -8,7 +8,8 @@ import type {
   FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault,
 } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { type Static, Type, type TSchema } from '@sinclair/typebox';
+import { Type } from './typebox.ts';
+import type { Static, TSchema } from '@sinclair/typebox';
 import { REFUSED_IN_NAMES, STORED_NAME_PATTERN } from '../core/path.ts';
 import { entityParams } from './target.ts';
 

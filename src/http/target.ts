@@ -3,7 +3,7 @@
  * prefix (`/api/registered`, `/api/acl`, `/api/metadata`, `/api/publish`, `/api/public`), in
  * origin-form, absolute-form or as a PID record's URL. Decodes through `core/path.ts` only.
  */
-import { Type } from '@sinclair/typebox';
+import { Type } from './typebox.ts';
 import { LadingError } from '../core/errors.ts';
 import { type Path, REFUSED_IN_NAMES, parseUrlPath } from '../core/path.ts';
 

@@ -6,7 +6,8 @@
  */
 import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
-import { KindGuard, Type, type Static, type TLiteral, type TSchema, type TUnion } from '@sinclair/typebox';
+import { KindGuard, Type } from '../http/typebox.ts';
+import type { Static, TLiteral, TSchema, TUnion } from '@sinclair/typebox';
 import type { Value as ValueModule } from '@sinclair/typebox/value';
 import { OperatorError } from './operator-error.ts';
 
