@@ -1,5 +1,5 @@
 /**
- * Run by `npm install` and `npm ci` (the `prepare` script): bundles TypeBox
+ * Run by `npm install` and `npm ci` (the `postinstall` script): bundles TypeBox
  * (`@sinclair/typebox`, the schema builder of lading's routes and configuration) into one
  * ES module at `node_modules/.cache/lading/typebox-<version>.mjs`, which
  * `src/http/typebox.ts` loads instead of the package: the package's ES build is some 200

@@ -1,5 +1,5 @@
 /**
- * TypeBox comes from the one-file bundle `npm install`/`npm ci` make (the `prepare` script,
+ * TypeBox comes from the one-file bundle `npm install`/`npm ci` make (the `postinstall` script,
  * `scripts/bundle-typebox.mjs`), which builds the same schemas as the package, and no module
  * loads the package's values behind the bundle's back.
  */
@@ -15,7 +15,7 @@ const root = resolve(import.meta.dirname, '..', '..');
 
 describe('TypeBox from its bundle', () => {
   it('is loaded from the bundle the install made for the installed version', () => {
-    assert.ok(existsSync(bundlePath()), `no ${relative(root, bundlePath())}: run npm ci (its prepare script makes it)`);
+    assert.ok(existsSync(bundlePath()), `no ${relative(root, bundlePath())}: run npm ci (its postinstall script makes it)`);
     assert.equal(TYPEBOX_SOURCE, 'bundle');
     assert.notEqual(Type, Package.Type, 'a copy of its own, not the package\'s');
   });
