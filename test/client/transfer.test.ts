@@ -111,4 +111,20 @@ describe('lading put and get of a tree of 1,000 files', { timeout: 300_000 }, ()
     await assert.rejects(stat(target), { code: 'ENOENT' });
     await assert.rejects(stat(`${target}.lading-part`), { code: 'ENOENT' });
   });
+
+  it('a mistake found before anything is sent is said alone, without a summary of nothing sent', async () => {
+    for (const [args, code, line] of [
+      [['put', join(node.dir, 'precious.bin')], 2, 'lading: put needs a local file or directory and a remote destination'],
+      [['put', join(node.dir, 'no-such.bin'), `${node.home}/x`], 4, `lading: ${join(node.dir, 'no-such.bin')}: no such file or directory`],
+      [['get', `${node.home}/no-such.bin`, join(node.dir, 'x')], 4, null],
+    ] as const) {
+      for (const json of [false, true]) {
+        const ran = await runCli(json ? [args[0], '--json', ...args.slice(1)] : [...args], node.env);
+        assert.equal(ran.code, code, ran.stderr);
+        if (line) assert.equal(ran.stderr, `${line}\n`);
+        assert.doesNotMatch(ran.stderr, /sent|received/);
+        assert.doesNotMatch(ran.stdout, /summary/);
+      }
+    }
+  });
 });

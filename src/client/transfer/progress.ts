@@ -33,6 +33,8 @@ export interface Reporter {
   retry(name: string, err: ClientError, waitMs: number): void;
   /** Stops drawing and says how it went; `interrupted` when Ctrl-C stopped it. */
   finish(interrupted: boolean): void;
+  /** Stops drawing and leaves nothing behind: the command failed before its transfers were planned. */
+  abandon(): void;
 }
 
 const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
@@ -164,6 +166,8 @@ export class QuietReporter implements Reporter {
 
   finish(_interrupted: boolean): void {}
 
+  abandon(): void {}
+
   protected say(line: string): void {
     this.err.write(`${line}\n`);
   }
@@ -205,6 +209,10 @@ export class LineReporter extends QuietReporter {
   override finish(interrupted: boolean): void {
     clearInterval(this.#timer);
     if (!interrupted) this.say(`lading: ${this.summary(this.#verb)}`);
+  }
+
+  override abandon(): void {
+    clearInterval(this.#timer);
   }
 }
 
@@ -262,6 +270,10 @@ export class JsonReporter extends QuietReporter {
       event: 'summary', interrupted, files: t.files, done: t.filesDone - t.failures, identical: t.identical, failed: t.failures,
       bytes: t.bytes, transferred: t.transferred, seconds: (Date.now() - t.started) / 1000,
     });
+  }
+
+  override abandon(): void {
+    clearInterval(this.#timer);
   }
 }
 
@@ -348,5 +360,12 @@ export class TtyReporter extends QuietReporter {
     this.#multi.update();
     this.#multi.stop();
     if (!interrupted) this.err.write(`lading: ${this.summary(this.#verb)}\n`);
+  }
+
+  override abandon(): void {
+    // NOTE: erases the total line drawn while planning instead of leaving "0/0 files" above the
+    // error (cli-progress reads the option when it stops; its types do not list `options`).
+    (this.#multi as unknown as { options: { clearOnComplete: boolean } }).options.clearOnComplete = true;
+    this.#multi.stop();
   }
 }

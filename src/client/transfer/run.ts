@@ -57,15 +57,17 @@ async function execute(opts: TransferOptions, verb: string, plan: (api: ApiClien
   process.on('SIGINT', onSigint);
   let api: ApiClient | null = null;
   let reporter: Reporter | null = null;
+  let planned = false;
   let manifest: Manifest | undefined;
   try {
     const target = await resolveTarget({ server: opts.server });
     api = new ApiClient(target, { connections: opts.jobs });
     reporter = reporterFor(opts, verb);
-    const planned = await plan(api, controller.signal, reporter);
+    const work = await plan(api, controller.signal, reporter);
+    planned = true;
     manifest = opts.manifest ? new Manifest(opts.manifest) : undefined;
-    await planned.before?.();
-    const run = await runTasks(api, planned.tasks, { jobs: opts.jobs, reporter, signal: controller.signal, manifest, destinationOf: planned.destinationOf });
+    await work.before?.();
+    const run = await runTasks(api, work.tasks, { jobs: opts.jobs, reporter, signal: controller.signal, manifest, destinationOf: work.destinationOf });
     reporter.finish(run.interrupted);
     reporter = null;
     await manifest?.close();
@@ -76,7 +78,10 @@ async function execute(opts: TransferOptions, verb: string, plan: (api: ApiClien
     if (run.interrupted) process.stderr.write('lading: interrupted: run the same command again to resume\n');
     process.exitCode = exitCodeOf(run);
   } catch (raw) {
-    reporter?.finish(controller.signal.aborted);
+    // NOTE: a failure before anything was planned (a usage error, a missing file) is said alone,
+    // without a summary of nothing sent.
+    if (planned) reporter?.finish(controller.signal.aborted);
+    else reporter?.abandon();
     await manifest?.close();
     if (controller.signal.aborted) {
       process.stderr.write('lading: interrupted: run the same command again to resume\n');
