@@ -343,13 +343,14 @@ export class Backend {
     const blob = randomUUID();
     // NOTE: the blob must be tracked (durably) before it can appear under its key, or a crash
     // between that and the commit would leave it stored and unknown to the sweeper; before the
-    // write begins is more than that needs. The meter holds back the end of the body until the
-    // tracking is done, so the catalog's flush overlaps the body instead of preceding it.
+    // write begins is more than that needs. The resource publishes it only once the tracking is
+    // done, so the catalog's flush overlaps the body and the flush of its bytes instead of
+    // preceding them.
     const tracked = this.#catalog.trackBlob(blob, this.#clock.now(), this.#node);
-    const meter = new Meter({ limit: this.#maxUploadBytes, md5: options.expected?.md5 !== undefined, endAfter: tracked });
+    const meter = new Meter({ limit: this.#maxUploadBytes, md5: options.expected?.md5 !== undefined });
     const detach = feed(source, meter);
     try {
-      await this.#resource.write(blob, meter);
+      await this.#resource.write(blob, meter, { publishAfter: tracked });
       const { size, sha256, md5 } = meter.result;
       const expected = options.expected;
       if (expected?.sha256 && !expected.sha256.equals(sha256)) {

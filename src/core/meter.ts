@@ -20,22 +20,14 @@ export class Meter extends Transform {
   #size = 0;
   #limit: number;
   #result: MeterResult | null = null;
-  #endAfter: Promise<unknown> | null;
 
-  /**
-   * `limit` is the largest accepted size in bytes; more rejects with `PAYLOAD_TOO_LARGE`.
-   * `endAfter`: the stream does not end (its reader sees no end of the body, so stores
-   * nothing) before this settles, and fails with its error when it rejects.
-   */
-  constructor(options: { limit: number; md5?: boolean; endAfter?: Promise<unknown> }) {
+  /** `limit` is the largest accepted size in bytes; more rejects with `PAYLOAD_TOO_LARGE`. */
+  constructor(options: { limit: number; md5?: boolean }) {
     // NOTE: a high watermark of one large chunk keeps backpressure tight without slowing
     // the pipe down with many tiny reads.
     super({ highWaterMark: 1 << 20 });
     this.#limit = options.limit;
     this.#md5 = options.md5 ? createHash('md5') : null;
-    this.#endAfter = options.endAfter ?? null;
-    // NOTE: the stream may fail before its end is reached; the rejection is its owner's then.
-    this.#endAfter?.catch(() => {});
   }
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
@@ -50,12 +42,8 @@ export class Meter extends Transform {
   }
 
   override _flush(cb: TransformCallback): void {
-    const end = (): void => {
-      this.#result = { size: this.#size, sha256: this.#sha256.digest(), md5: this.#md5?.digest() ?? null };
-      cb();
-    };
-    if (this.#endAfter) this.#endAfter.then(end, (err: unknown) => cb(err instanceof Error ? err : new Error(String(err))));
-    else end();
+    this.#result = { size: this.#size, sha256: this.#sha256.digest(), md5: this.#md5?.digest() ?? null };
+    cb();
   }
 
   /** The figures of the whole stream; only available after it ended. */

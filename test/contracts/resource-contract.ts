@@ -156,6 +156,29 @@ export function resourceContract(name: string, create: () => Promise<Resource>):
       assert.equal(await r.size('key-00000008'), 1000);
     });
 
+    it('publishes a key only once publishAfter resolves, having taken the whole body meanwhile', async () => {
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => { release = resolve; });
+      let settled = false;
+      let drained = false;
+      const source = Readable.from([Buffer.from('held '), Buffer.from('back')]).on('end', () => { drained = true; });
+      const writing = r.write('key-00000031', source, { publishAfter: gate }).finally(() => { settled = true; });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(drained, true, 'the body was read while publishAfter was pending');
+      assert.equal(settled, false, 'the write waits for publishAfter');
+      assert.equal(await r.size('key-00000031'), null, 'not readable before publishAfter resolves');
+      release();
+      assert.equal((await writing).size, 9);
+      assert.equal(await text(await r.read('key-00000031')), 'held back');
+    });
+
+    it('fails with the error of a rejected publishAfter, leaving nothing', async () => {
+      const refused = new Error('the catalog refused');
+      await assert.rejects(r.write('key-00000032', Readable.from([Buffer.from('never seen')]), { publishAfter: Promise.reject(refused) }), (err) => err === refused);
+      assert.equal(await r.size('key-00000032'), null);
+      assert.equal(await r.sweepTemporaries(later()), 0, 'no temporary remains');
+    });
+
     it('lets an opened read finish after the key is deleted (where the driver declares it)', async (t) => {
       if (!r.capabilities.deleteSparesOpenReads) return t.skip('the driver declares that deleting cuts open reads; the backend defers deletes');
       const data = randomBytes(3 * 1024 * 1024);

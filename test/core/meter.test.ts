@@ -1,7 +1,4 @@
-/**
- * The upload meter: digests and size in one pass, the size limit, and `endAfter`, which holds
- * back the end of the body (so nothing is stored) until the blob's tracking is on disk.
- */
+/** The upload meter: digests and size in one pass, and the size limit. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -42,29 +39,5 @@ describe('Meter', () => {
   it('fails with PAYLOAD_TOO_LARGE past its limit', async () => {
     const meter = new Meter({ limit: 4 });
     await assert.rejects(pipeline(Readable.from([Buffer.alloc(5)]), meter, sink()), (err) => isLadingError(err, 'PAYLOAD_TOO_LARGE'));
-  });
-
-  it('does not end before `endAfter` settles: the reader sees every byte but no end until then', async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const meter = new Meter({ limit: 100, endAfter: gate });
-    const out = sink();
-    const done = pipeline(Readable.from([Buffer.from('abc')]), meter, out);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.equal(out.bytes, 3, 'the bytes flowed meanwhile');
-    assert.equal(out.ended, false, 'but the end was held back');
-    release();
-    await done;
-    assert.equal(out.ended, true);
-    assert.equal(meter.result.size, 3);
-  });
-
-  it('fails with the error of a rejected `endAfter`, and the reader never sees an end', async () => {
-    const meter = new Meter({ limit: 100, endAfter: Promise.reject(new Error('catalog gone')) });
-    const out = sink();
-    await assert.rejects(pipeline(Readable.from([Buffer.from('abc')]), meter, out), /catalog gone/);
-    assert.equal(out.ended, false);
   });
 });

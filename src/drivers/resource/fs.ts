@@ -219,10 +219,13 @@ export async function createFsResource(options: FsResourceOptions): Promise<Reso
     async write(key, source: Readable, opts = {}) {
       const dest = finalPath(key);
       const temp = join(tmp, `${key}.${randomBytes(6).toString('hex')}`);
+      // NOTE: awaited only after the bytes are flushed; a rejection before then is this write's.
+      opts.publishAfter?.catch(() => {});
       try {
         const out = createWriteStream(temp, { flags: 'wx', flush: fsync, highWaterMark: CHUNK });
         if (fsync) await pipeline(source, earlyFlusher(out), out, { signal: opts.signal });
         else await pipeline(source, out, { signal: opts.signal });
+        await opts.publishAfter;
         await publish(temp, dest);
         return { size: out.bytesWritten };
       } catch (err) {

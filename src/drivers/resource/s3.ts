@@ -165,10 +165,18 @@ export function createS3Resource(options: S3ResourceOptions): Resource {
     async write(key, source: Readable, opts = {}) {
       const Key = objectKey(key);
       let size = 0;
+      const publishAfter = opts.publishAfter;
+      // NOTE: the store makes the object readable as soon as it has the body's end (the last
+      // part completes the upload), so that end is what waits for `publishAfter`.
+      publishAfter?.catch(() => {});
       const counter = new Transform({
         transform(chunk: Buffer, _encoding, callback) {
           size += chunk.length;
           callback(null, chunk);
+        },
+        flush(callback) {
+          if (!publishAfter) callback();
+          else publishAfter.then(() => callback(), (err: unknown) => callback(err instanceof Error ? err : new Error(String(err))));
         },
       });
       // NOTE: the signal and source errors act on the stream only; the upload then fails on
