@@ -416,8 +416,10 @@ export class ResumableUploads {
         // NOTE: where this node has the hash of every byte, a whole upload that differs from
         // the client's keeps the upload open short of its last bytes; where it has not (S3
         // parts, resumed on another node), `#finish` checks it once the bytes are readable.
-        const actual = body.whole && running ? running.copy().digest() : null;
-        if (actual && !actual.equals(body.whole!)) throw wholeMismatch(body.whole!, actual, false);
+        if (body.whole && running) {
+          const actual = running.copy().digest();
+          if (!actual.equals(body.whole)) throw wholeMismatch(body.whole, actual, false);
+        }
         await beforeLast();
       }
       const now = clock.now();

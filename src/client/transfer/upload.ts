@@ -288,8 +288,8 @@ async function uploadResumable(ctx: TransferContext, job: UploadJob, options: Up
         const message = messageOf(await textOf(response.body));
         // NOTE: the damage may be in these last bytes (sending them again mends it) or in
         // bytes the server acknowledged earlier (nothing mends it): one more try, then the
-        // upload goes, so that nothing damaged stays behind.
-        // (Where the server could check only once every byte was in place, it has removed the upload.)
+        // upload goes, so that nothing damaged stays behind. Where the server could check only
+        // the completed bytes, it has removed the upload itself.
         const open = await headOffset(ctx, url, job.size).catch(() => null) !== null;
         if (open && ++mismatches === 1) throw new ClientError(`${job.remote}: the server received bytes other than the file's (${message})`, EXIT.INTEGRITY, { status: 460, retryable: true });
         if (open) await api.request('DELETE', pathOf(url), { headers: TUS, signal: ctx.signal, accept: [404] }).catch(() => {});
