@@ -37,6 +37,10 @@ start_bare
 NGINX_WORKER=$(awk '{ print $1 }' "/proc/$NGINX_PID/task/$NGINX_PID/children")
 [ -n "$NGINX_WORKER" ] || { echo "bench: no nginx worker process found" >&2; exit 1; }
 fail() { echo "bench: $*" >&2; exit 1; }
+# NOTE: nginx and rclone never flush what they store, so the kernel writes their files back
+# later, during whichever server runs next; lading and node flush theirs and would wait behind
+# that writeback. Every timed round of a writing row starts with nothing left to write back.
+settle() { sync; }
 pid_of() { case $1 in lading) echo "$LADING_PID" ;; nginx) echo "$NGINX_WORKER" ;; rclone) echo "$RCLONE_PID" ;; node) echo "$BARE_PID" ;; esac; }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 kib() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
@@ -114,6 +118,7 @@ small_round() { # round duration record?
       rclone) base=$RCLONE; prefix=/dir; token= ;;
       node) base=$BARE; prefix=/dir; token= ;;
     esac
+    settle
     t0=$(cpu_ticks "$(pid_of "$s")")
     out=$(PUT_TOKEN=$token PUT_PREFIX=$prefix PUT_RUN="r$1" wrk -t1 -c"$CONCURRENCY" -d"$2s" -s "$WORK/put.lua" "$base")
     t1=$(cpu_ticks "$(pid_of "$s")")
@@ -157,6 +162,7 @@ run_size() { # label file rounds
     for d in up down; do
       for i in "${!SERVERS[@]}"; do
         s=${SERVERS[$(( (r + i) % ${#SERVERS[@]} ))]}
+        settle
         t0=$(cpu_ticks "$(pid_of "$s")")
         secs=$(transfer "$s" "$d" "$2")
         t1=$(cpu_ticks "$(pid_of "$s")")
