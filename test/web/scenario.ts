@@ -448,9 +448,22 @@ export async function runReloadScenario(browser: Browser, d: Deployment): Promis
       await new Promise((r) => setTimeout(r, 2000));
     },
   });
+  // What the page asked of the uploads endpoint, so that a failure says where it stopped.
+  const requests: string[] = [];
+  page.on('response', (r) => {
+    if (r.url().includes('/api/uploads')) requests.push(`${r.request().method()} ${r.status()}`);
+  });
+  page.on('requestfailed', (r) => {
+    if (r.url().includes('/api/uploads')) requests.push(`${r.method()} failed (${r.failure()?.errorText ?? '?'})`);
+  });
   await page.getByLabel('Upload files').setInputFiles(path);
   const unfinished = page.getByRole('region', { name: 'Unfinished uploads' });
-  await unfinished.waitFor({ timeout: 60_000 });
+  await unfinished.waitFor({ timeout: 60_000 }).catch(async (err: unknown) => {
+    await page.screenshot({ path: join(d.shots, 'reload-failure.png') }).catch(() => {});
+    const shown = await page.locator('body').innerText({ timeout: 1000 }).catch(() => '?');
+    throw new Error(`no "Unfinished uploads" after the reload (reloaded: ${reloaded}, ${d.relay.sent} bytes through the relay); `
+      + `the uploads endpoint answered: ${requests.join(', ') || 'nothing'}; the page shows: ${shown.replace(/\s+/g, ' ').slice(0, 500)}`, { cause: err });
+  });
   assert.ok(reloaded);
   const text = await unfinished.innerText();
   assert.match(text, /resume-me\.bin/);
