@@ -16,7 +16,7 @@ import { freePort, startNode, stopProcess } from '../helpers/cluster.ts';
 import { lading } from '../helpers/process.ts';
 import { Relay } from '../e2e/tus-support.ts';
 import { browserSkip as skip, launchBrowser } from '../helpers/browser.ts';
-import { runReloadScenario, runScenario, screenshotDir } from './scenario.ts';
+import { runReloadScenario, runScenario, screenshotDir, signIn } from './scenario.ts';
 
 const ZONE = 'tz';
 const PREFIX = '21.T66666';
@@ -79,5 +79,37 @@ describe('the web app on one node with the embedded defaults', { skip, timeout: 
       base, relay, dir, user: 'alice', password: 'correct horse battery staple', other: OTHER, zone: ZONE, pidPrefix: PREFIX,
       shots: screenshotDir('embedded'), restart: async () => {},
     });
+  });
+
+  it('lists an unfinished upload however soon after the page the server answers for it', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await signIn(page, { base, user: 'alice', password: 'correct horse battery staple' });
+    // NOTE: a test double for the uploads endpoint's list, inside the page: it answers without
+    // the network, before the page's first frame, which is when a view that subscribes late
+    // misses the change.
+    const id = '0b5d6c1e-4a8f-4f00-9c55-2f1e0d3c7a10';
+    const list = JSON.stringify({
+      Meta: { data_type: "<class 'list'>", elements: 1, errors: 0, status: 200 },
+      Response: { data: [{ id, url: `${base}/api/uploads/${id}`, offset: 5 * 1024 * 1024 }], errors: null },
+    });
+    await page.addInitScript(`{
+      const fetched = window.fetch.bind(window);
+      window.fetch = (input, init) => String(input).endsWith('/api/uploads') && (init?.method ?? 'GET') === 'GET'
+        ? Promise.resolve(new Response(${JSON.stringify(list)}, { headers: { 'content-type': 'application/json' } }))
+        : fetched(input, init);
+    }`);
+    await page.evaluate(({ key, value }) => localStorage.setItem(key, value), {
+      key: `tus::lading|alice|/${ZONE}/home/alice/early.bin|12582912|1::1`,
+      value: JSON.stringify({
+        size: 12_582_912, metadata: { path: `/${ZONE}/home/alice/early.bin`, label: 'early.bin' }, creationTime: new Date().toString(),
+        uploadUrl: `${base}/api/uploads/${id}`,
+      }),
+    });
+    for (let i = 0; i < 10; i++) {
+      await page.reload();
+      await page.getByRole('region', { name: 'Unfinished uploads' }).getByText('early.bin').waitFor({ timeout: 5000 });
+    }
+    await context.close();
   });
 });

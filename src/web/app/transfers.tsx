@@ -13,7 +13,14 @@ import { type UploadItem, uploads } from './uploads.ts';
 /** Re-renders the caller whenever the upload queue changes. */
 export function useUploads(): typeof uploads {
   const [, setTick] = useState(0);
-  useEffect(() => uploads.subscribe(() => setTick((n) => n + 1)), []);
+  const rendered = uploads.version;
+  useEffect(() => {
+    const unsubscribe = uploads.subscribe(() => setTick((n) => n + 1));
+    // NOTE: the effect runs a frame or more after the render; a change in between (the
+    // unfinished uploads found right after signing in) was told to no one, so render again.
+    if (uploads.version !== rendered) setTick((n) => n + 1);
+    return unsubscribe;
+  }, []);
   return uploads;
 }
 

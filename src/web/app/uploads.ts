@@ -106,7 +106,14 @@ export class UploadManager {
     return () => this.#listeners.delete(listener);
   }
 
+  /**
+   * Goes up by one at every change of the queue, at once (listeners hear of it a frame later):
+   * a view that rendered an earlier version and subscribed since knows it missed one.
+   */
+  version = 0;
+
   #changed(): void {
+    this.version++;
     if (this.#scheduled) return;
     this.#scheduled = true;
     requestAnimationFrame(() => {
