@@ -20,7 +20,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { TestContext } from 'node:test';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Browser, Locator, Page, Response } from 'playwright-core';
 import { type Relay, generateFile } from '../e2e/tus-support.ts';
 import { seriousViolations } from '../helpers/browser.ts';
 
@@ -172,11 +172,19 @@ export async function runScenario(t: TestContext, browser: Browser, d: Deploymen
   assert.equal(new URL(page.url()).origin, d.base, 'back on the app');
   await check(page, 'files-empty');
 
-  // A folder of 50 files, by the folder picker.
+  // A folder of 50 files, by the folder picker; nothing it asks for is refused (the folder and
+  // its subfolder do not exist yet, and are not asked for).
+  const folderRefused: string[] = [];
+  const onResponse = (r: Response) => {
+    if (r.status() >= 400) folderRefused.push(`${r.request().method()} ${new URL(r.url()).pathname}: ${r.status()}`);
+  };
+  page.on('response', onResponse);
   await page.getByLabel('Upload a folder').setInputFiles(folder);
   const panel = page.getByRole('complementary', { name: 'Uploads in progress' });
   // Once every upload is done the panel gives way to a chip in the header.
   await page.getByRole('link', { name: '50 of 50 uploads done' }).waitFor({ timeout: 120_000 });
+  page.off('response', onResponse);
+  assert.deepEqual(folderRefused, [], 'no request of the folder upload was refused');
   assert.equal(await panel.count(), 0, 'no panel once nothing is under way');
 
   // One file of 200 MiB; the server restarts (kill -9) at 70 MiB and the connection is cut at 150 MiB.

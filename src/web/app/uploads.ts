@@ -198,22 +198,33 @@ export class UploadManager {
 
   /**
    * Where `picked` would go inside `collection`, and which targets exist already. Lists each
-   * target collection once (a missing one holds nothing yet).
+   * target collection once, going down from `collection`: a collection missing from its
+   * parent's listing holds nothing yet and is not asked for (no request that can only fail).
    */
   async plan(picked: Picked[], collection: string): Promise<Planned[]> {
     const targets = picked.map((p) => ({ ...p, target: join(collection, p.relative) }));
-    const parents = [...new Set(targets.map((t) => parentOf(t.target)))];
-    const existing = new Map<string, Set<string>>();
-    await Promise.all(parents.map(async (parent) => {
-      try {
-        const records = await api<Record<string, RecordFields>[]>('GET', `${registeredUrl(parent)}/`);
-        existing.set(parent, new Set(records.map((r) => entryOf(r).name)));
-      } catch (err) {
-        if (err instanceof ApiError && err.status === 404) existing.set(parent, new Set());
-        else throw err;
+    const listings = new Map<string, Promise<Set<string>>>();
+    const names = (dir: string): Promise<Set<string>> => {
+      let known = listings.get(dir);
+      if (!known) {
+        known = (async () => {
+          const inside = dir.length > collection.length && dir.startsWith(collection === '/' ? '/' : `${collection}/`);
+          if (inside && !(await names(parentOf(dir))).has(baseName(dir))) return new Set<string>();
+          try {
+            const records = await api<Record<string, RecordFields>[]>('GET', `${registeredUrl(dir)}/`);
+            return new Set(records.map((r) => entryOf(r).name));
+          } catch (err) {
+            // NOTE: it may have gone since its parent was listed.
+            if (err instanceof ApiError && err.status === 404) return new Set<string>();
+            throw err;
+          }
+        })();
+        listings.set(dir, known);
       }
-    }));
-    return targets.map((t) => ({ ...t, exists: existing.get(parentOf(t.target))?.has(baseName(t.target)) ?? false }));
+      return known;
+    };
+    const existing = await Promise.all(targets.map(async (t) => (await names(parentOf(t.target))).has(baseName(t.target))));
+    return targets.map((t, i) => ({ ...t, exists: existing[i]! }));
   }
 
   /**
