@@ -5,6 +5,7 @@
  * does). Screenshots go to $LADING_SCREENSHOT_DIR/embedded (default test-artifacts/web).
  * Skips locally without Chromium; never in CI.
  */
+import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -110,6 +111,9 @@ describe('the web app on one node with the embedded defaults', { skip, timeout: 
       await page.reload();
       await page.getByRole('region', { name: 'Unfinished uploads' }).getByText('early.bin').waitFor({ timeout: 5000 });
     }
+    const panel = page.getByRole('complementary', { name: 'Uploads in progress' });
+    assert.equal(await panel.getByRole('heading', { level: 2 }).first().innerText(), 'Uploads', 'no count while this page started no upload');
+    await page.screenshot({ path: join(screenshotDir('embedded'), 'unfinished-after-reload.png') });
     await context.close();
   });
 });

@@ -161,7 +161,8 @@ export function TransferPanel() {
   return (
     <aside class="transfer-panel" aria-label="Uploads in progress">
       <div class="panel-head">
-        <h2>Uploads <span class="hint">({t.done} of {running.length} done{t.failed ? `, ${t.failed} failed` : ''})</span></h2>
+        {/* NOTE: after a reload the panel may hold only unfinished uploads: no "0 of 0". */}
+        <h2>Uploads{running.length > 0 && <> <span class="hint">({t.done} of {running.length} done{t.failed ? `, ${t.failed} failed` : ''})</span></>}</h2>
         <button type="button" class="link" aria-expanded={open} onClick={() => setOpen(!open)}>{open ? 'Hide' : 'Show'}</button>
         <a href="#/transfers">All transfers</a>
       </div>
