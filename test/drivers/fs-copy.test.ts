@@ -41,7 +41,7 @@ async function closed(stream: ResourceStream): Promise<void> {
 const openFds = async (): Promise<number> => (await readdir('/proc/self/fd')).length;
 
 describe('fs resource copyTo', () => {
-  // Not a multiple of the copy buffer (1 MiB), several buffers long.
+  // Not a multiple of the copy buffer (512 KiB), several buffers long.
   const data = randomBytes(3 * 1024 * 1024 + 12345);
 
   it('copies the whole object and ranges byte for byte, and closes the file', async () => {

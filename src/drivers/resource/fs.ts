@@ -32,11 +32,11 @@ export interface FsResourceOptions {
 const KEY = /^[A-Za-z0-9][A-Za-z0-9_-]{7,127}$/;
 const CHUNK = 1 << 20;
 // NOTE: each chunk costs a hand-off to the thread pool for the read and a socket write, and on
-// loopback a wake-up of the receiver. Against 256 KiB, 1 MiB chunks made downloads 13-22%
-// faster at 10 MiB and 29-66% at 100 MiB and 1 GiB, with a quarter less CPU; 2 MiB was slower
-// again (bench/README.md, 2026-11-25). The same size as an upload's chunks, so a transfer in
-// either direction holds about 2 MiB of buffers.
-const COPY_CHUNK = 1024 * 1024;
+// loopback a wake-up of the receiver. Against 256 KiB, 512 KiB chunks made downloads 10-13%
+// faster at 10 MiB and 35-52% at 1 GiB, with a quarter less CPU; 1 MiB was within 5% of
+// 512 KiB either way, but 16 downloads at once raised the peak RSS by 60-79 MiB against
+// 20-25 MiB with 512 KiB, and 2 MiB was slower (bench/README.md, 2026-11-25).
+const COPY_CHUNK = 512 * 1024;
 
 /** Copies `[start, end]` (inclusive; `end` undefined: to end of file) of `handle` into `dest`. */
 async function copyRange(handle: FileHandle, start: number, end: number | undefined, dest: Writable): Promise<void> {
