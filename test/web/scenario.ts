@@ -70,6 +70,34 @@ async function tableProblems(page: Page): Promise<string[]> {
 }
 
 /**
+ * The controls of a one-line form (`.inline-form`) that sit in the same row as another but
+ * not level with it, one line each: a label that takes two lines puts its input below its
+ * neighbour's. Empty when every row's inputs and selects start at the same height.
+ */
+async function formProblems(page: Page): Promise<string[]> {
+  // NOTE: page code as text: the tests are type-checked without the DOM's types.
+  return (await page.evaluate(`(() => {
+    const problems = [];
+    for (const form of document.querySelectorAll('.inline-form')) {
+      if (!form.offsetParent) continue;
+      const rows = new Map();
+      for (const field of form.querySelectorAll(':scope > .field')) {
+        const control = field.querySelector('input, select, textarea');
+        if (!field.offsetParent || !control) continue;
+        const top = Math.round(field.getBoundingClientRect().top);
+        rows.set(top, [...(rows.get(top) ?? []), { label: field.querySelector('label')?.textContent ?? '?', top: control.getBoundingClientRect().top }]);
+      }
+      for (const row of rows.values()) {
+        for (const c of row) {
+          if (Math.abs(c.top - row[0].top) > 1) problems.push('the inputs of "' + row[0].label + '" and "' + c.label + '" start ' + Math.round(Math.abs(c.top - row[0].top)) + ' px apart');
+        }
+      }
+    }
+    return problems;
+  })()`)) as string[];
+}
+
+/**
  * Asserts that nothing lies over a control when it is at the bottom of the window, where a
  * floating panel would be: the element at its centre is the control (or inside it).
  */
@@ -115,11 +143,13 @@ export async function runScenario(t: TestContext, browser: Browser, d: Deploymen
     const violations = await axeViolations(page);
     assert.deepEqual(violations, [], `axe-core on ${name}`);
     await page.screenshot({ path: join(d.shots, `${name}-desktop.png`), fullPage: true });
+    assert.deepEqual(await formProblems(page), [], `the fields of ${name}'s forms line up`);
     const size = page.viewportSize() ?? DESKTOP;
     await page.setViewportSize(PHONE);
     await page.waitForTimeout(150);
     const overflow = (await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
     assert.ok(overflow <= 0, `${name} fits a phone's width (${overflow} px too wide)`);
+    assert.deepEqual(await formProblems(page), [], `the fields of ${name}'s forms line up at phone width`);
     assert.deepEqual(await axeViolations(page), [], `axe-core on ${name} at phone width`);
     await page.screenshot({ path: join(d.shots, `${name}-phone.png`), fullPage: true });
     await page.setViewportSize(size);
