@@ -145,6 +145,13 @@ export async function runScenario(t: TestContext, browser: Browser, d: Deploymen
     await page.screenshot({ path: join(d.shots, `${name}-desktop.png`), fullPage: true });
     assert.deepEqual(await formProblems(page), [], `the fields of ${name}'s forms line up`);
     const size = page.viewportSize() ?? DESKTOP;
+    // NOTE: between the phone's width and the desktop's, where a row of a form holds fewer
+    // fields and a long label is nearest to wrapping (tablets in portrait: 768-834).
+    for (const width of [740, 768, 800, 834, 900, 960]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.waitForTimeout(50);
+      assert.deepEqual(await formProblems(page), [], `the fields of ${name}'s forms line up at ${width} px`);
+    }
     await page.setViewportSize(PHONE);
     await page.waitForTimeout(150);
     const overflow = (await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
