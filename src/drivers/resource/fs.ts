@@ -57,7 +57,7 @@ async function copyRange(handle: FileHandle, start: number, end: number | undefi
     // refilled after the write that used it has completed (the socket may hold it until then).
     // Each is made at its first use, no larger than a known range needs: a small range or
     // file costs one small buffer, not two chunks.
-    const size = end === undefined ? COPY_CHUNK : Math.max(1, Math.min(COPY_CHUNK, end - start + 1));
+    const size = end === undefined ? COPY_CHUNK : Math.min(COPY_CHUNK, end - start + 1);
     const buffers: Buffer[] = [];
     let writing: Promise<void> = Promise.resolve();
     let pos = start;
