@@ -132,6 +132,18 @@ export function resourceContract(name: string, create: () => Promise<Resource>):
       assert.equal(await r.sweepTemporaries(later()), 0, 'no temporary remains');
     });
 
+    it('rejects, leaving nothing, a source destroyed with an error just before the write began', async () => {
+      const source = new Readable({ read() {} });
+      source.destroy(new Error('the client went away'));
+      await assert.rejects(r.write('key-00000033', source));
+      // A source failing on the next tick, while the write is starting, the same.
+      const later = new Readable({ read() {} });
+      process.nextTick(() => later.destroy(new Error('the client went away')));
+      await assert.rejects(r.write('key-00000034', later));
+      assert.equal(await r.size('key-00000033'), null);
+      assert.equal(await r.size('key-00000034'), null);
+    });
+
     it('leaves nothing behind when the write is aborted', async () => {
       const controller = new AbortController();
       const source = generated(64 * 1024 * 1024);

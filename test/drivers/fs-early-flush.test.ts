@@ -1,12 +1,13 @@
 /**
- * The fs resource flushes a large object to disk while it is being written (every 64 MiB), as
- * well as at the end: the stored bytes are exactly the source's, nothing is left in `tmp/`,
- * and a source that fails after a flush has started stores nothing.
+ * The fs resource flushes a large object to disk while it is being written (every 2 MiB, one
+ * flush at a time), as well as at the end: the stored bytes are exactly the source's, nothing
+ * is left in `tmp/`, a source that fails after a flush has started stores nothing, and a
+ * failed flush fails the write.
  */
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { type FileHandle, mkdtemp, open, readdir, readlink, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -37,6 +38,21 @@ function source(block: Buffer, total: number, failAt?: number): Readable {
   });
 }
 
+/** Wraps `FileHandle.prototype.datasync` for one test; `around` gets the file's path and the original call. */
+async function onDatasync(t: { after(fn: () => void): void }, around: (path: string, original: () => Promise<void>) => Promise<void>): Promise<void> {
+  const probe = await open(join(dir, 'a-probe'), 'w');
+  const proto = Object.getPrototypeOf(probe) as { datasync(this: FileHandle): Promise<void> };
+  await probe.close();
+  const original = proto.datasync;
+  proto.datasync = async function (this: FileHandle) {
+    const path = await readlink(`/proc/self/fd/${this.fd}`).catch(() => '?');
+    return around(path, () => original.call(this));
+  };
+  t.after(() => {
+    proto.datasync = original;
+  });
+}
+
 describe('fs resource early flush', () => {
   const block = randomBytes(64 * 1024);
   const total = 150 * MiB + 12345; // two early flushes and a partial tail
@@ -58,5 +74,61 @@ describe('fs resource early flush', () => {
     await assert.rejects(r.write('key-flush-0002', source(block, total, 70 * MiB)), /client gone/);
     assert.equal(await r.size('key-flush-0002'), null);
     assert.deepEqual(await readdir(join(dir, 'b', 'tmp')), []);
+  });
+
+  it('flushes a small file once, whole, before the write resolves', async (t) => {
+    const r = await createFsResource({ root: join(dir, 'c'), fsync: true });
+    const flushed: { path: string; size: number }[] = [];
+    await onDatasync(t, async (path, original) => {
+      await original();
+      flushed.push({ path, size: (await stat(path)).size });
+    });
+    await r.write('key-flush-0003', source(block, 100_000));
+    const ofTemporary = flushed.filter((f) => f.path.startsWith(join(dir, 'c', 'tmp', 'key-flush-0003.')));
+    assert.deepEqual(ofTemporary.map((f) => f.size), [100_000]);
+  });
+
+  it('flushes a large file while it arrives, one flush at a time', async (t) => {
+    const r = await createFsResource({ root: join(dir, 'c2'), fsync: true });
+    const flushed: string[] = [];
+    let running = 0;
+    let overlapped = false;
+    await onDatasync(t, async (path, original) => {
+      if (++running > 1) overlapped = true;
+      try {
+        await original();
+      } finally {
+        running--;
+      }
+      flushed.push(path);
+    });
+    await r.write('key-flush-0013', source(block, 20 * MiB + 5));
+    const ofTemporary = flushed.filter((p) => p.startsWith(join(dir, 'c2', 'tmp', 'key-flush-0013.')));
+    // 20 MiB in 2 MiB steps: at most ten early flushes and the final one, and at least a few.
+    assert.ok(ofTemporary.length >= 3 && ofTemporary.length <= 11, `${ofTemporary.length} flushes of the file`);
+    assert.equal(overlapped, false, 'two flushes of the file ran at once');
+  });
+
+  it('fails the write, storing nothing, when an early flush fails', async (t) => {
+    const r = await createFsResource({ root: join(dir, 'd'), fsync: true });
+    let calls = 0;
+    await onDatasync(t, async (path, original) => {
+      if (path.includes('key-flush-0004') && ++calls === 1) throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+      return original();
+    });
+    await assert.rejects(r.write('key-flush-0004', source(block, 30 * MiB)), /EIO/);
+    assert.equal(calls, 1, 'no flush after the failed one decides the write');
+    assert.equal(await r.size('key-flush-0004'), null);
+    assert.deepEqual(await readdir(join(dir, 'd', 'tmp')), []);
+  });
+
+  it('stores what an object-mode source gives as strings and typed arrays, skipping empty chunks', async () => {
+    const r = await createFsResource({ root: join(dir, 'e'), fsync: true });
+    const bytes = new Uint8Array([0x21, 0x0a]);
+    const { size } = await r.write('key-flush-0005', Readable.from(['héllo', Buffer.alloc(0), ' ', bytes.subarray(0, 1), bytes.subarray(1)]));
+    assert.equal(size, 9);
+    const chunks: Buffer[] = [];
+    for await (const chunk of await r.read('key-flush-0005')) chunks.push(chunk as Buffer);
+    assert.equal(Buffer.concat(chunks).toString(), 'héllo !\n');
   });
 });

@@ -11,11 +11,9 @@
  * such as a socket, through two reused buffers, where consuming the stream would allocate a
  * fresh buffer per chunk.
  */
-import { type WriteStream, createWriteStream, fdatasync } from 'node:fs';
 import { type FileHandle, mkdir, open, readdir, rename, stat, truncate, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { Readable, Transform, type Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { Readable, type Writable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { LadingError, isLadingError } from '../../core/errors.ts';
 import { type FlushGroup, flushGroup } from '../flush-group.ts';
@@ -92,45 +90,166 @@ async function copyRange(handle: FileHandle, start: number, end: number | undefi
 // the same.
 const EARLY_FLUSH = 2 * 1024 * 1024;
 
+/** Writes all of `chunks` at `position` of `handle`, going on after a short write. */
+async function writeAll(handle: FileHandle, chunks: Buffer[], position: number): Promise<void> {
+  let rest = chunks;
+  for (;;) {
+    let wanted = 0;
+    for (const chunk of rest) wanted += chunk.length;
+    const { bytesWritten } = rest.length === 1 ? await handle.write(rest[0]!, 0, wanted, position) : await handle.writev(rest, position);
+    if (bytesWritten === wanted) return;
+    if (bytesWritten <= 0) throw new Error('A write to the file made no progress.');
+    position += bytesWritten;
+    let skip = bytesWritten;
+    while (skip >= rest[0]!.length) skip -= rest.shift()!.length;
+    rest = [rest[0]!.subarray(skip), ...rest.slice(1)];
+  }
+}
+
 /**
- * A pass-through placed before `out` that starts an `fdatasync` of `out` each time another
- * `EARLY_FLUSH` bytes went by and none runs (never waiting for it), and waits for the last
- * one before it ends, so none is still running when `out` closes its descriptor. A failed
- * flush fails the stream (and so the write): Linux reports a writeback error to only one
- * flush of a file description, so the final one would not see it again.
+ * Streams `source` into the file `opening` opens, new and empty, from its start, with backpressure;
+ * with `fsync`, also starts a flush each time another `EARLY_FLUSH` bytes were written and
+ * none runs (never waiting for it), and flushes once more at the end. Resolves with the bytes
+ * written once all are written (and flushed). Rejects with the source's error, a premature
+ * close of the source, the signal's reason, or the file's error (of `opening` too), a failed
+ * early flush included (Linux reports a writeback error to only one flush of a file
+ * description, so the final one would not see it again); the source is then destroyed. The
+ * caller closes the file (which waits for a write or flush still running) and removes it.
+ *
+ * NOTE: in place of `pipeline(source, flusher, createWriteStream(...))`: for a small upload
+ * those three streams, their listeners and `pipeline`'s AbortController (which it aborts even
+ * on success, making an AbortError with its stack) were a tenth of the upload's CPU
+ * (bench/README.md, 2026-11-25). As a WriteStream does, chunks that arrive while a write runs
+ * are written together, in one `writev`.
  */
-function earlyFlusher(out: WriteStream): Transform {
-  let since = 0;
-  let running: Promise<void> | null = null;
-  let failed: Error | null = null;
-  let descriptor: number | null = null;
-  out.once('open', (fd: number) => {
-    descriptor = fd;
-  });
-  return new Transform({
-    highWaterMark: CHUNK,
-    transform(chunk: Buffer, _enc, cb) {
-      if (failed) {
-        cb(failed);
+function drainInto(source: Readable, opening: Promise<FileHandle>, fsync: boolean, signal?: AbortSignal): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    let handle: FileHandle | null = null;
+    let queue: Buffer[] = [];
+    let queued = 0;
+    let written = 0;
+    let writing = false;
+    let ended = false;
+    let done = false;
+    let paused = false;
+    let sinceFlush = 0;
+    let flushing: Promise<void> | null = null;
+    let flushFailed: { err: unknown } | null = null;
+
+    // NOTE: the 'error' listener stays (a no-op once done): the source's owner may still
+    // destroy it with an error after the write settled, which without a listener would be an
+    // uncaught exception.
+    const detach = (): void => {
+      source.off('data', onData);
+      source.off('end', onEnd);
+      source.off('close', onClose);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    function fail(err: unknown): void {
+      if (done) return;
+      done = true;
+      detach();
+      source.destroy();
+      reject(err);
+    }
+    const finish = async (file: FileHandle): Promise<void> => {
+      done = true;
+      detach();
+      try {
+        await flushing;
+        if (flushFailed) throw flushFailed.err;
+        if (fsync) await file.datasync();
+        resolve(written);
+      } catch (err) {
+        reject(err);
+      }
+    };
+    const pump = (): void => {
+      if (done || writing || !handle) return;
+      const file = handle;
+      if (flushFailed) {
+        fail(flushFailed.err);
         return;
       }
-      since += chunk.length;
-      if (since >= EARLY_FLUSH && !running && descriptor !== null && !out.closed) {
-        since = 0;
-        const fd = descriptor;
-        running = new Promise<void>((resolve) => {
-          fdatasync(fd, (err) => {
-            if (err) failed = err;
-            running = null;
-            resolve();
-          });
-        });
+      if (queue.length === 0) {
+        if (ended) void finish(file);
+        return;
       }
-      cb(null, chunk);
-    },
-    flush(cb) {
-      void (running ?? Promise.resolve()).then(() => cb(failed));
-    },
+      const chunks = queue;
+      const bytes = queued;
+      queue = [];
+      queued = 0;
+      writing = true;
+      // The queue is empty again: let the source refill it while this write runs.
+      if (paused) {
+        paused = false;
+        source.resume();
+      }
+      writeAll(file, chunks, written).then(() => {
+        writing = false;
+        written += bytes;
+        sinceFlush += bytes;
+        if (fsync && sinceFlush >= EARLY_FLUSH && !flushing && !flushFailed) {
+          sinceFlush = 0;
+          flushing = file.datasync().then(() => {
+            flushing = null;
+          }, (err: unknown) => {
+            flushing = null;
+            flushFailed = { err };
+          });
+        }
+        pump();
+      }, fail);
+    };
+    function onData(chunk: Buffer | Uint8Array | string): void {
+      const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+      if (buffer.length === 0) return;
+      queue.push(buffer);
+      queued += buffer.length;
+      if (queued >= CHUNK && !paused) {
+        paused = true;
+        source.pause();
+      }
+      pump();
+    }
+    function onEnd(): void {
+      ended = true;
+      pump();
+    }
+    function onClose(): void {
+      if (!ended) fail(Object.assign(new Error('The source closed before it ended.'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+    }
+    function onAbort(): void {
+      fail(signal?.reason ?? new Error('The write was aborted.'));
+    }
+
+    // NOTE: listening for errors first, before anything can return: a source destroyed with an
+    // error just before the write began emits it on a later tick, and so may one that fails
+    // while the file is being opened; either would otherwise be uncaught.
+    source.on('error', fail);
+    opening.then((file) => {
+      handle = file;
+      pump();
+    }, fail);
+    if (signal?.aborted) {
+      onAbort();
+      return;
+    }
+    if (source.readableEnded) {
+      ended = true;
+      pump();
+      return;
+    }
+    if (source.destroyed) {
+      fail(source.errored ?? Object.assign(new Error('The source closed before it ended.'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+      return;
+    }
+    signal?.addEventListener('abort', onAbort, { once: true });
+    source.on('close', onClose);
+    source.on('end', onEnd);
+    source.on('data', onData);
+    // NOTE: a 'data' listener does not start a source that was paused explicitly.
+    source.resume();
   });
 }
 
@@ -231,12 +350,18 @@ export async function createFsResource(options: FsResourceOptions): Promise<Reso
       // NOTE: awaited only after the bytes are flushed; a rejection before then is this write's.
       opts.publishAfter?.catch(() => {});
       try {
-        const out = createWriteStream(temp, { flags: 'wx', flush: fsync, highWaterMark: CHUNK });
-        if (fsync) await pipeline(source, earlyFlusher(out), out, { signal: opts.signal });
-        else await pipeline(source, out, { signal: opts.signal });
+        const opening = open(temp, 'wx');
+        let size: number;
+        try {
+          size = await drainInto(source, opening, fsync, opts.signal);
+        } finally {
+          // NOTE: after a failure of the source the file may still be opening; closing waits
+          // for a write or flush still running.
+          await (await opening.catch(() => null))?.close();
+        }
         await opts.publishAfter;
         await publish(temp, dest);
-        return { size: out.bytesWritten };
+        return { size };
       } catch (err) {
         await unlink(temp).catch(() => {});
         if (isLadingError(err)) throw err;
