@@ -3,16 +3,18 @@
  * across a restart, the options the factory refuses, and that a write is answered only once
  * its transaction is on disk, concurrent writes sharing the flushes of the write-ahead log; and
  * that the reads on every request's path are remembered only until the database changes, by
- * this connection, a rollback or another process.
+ * this connection, a rollback or another process; and that checkpoints keep the log from
+ * growing without ever letting it be restarted over pages the database file may not hold on disk.
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, open, readdir, readFile, rm } from 'node:fs/promises';
+import { type FileHandle, mkdtemp, open, readdir, readFile, readlink, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { createSqliteCatalog, type SqliteCatalogOptions } from '../../src/drivers/catalog/sqlite.ts';
-import { UNREMEMBERED_TABLES, mayChangeRemembered, openSqlite } from '../../src/drivers/catalog/sqlite/connection.ts';
+import { type CheckpointStep, UNREMEMBERED_TABLES, mayChangeRemembered, openSqlite } from '../../src/drivers/catalog/sqlite/connection.ts';
+import { DatabaseSync } from 'node:sqlite';
 import { runCatalogContracts } from '../contracts/catalog-contract.ts';
 
 const dir = await mkdtemp(join(tmpdir(), 'lading-sqlite-'));
@@ -161,6 +163,98 @@ describe('sqlite catalog', () => {
       throw new Error('abort');
     }), /abort/);
     assert.equal(db.memo('ghost', read), null);
+  });
+
+  /** The salts in the log's header: SQLite draws new ones whenever it restarts the log from its beginning. */
+  const salts = async (file: string): Promise<string> => (await readFile(`${file}-wal`)).subarray(16, 24).toString('hex');
+  const addUser = (db: ReturnType<typeof openSqlite>, name: string) =>
+    db.tx(() => db.q("INSERT INTO users (name, kind, created_at) VALUES (?, 'user', 0)").run(name));
+  /** Wraps `FileHandle.prototype.datasync` for one test; `around` gets the file's path and the original call. */
+  const onDatasync = async (t: { after(fn: () => void): void }, around: (path: string, original: () => Promise<void>) => Promise<void>) => {
+    const probe = await open(join(dir, 'a-probe'), 'w');
+    const proto = Object.getPrototypeOf(probe) as { datasync(this: FileHandle): Promise<void> };
+    await probe.close();
+    const original = proto.datasync;
+    proto.datasync = async function (this: FileHandle) {
+      const path = await readlink(`/proc/self/fd/${this.fd}`).catch(() => '?');
+      return around(path, () => original.call(this));
+    };
+    t.after(() => {
+      proto.datasync = original;
+    });
+  };
+
+  it('checkpoints the log as it goes, in order, so that it stops growing, and keeps every row', async () => {
+    const file = join(dir, `c${n++}.sqlite`);
+    const steps: CheckpointStep[] = [];
+    const db = openSqlite(file, { checkpointAfter: 20, logPages: 100, onCheckpoint: (s) => steps.push(s) });
+    for (let i = 0; i < 400; i++) {
+      addUser(db, `u${i}`);
+      await db.durable();
+    }
+    const cycles = steps.join(',').split('snapshot,log flushed,copied,database flushed,released').length - 1;
+    assert.ok(cycles >= 5, `${cycles} checkpoints: ${steps.slice(0, 12).join(', ')}`);
+    assert.equal(steps.join(',').replaceAll('snapshot,log flushed,copied,database flushed,released', '').replace(/^,+|,+$/g, '').replace(/^snapshot(,log flushed(,copied(,database flushed)?)?)?$/, ''), '', 'every checkpoint took its steps in order');
+    // Without checkpoints 400 commits fill the log with over 800 pages (3 MiB).
+    assert.ok((await stat(`${file}-wal`)).size < 1024 * 1024, `the log holds ${(await stat(`${file}-wal`)).size} bytes`);
+    await db.close();
+    const again = new DatabaseSync(file);
+    assert.equal(again.prepare('PRAGMA integrity_check').get()?.integrity_check, 'ok');
+    assert.equal(again.prepare("SELECT count(*) AS n FROM users WHERE name LIKE 'u%'").get()?.n, 400);
+    again.close();
+  });
+
+  it('never lets the log restart over pages before the database file holding them is flushed', async (t) => {
+    const file = join(dir, `c${n++}.sqlite`);
+    let open_gate!: () => void;
+    const gate = new Promise<void>((resolve) => { open_gate = resolve; });
+    let reached!: () => void;
+    const atDatabaseFlush = new Promise<void>((resolve) => { reached = resolve; });
+    await onDatasync(t, async (path, original) => {
+      if (path === file) {
+        reached();
+        await gate;
+      }
+      return original();
+    });
+    const steps: CheckpointStep[] = [];
+    const db = openSqlite(file, { checkpointAfter: 10, onCheckpoint: (s) => steps.push(s) });
+    t.after(() => {
+      open_gate();
+      return db.close();
+    });
+    for (let i = 0; i < 10; i++) addUser(db, `a${i}`);
+    await atDatabaseFlush;
+    assert.deepEqual(steps, ['snapshot', 'log flushed', 'copied']);
+    const before = await salts(file);
+    // The log is wholly copied into the database file, which is not yet on disk: these commits
+    // must go on at its end, not overwrite its beginning.
+    for (let i = 0; i < 5; i++) addUser(db, `b${i}`);
+    await db.durable();
+    assert.equal(await salts(file), before, 'the log was restarted before the database file was flushed');
+    open_gate();
+    while (!steps.includes('released')) await nextTurn();
+    assert.deepEqual(steps, ['snapshot', 'log flushed', 'copied', 'database flushed', 'released']);
+  });
+
+  it('keeps the log whole, and refuses to confirm writes, when a flush of the database file fails', async (t) => {
+    const file = join(dir, `c${n++}.sqlite`);
+    await onDatasync(t, async (path, original) => {
+      if (path === file) throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+      return original();
+    });
+    const steps: CheckpointStep[] = [];
+    const db = openSqlite(file, { checkpointAfter: 10, onCheckpoint: (s) => steps.push(s) });
+    t.after(() => db.close());
+    for (let i = 0; i < 10; i++) addUser(db, `c${i}`);
+    while (!steps.includes('copied')) await nextTurn();
+    await nextTurn();
+    await nextTurn();
+    const before = await salts(file);
+    addUser(db, 'late');
+    await assert.rejects(db.durable(), /EIO/);
+    assert.equal(await salts(file), before, 'the log was restarted over pages the database file may not hold');
+    assert.deepEqual(steps, ['snapshot', 'log flushed', 'copied']);
   });
 
   it('refuses a missing file with a TypeError naming the option', () => {

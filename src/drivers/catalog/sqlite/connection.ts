@@ -46,7 +46,8 @@ export interface SqliteConnection {
   /**
    * Resolves once every transaction committed before the call is on disk (it survives a power
    * cut); concurrent callers share one flush of the write-ahead log (group commit). Rejects
-   * when the flush fails.
+   * when the flush fails, and always once a flush of the database file has failed (the disk
+   * is failing: nothing more is confirmed; the log keeps what it holds).
    */
   durable(): Promise<void>;
   /** Flushes of the write-ahead log so far (tests). */
@@ -83,19 +84,45 @@ export function mayChangeRemembered(sql: string): boolean {
 /** How many values `memo` keeps at most (a session row holds its sealed credential, ~8 KiB). */
 export const MEMO_ENTRIES = 2048;
 
+/** How many changed statements of a connection lead to a checkpoint of the log (see `checkpoint`). */
+export const CHECKPOINT_AFTER = 512;
+/**
+ * How many pages the log may hold before a checkpoint also copies, blocking, what was committed
+ * while it ran, so that the log can start again from its beginning (see `checkpoint`): 64 MiB
+ * of 4 KiB pages.
+ */
+export const LOG_PAGES = 16384;
+
+/** The steps of a checkpoint, in order, as `OpenSqliteOptions.onCheckpoint` reports them. */
+export type CheckpointStep = 'snapshot' | 'log flushed' | 'copied' | 'database flushed' | 'released';
+
+export interface OpenSqliteOptions {
+  /** Changed statements between checkpoints (default `CHECKPOINT_AFTER`; tests use fewer). */
+  checkpointAfter?: number;
+  /** Pages in the log past which a checkpoint catches up (default `LOG_PAGES`; tests use fewer). */
+  logPages?: number;
+  /** Called at each step of a checkpoint (tests). */
+  onCheckpoint?: (step: CheckpointStep) => void;
+}
+
 /** Opens (creating when missing) the database at `file` and applies the missing migrations. */
-export function openSqlite(file: string): SqliteConnection {
+export function openSqlite(file: string, options: OpenSqliteOptions = {}): SqliteConnection {
   const db = new DatabaseSync(file);
-  // NOTE: with synchronous = NORMAL a WAL commit is written but not flushed (SQLite flushes the
-  // log only at checkpoints), so the last transactions before a power cut would be lost;
-  // FULL flushes at every commit, one at a time, blocking the event loop for each. Instead
+  // NOTE: in WAL mode SQLite flushes nothing at a commit unless synchronous = FULL, which
+  // flushes at every commit, one at a time, blocking the event loop for each. Instead
   // `durable` flushes the log from the thread pool, once for all the commits waiting on it,
   // and a commit is answered only after that (see sqlite.ts): what a crash loses was never
-  // acknowledged. Checkpoints still flush the log before copying it into the database.
+  // acknowledged. What synchronous = NORMAL adds to that are the flushes around checkpoints,
+  // which SQLite runs inside a commit, on the event loop: waiting for them was a fifth of a
+  // small upload's time. So synchronous is OFF and `checkpoint` does those flushes from the
+  // thread pool, in the order SQLite would (see there); automatic checkpoints are off.
   // A file system without shared memory for the log keeps the rollback journal: SQLite then
   // flushes at every commit itself (FULL), and there is no log to flush here.
   const walMode = String((db.prepare('PRAGMA journal_mode = WAL').get() as Row).journal_mode) === 'wal';
-  db.exec(`PRAGMA synchronous = ${walMode ? 'NORMAL' : 'FULL'}; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000;`);
+  const memory = !walMode || file === ':memory:' || file === '';
+  db.exec(`PRAGMA synchronous = ${memory ? 'FULL' : 'OFF'}; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000;`);
+  // NOTE: a log that grew past its usual size under a burst is cut back when it starts again.
+  if (!memory) db.exec(`PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = ${(options.logPages ?? LOG_PAGES) * 4096}`);
   migrate(db);
   let written = 0;
   // NOTE: `epoch` moves whenever what a read may see could have changed. PRAGMA data_version
@@ -116,7 +143,6 @@ export function openSqlite(file: string): SqliteConnection {
   // NOTE: a plain map, emptied whenever the epoch moves and trimmed oldest first: on a busy
   // server it rarely lives long enough for recency to matter, and a hit costs one lookup.
   const memos = new Map<string, { value: unknown }>();
-  const memory = !walMode || file === ':memory:' || file === '';
   let wal: Promise<FileHandle> | null = null;
   // NOTE: the log file stays the same while this connection is open (SQLite removes it only
   // when the last connection closes), so one descriptor serves every flush; fdatasync on it
@@ -130,6 +156,100 @@ export function openSqlite(file: string): SqliteConnection {
     });
     await handle.datasync();
   });
+
+  // NOTE: a checkpoint copies pages of the log into the database file, after which SQLite may
+  // start writing the log from its beginning again. With synchronous = OFF it flushes neither
+  // file, so this does what NORMAL would, without blocking the event loop while the disk works:
+  //  1. a second connection (`guard`) opens a read transaction: its snapshot is the log as it
+  //     is now, and while it reads, no checkpoint copies a page past that snapshot and the log
+  //     is not restarted;
+  //  2. the log is flushed (the group's flush, shared with commits): every page the checkpoint
+  //     may copy is on disk in the log, so the database file never holds a page of a
+  //     transaction a power cut could take back;
+  //  3. the checkpoint copies the pages (PASSIVE: it waits for no one, on the event loop, with
+  //     no flush; writes go to the page cache);
+  //  4. the database file is flushed, from the thread pool;
+  //  5. the guard's transaction ends: only now may the log be restarted over the copied pages;
+  //     what was committed since the snapshot is copied as SQLite would (see there).
+  // If a flush of the database file fails, the guard is kept: the log is never restarted and
+  // keeps every page, and every later `durable` rejects with that error (the disk is failing).
+  const checkpointAfter = options.checkpointAfter ?? CHECKPOINT_AFTER;
+  const logPages = options.logPages ?? LOG_PAGES;
+  let checkpointedAt = 0;
+  let checkpointing: Promise<void> | null = null;
+  let guard: DatabaseSync | null = null;
+  let dbFile: Promise<FileHandle> | null = null;
+  let broken: { err: unknown } | null = null;
+  const step = (name: CheckpointStep): void => options.onCheckpoint?.(name);
+  const checkpoint = async (): Promise<void> => {
+    const reader = (guard ??= new DatabaseSync(file, { timeout: 10000 }));
+    try {
+      reader.exec('BEGIN');
+      // The read transaction, and with it the snapshot, begins at the first read.
+      reader.prepare('SELECT count(*) FROM schema_migrations').get();
+    } catch {
+      // NOTE: the database is busy (another process recovering it): the next checkpoint tries again.
+      if (reader.isTransaction) reader.exec('ROLLBACK');
+      return;
+    }
+    step('snapshot');
+    let release = true;
+    let catchUp = false;
+    try {
+      await group.flush();
+      step('log flushed');
+      if (!db.isOpen) return;
+      const { log } = db.prepare('PRAGMA wal_checkpoint(PASSIVE)').get() as Row;
+      catchUp = Number(log) >= logPages;
+      step('copied');
+      try {
+        dbFile ??= open(file, 'r');
+        const handle = await dbFile.catch((err: unknown) => {
+          dbFile = null;
+          throw err;
+        });
+        await handle.datasync();
+      } catch (err) {
+        release = false;
+        broken = { err };
+        return;
+      }
+      step('database flushed');
+    } catch {
+      // NOTE: a failed flush of the log fails the commits waiting on it; the next checkpoint
+      // tries again.
+    } finally {
+      if (release) {
+        reader.exec('COMMIT');
+        // NOTE: what was committed meanwhile is still only in the log, and SQLite restarts the
+        // log only once it is all copied: under a steady load the log keeps growing. Once it
+        // holds `logPages`, the rest is copied now, as SQLite itself would (NORMAL: the log
+        // flushed before, the database file after, and the copy recorded only once that
+        // succeeded), on the event loop: a few commits' worth of pages, but two flushes to
+        // wait for, which is what the steps above spare the other checkpoints. A failure
+        // leaves the log as it was, for the next checkpoint.
+        if (catchUp && db.isOpen) {
+          try {
+            db.exec('PRAGMA synchronous = NORMAL');
+            db.prepare('PRAGMA wal_checkpoint(PASSIVE)').get();
+          } catch {
+            // the next checkpoint tries again
+          } finally {
+            db.exec('PRAGMA synchronous = OFF');
+          }
+        }
+        step('released');
+      }
+    }
+  };
+  const maybeCheckpoint = (): void => {
+    if (memory || checkpointing || broken || written - checkpointedAt < checkpointAfter) return;
+    checkpointedAt = written;
+    // NOTE: after the statement that got here, and the transaction around it, have finished.
+    checkpointing = Promise.resolve().then(checkpoint).catch(() => {}).finally(() => {
+      checkpointing = null;
+    });
+  };
 
   // NOTE: preparing a statement costs more than running it; every SQL text is prepared once.
   // The texts are a fixed set (accessLevel's and listEntitiesHeldBy's vary only with path
@@ -145,6 +265,7 @@ export function openSqlite(file: string): SqliteConnection {
         if (Number(result.changes) > 0) {
           written++;
           if (movesEpoch) epoch++;
+          maybeCheckpoint();
         }
         return result;
       },
@@ -201,14 +322,20 @@ export function openSqlite(file: string): SqliteConnection {
       return statement;
     },
     changes: () => written,
-    durable: () => group.flush(),
+    durable: () => (broken ? Promise.reject(broken.err) : group.flush()),
     get flushes() {
       return group.flushes;
     },
     async close() {
-      const handle = wal;
+      await checkpointing;
+      if (guard?.isOpen) guard.close();
+      // NOTE: the last connection to close checkpoints the whole log and deletes it; with
+      // NORMAL it flushes the database file first.
+      if (db.isOpen && !memory) db.exec('PRAGMA synchronous = NORMAL');
+      const handles = [wal, dbFile];
       wal = null;
-      await handle?.then((h) => h.close(), () => {});
+      dbFile = null;
+      await Promise.all(handles.map((h) => h?.then((f) => f.close(), () => {})));
       if (db.isOpen) db.close();
     },
   };
