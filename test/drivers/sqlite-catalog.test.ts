@@ -239,16 +239,21 @@ describe('sqlite catalog', () => {
 
   it('keeps the log whole, and refuses to confirm writes, when a flush of the database file fails', async (t) => {
     const file = join(dir, `c${n++}.sqlite`);
+    let failed!: () => void;
+    const flushFailed = new Promise<void>((resolve) => { failed = resolve; });
     await onDatasync(t, async (path, original) => {
-      if (path === file) throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+      if (path === file) {
+        failed();
+        throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+      }
       return original();
     });
     const steps: CheckpointStep[] = [];
     const db = openSqlite(file, { checkpointAfter: 10, onCheckpoint: (s) => steps.push(s) });
     t.after(() => db.close());
     for (let i = 0; i < 10; i++) addUser(db, `c${i}`);
-    while (!steps.includes('copied')) await nextTurn();
-    await nextTurn();
+    await flushFailed;
+    // The rejection reaches the checkpoint in the same turn.
     await nextTurn();
     const before = await salts(file);
     addUser(db, 'late');
