@@ -7,11 +7,12 @@
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { type FileHandle, mkdtemp, open, readdir, readlink, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { createFsResource } from '../../src/drivers/resource/fs.ts';
+import { onDatasync } from '../helpers/datasync.ts';
 
 const dir = await mkdtemp(join(tmpdir(), 'lading-fs-flush-'));
 after(() => rm(dir, { recursive: true, force: true }));
@@ -35,21 +36,6 @@ function source(block: Buffer, total: number, failAt?: number): Readable {
       sent += n;
       this.push(block.subarray(0, n));
     },
-  });
-}
-
-/** Wraps `FileHandle.prototype.datasync` for one test; `around` gets the file's path and the original call. */
-async function onDatasync(t: { after(fn: () => void): void }, around: (path: string, original: () => Promise<void>) => Promise<void>): Promise<void> {
-  const probe = await open(join(dir, 'a-probe'), 'w');
-  const proto = Object.getPrototypeOf(probe) as { datasync(this: FileHandle): Promise<void> };
-  await probe.close();
-  const original = proto.datasync;
-  proto.datasync = async function (this: FileHandle) {
-    const path = await readlink(`/proc/self/fd/${this.fd}`).catch(() => '?');
-    return around(path, () => original.call(this));
-  };
-  t.after(() => {
-    proto.datasync = original;
   });
 }
 

@@ -8,7 +8,7 @@
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { type FileHandle, mkdtemp, open, readdir, readFile, readlink, rm, stat } from 'node:fs/promises';
+import { mkdtemp, open, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
@@ -16,6 +16,7 @@ import { createSqliteCatalog, type SqliteCatalogOptions } from '../../src/driver
 import { type CheckpointStep, UNREMEMBERED_TABLES, mayChangeRemembered, openSqlite } from '../../src/drivers/catalog/sqlite/connection.ts';
 import { DatabaseSync } from 'node:sqlite';
 import { runCatalogContracts } from '../contracts/catalog-contract.ts';
+import { onDatasync } from '../helpers/datasync.ts';
 
 const dir = await mkdtemp(join(tmpdir(), 'lading-sqlite-'));
 after(() => rm(dir, { recursive: true, force: true }));
@@ -169,21 +170,6 @@ describe('sqlite catalog', () => {
   const salts = async (file: string): Promise<string> => (await readFile(`${file}-wal`)).subarray(16, 24).toString('hex');
   const addUser = (db: ReturnType<typeof openSqlite>, name: string) =>
     db.tx(() => db.q("INSERT INTO users (name, kind, created_at) VALUES (?, 'user', 0)").run(name));
-  /** Wraps `FileHandle.prototype.datasync` for one test; `around` gets the file's path and the original call. */
-  const onDatasync = async (t: { after(fn: () => void): void }, around: (path: string, original: () => Promise<void>) => Promise<void>) => {
-    const probe = await open(join(dir, 'a-probe'), 'w');
-    const proto = Object.getPrototypeOf(probe) as { datasync(this: FileHandle): Promise<void> };
-    await probe.close();
-    const original = proto.datasync;
-    proto.datasync = async function (this: FileHandle) {
-      const path = await readlink(`/proc/self/fd/${this.fd}`).catch(() => '?');
-      return around(path, () => original.call(this));
-    };
-    t.after(() => {
-      proto.datasync = original;
-    });
-  };
-
   it('checkpoints the log as it goes, in order, so that it stops growing, and keeps every row', async () => {
     const file = join(dir, `c${n++}.sqlite`);
     const steps: CheckpointStep[] = [];
