@@ -3,6 +3,7 @@
  * wrote before now is on disk" share one flush, instead of one each. It runs the flush it is
  * given and knows nothing of what is flushed (a SQLite write-ahead log, a directory).
  */
+import { type FileHandle, open } from 'node:fs/promises';
 
 /** Shares flushes among concurrent callers. */
 export interface FlushGroup {
@@ -42,6 +43,41 @@ export function flushGroup(run: () => Promise<void>): FlushGroup {
     },
     get flushes() {
       return flushes;
+    },
+  };
+}
+
+/** A flush group for one file or directory, and the descriptor it keeps open for it. */
+export interface FileFlushGroup extends FlushGroup {
+  /** Closes the descriptor, if one is open. The group may not be used after. */
+  close(): Promise<void>;
+}
+
+/**
+ * A group flushing `path`: `datasync` (a file's bytes) or `sync` (also its metadata, which a
+ * directory's entries are). The path is opened read-only at the first flush and kept open, so
+ * one descriptor serves every flush (a flush covers what any descriptor of the file wrote);
+ * when opening fails, that flush rejects and the next one opens again.
+ */
+export function fileFlushGroup(path: string, how: 'datasync' | 'sync'): FileFlushGroup {
+  let opened: Promise<FileHandle> | null = null;
+  const group = flushGroup(async () => {
+    opened ??= open(path, 'r');
+    const handle = await opened.catch((err: unknown) => {
+      opened = null;
+      throw err;
+    });
+    await (how === 'sync' ? handle.sync() : handle.datasync());
+  });
+  return {
+    flush: () => group.flush(),
+    get flushes() {
+      return group.flushes;
+    },
+    async close() {
+      const handle = opened;
+      opened = null;
+      await handle?.then((h) => h.close(), () => {});
     },
   };
 }

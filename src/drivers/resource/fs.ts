@@ -16,7 +16,7 @@ import { dirname, join } from 'node:path';
 import { Readable, type Writable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { LadingError, isLadingError } from '../../core/errors.ts';
-import { type FlushGroup, flushGroup } from '../flush-group.ts';
+import { type FileFlushGroup, fileFlushGroup } from '../flush-group.ts';
 import type { ByteRange, Resource, ResourceStream, StagedState, StagedWrites } from '../../core/ports.ts';
 import { nextChunk } from '../staged-source.ts';
 
@@ -259,31 +259,20 @@ function drainInto(source: Readable, opening: Promise<FileHandle>, fsync: boolea
  * same directory. Keeps one descriptor per directory: `blobs/` has at most 256 below it.
  */
 function directoryFlusher(): { flush(dir: string): Promise<void>; close(): Promise<void> } {
-  const dirs = new Map<string, { group: FlushGroup; handle: Promise<FileHandle> | null }>();
+  const dirs = new Map<string, FileFlushGroup>();
   return {
     flush(dir) {
-      let entry = dirs.get(dir);
-      if (!entry) {
-        const created: { group: FlushGroup; handle: Promise<FileHandle> | null } = {
-          handle: null,
-          group: flushGroup(async () => {
-            created.handle ??= open(dir, 'r');
-            const handle = await created.handle.catch((err: unknown) => {
-              created.handle = null;
-              throw err;
-            });
-            await handle.sync();
-          }),
-        };
-        entry = created;
-        dirs.set(dir, entry);
+      let group = dirs.get(dir);
+      if (!group) {
+        group = fileFlushGroup(dir, 'sync');
+        dirs.set(dir, group);
       }
-      return entry.group.flush();
+      return group.flush();
     },
     async close() {
-      const handles = [...dirs.values()].map((d) => d.handle);
+      const groups = [...dirs.values()];
       dirs.clear();
-      await Promise.all(handles.map((h) => h?.then((f) => f.close(), () => {})));
+      await Promise.all(groups.map((g) => g.close()));
     },
   };
 }

@@ -4,8 +4,7 @@
  * the group commit that makes committed transactions durable. It holds no role's SQL.
  */
 import { DatabaseSync, type SQLInputValue, type SQLOutputValue, type StatementResultingChanges, type StatementSync } from 'node:sqlite';
-import { type FileHandle, open } from 'node:fs/promises';
-import { flushGroup } from '../../flush-group.ts';
+import { fileFlushGroup, flushGroup } from '../../flush-group.ts';
 import { SQLITE_MIGRATIONS } from './migrations.ts';
 
 export type Row = Record<string, SQLInputValue>;
@@ -143,19 +142,12 @@ export function openSqlite(file: string, options: OpenSqliteOptions = {}): Sqlit
   // NOTE: a plain map, emptied whenever the epoch moves and trimmed oldest first: on a busy
   // server it rarely lives long enough for recency to matter, and a hit costs one lookup.
   const memos = new Map<string, { value: unknown }>();
-  let wal: Promise<FileHandle> | null = null;
   // NOTE: the log file stays the same while this connection is open (SQLite removes it only
-  // when the last connection closes), so one descriptor serves every flush; fdatasync on it
-  // flushes what any descriptor of the file wrote, SQLite's own included.
-  const group = flushGroup(async () => {
-    if (memory) return;
-    wal ??= open(`${file}-wal`, 'r');
-    const handle = await wal.catch((err: unknown) => {
-      wal = null;
-      throw err;
-    });
-    await handle.datasync();
-  });
+  // when the last connection closes), so one descriptor serves every flush, SQLite's writes
+  // included.
+  const wal = memory ? null : fileFlushGroup(`${file}-wal`, 'datasync');
+  const group = wal ?? flushGroup(async () => {});
+  const database = fileFlushGroup(file, 'datasync');
 
   // NOTE: a checkpoint copies pages of the log into the database file, after which SQLite may
   // start writing the log from its beginning again. With synchronous = OFF it flushes neither
@@ -178,7 +170,6 @@ export function openSqlite(file: string, options: OpenSqliteOptions = {}): Sqlit
   let checkpointedAt = 0;
   let checkpointing: Promise<void> | null = null;
   let guard: DatabaseSync | null = null;
-  let dbFile: Promise<FileHandle> | null = null;
   let broken: { err: unknown } | null = null;
   const step = (name: CheckpointStep): void => options.onCheckpoint?.(name);
   const checkpoint = async (): Promise<void> => {
@@ -203,12 +194,7 @@ export function openSqlite(file: string, options: OpenSqliteOptions = {}): Sqlit
       catchUp = Number(log) >= logPages;
       step('copied');
       try {
-        dbFile ??= open(file, 'r');
-        const handle = await dbFile.catch((err: unknown) => {
-          dbFile = null;
-          throw err;
-        });
-        await handle.datasync();
+        await database.flush();
       } catch (err) {
         release = false;
         broken = { err };
@@ -332,10 +318,7 @@ export function openSqlite(file: string, options: OpenSqliteOptions = {}): Sqlit
       // NOTE: the last connection to close checkpoints the whole log and deletes it; with
       // NORMAL it flushes the database file first.
       if (db.isOpen && !memory) db.exec('PRAGMA synchronous = NORMAL');
-      const handles = [wal, dbFile];
-      wal = null;
-      dbFile = null;
-      await Promise.all(handles.map((h) => h?.then((f) => f.close(), () => {})));
+      await Promise.all([database.close(), wal?.close()]);
       if (db.isOpen) db.close();
     },
   };
