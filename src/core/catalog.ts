@@ -435,7 +435,28 @@ export type CatalogRole = keyof CatalogRoles;
  */
 export interface Catalog extends NamespaceStore, AccountStore, SessionStore, JobStore, HandleStore, BlobTracker, OidcStore, PublicationStore, ShareStore, UploadStore {
   readonly driver: string;
+  /**
+   * Where small objects' bytes may be kept, in the catalog's own database; absent when the
+   * catalog does not offer it.
+   */
+  readonly inline?: InlineStore;
   close(): Promise<void>;
+}
+
+/**
+ * Bytes of small objects kept in the catalog's own database (see
+ * `drivers/resource/inline.ts`), under the keys a resource would use. Reads are synchronous:
+ * they cost less than a hand-off to a thread.
+ */
+export interface InlineStore {
+  /** Stores `bytes` under `key`, replacing what was there; resolves once durable. */
+  put(key: string, bytes: Buffer): Promise<void>;
+  /** The bytes under `key`, or null. */
+  get(key: string): Buffer | null;
+  /** The size of what is under `key`, or null. */
+  size(key: string): number | null;
+  /** Removes `key`; resolves to false when it was not there. */
+  delete(key: string): Promise<boolean>;
 }
 
 /** What `oidcPut`/`oidcInsert` store. The optional indexes are what lookups search by. */

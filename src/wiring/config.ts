@@ -27,6 +27,9 @@ function choice<const T extends string>(values: readonly [T, ...T[]], def: NoInf
   return Type.Union(values.map((v) => Type.Literal(v)), { default: def, description: doc });
 }
 
+/** The largest `resource.inline_max`: a body is held in memory up to that size while it is told apart. */
+const INLINE_MAX = 1024 * 1024;
+
 /** Every key with its type, default and meaning. Adding a key is one edit here (and its README row). */
 export const CONFIG_SCHEMA = Type.Object({
   listen: text('127.0.0.1:8080', 'Address and port to listen on (host:port).'),
@@ -86,6 +89,7 @@ export const CONFIG_SCHEMA = Type.Object({
   }),
   resource: Type.Object({
     fsync: flag(true, 'Flush every upload\'s bytes, and its name in the directory, to disk before it becomes visible. (The SQLite catalog always answers a change only once it is on disk, sharing one flush among concurrent requests.)'),
+    inline_max: amount(65536, 'With the SQLite catalog, objects of at most this many bytes are stored in the catalog\'s database instead of the resource: a small upload then shares the catalog\'s log flush instead of flushing a file and its directory. 0 stores every object in the resource; at most 1048576 (a body is held in memory up to this size until its end shows it is small). Ignored with the PostgreSQL catalog.'),
     driver: choice(['fs', 's3'], 'fs', 'Where the bytes go: fs (a directory, local or a POSIX mount shared by all nodes) or s3 (an S3-compatible object store).'),
     path: optionalText('Directory of the fs resource; default <data>/resource. With several nodes, a shared mount with atomic renames (NFSv4, CephFS, GPFS, Lustre).'),
     s3: Type.Object({
@@ -373,6 +377,10 @@ function checkRules(config: Config): void {
   if (config.web.session_idle < 60) throw new ConfigError(`web.session_idle: must be at least 60 seconds, got ${config.web.session_idle}.`);
   if (config.web.session_max < config.web.session_idle) {
     throw new ConfigError(`web.session_max: must be at least web.session_idle (${config.web.session_idle}), got ${config.web.session_max}.`);
+  }
+  const inline = config.resource.inline_max;
+  if (!Number.isInteger(inline) || inline > INLINE_MAX) {
+    throw new ConfigError(`resource.inline_max: must be a whole number of bytes from 0 to ${INLINE_MAX}, got ${inline}.`);
   }
   if (config.recovery.heartbeat < 1) throw new ConfigError(`recovery.heartbeat: must be at least 1 second, got ${config.recovery.heartbeat}.`);
   if (config.catalog.driver === 'postgres' && !config.catalog.url && !config.catalog.url_file) {

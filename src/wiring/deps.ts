@@ -27,6 +27,7 @@ import { AccessControl } from '../core/access-control.ts';
 import { Metadata } from '../core/metadata.ts';
 import { Publishing } from '../core/publishing.ts';
 import { openCatalog, openResource } from './drivers.ts';
+import { inlineSmallObjects } from '../drivers/resource/inline.ts';
 import type { CredentialManager } from '../core/ports.ts';
 import { type CredentialStack, createCredentialStack } from './credentials.ts';
 import type { CaEndpoint } from '../http/routes-ca.ts';
@@ -105,10 +106,13 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     throw err;
   });
   const credentials = overrides.credentials ?? x509.credentials;
-  const resource = await openResource(config, dataDir).catch(async (err: unknown) => {
+  const stored = await openResource(config, dataDir).catch(async (err: unknown) => {
     await catalog.close();
     throw err;
   });
+  const resource = catalog.inline && config.resource.inline_max > 0
+    ? inlineSmallObjects(stored, catalog.inline, config.resource.inline_max)
+    : stored;
   const rules = await loadRules(config);
   const pids = overrides.pids ?? await openPidProvider(config, catalog, clock);
   const publicBase = new PublicBase(config.public_url);

@@ -12,6 +12,7 @@ import { createSqliteAccounts } from './sqlite/accounts.ts';
 import { createSqliteBlobs } from './sqlite/blobs.ts';
 import { type SqliteConnection, openSqlite } from './sqlite/connection.ts';
 import { createSqliteHandles } from './sqlite/handles.ts';
+import { createSqliteInline } from './sqlite/inline.ts';
 import { createSqliteJobs } from './sqlite/jobs.ts';
 import { createSqliteNamespace } from './sqlite/namespace.ts';
 import { createSqliteOidc } from './sqlite/oidc.ts';
@@ -45,7 +46,7 @@ export function createSqliteCatalog(options: SqliteCatalogOptions): Catalog {
     uploads: createSqliteUploads(db),
   };
   for (const role of Object.values(roles) as Record<string, unknown>[]) durableWrites(db, role);
-  return composeCatalog('sqlite', () => db.close(), roles);
+  return { ...composeCatalog('sqlite', () => db.close(), roles), inline: createSqliteInline(db) };
 }
 
 /**

@@ -65,7 +65,7 @@ export interface SqliteConnection {
  * callers to that.
  */
 export const UNREMEMBERED_TABLES: ReadonlySet<string> = new Set([
-  'blobs', 'nodes', 'jobs', 'handles', 'uploads', 'shares', 'publication_events', 'oidc_records', 'oidc_counters', 'schema_migrations',
+  'blobs', 'inline_blobs', 'nodes', 'jobs', 'handles', 'uploads', 'shares', 'publication_events', 'oidc_records', 'oidc_counters', 'schema_migrations',
 ]);
 
 const WRITTEN_TABLE = /^\s*(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+OR\s+\w+)?|DELETE\s+FROM)\s+"?(\w+)"?[\s(]/i;

@@ -228,4 +228,14 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX acls_by_principal ON acls (principal, entity_id);
     `,
   },
+  {
+    // The bytes of small objects, under their resource keys (drivers/resource/inline.ts).
+    version: 12,
+    sql: `
+      CREATE TABLE inline_blobs (
+        blob TEXT PRIMARY KEY,
+        bytes BLOB NOT NULL
+      );
+    `,
+  },
 ];
