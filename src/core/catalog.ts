@@ -4,8 +4,8 @@
  * share links,
  * composed into `Catalog`. Drivers in `src/drivers/catalog/` implement it; the core imports no driver.
  * A method that changes the catalog resolves only once the change is durable (it survives a
- * power cut), so nothing answered from it is ever taken back; only `heartbeat`, `forgetNode`
- * and `untrackBlob` may resolve earlier.
+ * power cut), so nothing answered from it is ever taken back; only `heartbeat`, `forgetNode`,
+ * `untrackBlob` and the `InlineStore`'s writes may resolve earlier.
  */
 import type { Path } from './path.ts';
 import type {
@@ -449,13 +449,17 @@ export interface Catalog extends NamespaceStore, AccountStore, SessionStore, Job
  * they cost less than a hand-off to a thread.
  */
 export interface InlineStore {
-  /** Stores `bytes` under `key`, replacing what was there; resolves once durable. */
+  /**
+   * Stores `bytes` under `key`, replacing what was there. Resolves once the row is committed,
+   * not yet durable: it is durable by the time any later change of the catalog resolves (one
+   * log keeps them in order), so the commit that makes the object visible makes it durable.
+   */
   put(key: string, bytes: Buffer): Promise<void>;
   /** The bytes under `key`, or null. */
   get(key: string): Buffer | null;
   /** The size of what is under `key`, or null. */
   size(key: string): number | null;
-  /** Removes `key`; resolves to false when it was not there. */
+  /** Removes `key`; resolves to false when it was not there. Durable as `put`. */
   delete(key: string): Promise<boolean>;
 }
 

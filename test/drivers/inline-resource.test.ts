@@ -17,6 +17,7 @@ import { createSqliteCatalog } from '../../src/drivers/catalog/sqlite.ts';
 import { inlineSmallObjects } from '../../src/drivers/resource/inline.ts';
 import type { Catalog, Resource } from '../../src/core/ports.ts';
 import { resourceContract } from '../contracts/resource-contract.ts';
+import { onDatasync } from '../helpers/datasync.ts';
 
 const dir = await mkdtemp(join(tmpdir(), 'lading-inline-'));
 after(() => rm(dir, { recursive: true, force: true }));
@@ -37,7 +38,7 @@ async function files(root: string): Promise<string[]> {
   return (await readdir(join(root, 'blobs'), { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).map((e) => e.name);
 }
 
-async function setUp(t: TestContext, limit?: number): Promise<{ r: Resource; root: string }> {
+async function setUp(t: TestContext, limit?: number): Promise<{ r: Resource; root: string; catalog: Catalog }> {
   const made = await fresh(limit);
   t.after(() => made.r.close());
   return made;
@@ -111,6 +112,31 @@ describe('small objects inline', () => {
     await assert.rejects((await r.read('key-00000008')).copyTo!(erring), /connection reset/);
     const gone = new Writable({ write() { setImmediate(() => gone.destroy()); } });
     await assert.rejects((await r.read('key-00000008')).copyTo!(gone), /closed before the copy ended/);
+  });
+
+  it('makes a small object durable with the next change of the catalog, the commit that shows it', async (t) => {
+    const { r, catalog } = await setUp(t, 1024);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => { release = resolve; });
+    let logFlushes = 0;
+    await onDatasync(t, async (path, original) => {
+      if (path.endsWith('.sqlite-wal')) {
+        logFlushes++;
+        await held;
+      }
+      return original();
+    });
+    // The write does not wait for the log; its row is in the log's page cache.
+    await r.write('key-0000000a', Readable.from([Buffer.from('tiny')]));
+    const flushesBefore = logFlushes;
+    let resolved = false;
+    const commit = catalog.trackBlob('key-0000000b', new Date()).then(() => { resolved = true; });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(resolved, false, 'a later change resolves only once the log is flushed');
+    assert.ok(logFlushes > flushesBefore, 'a flush of the log began after the small write resolved');
+    release();
+    await commit;
+    assert.equal(await text(await r.read('key-0000000a')), 'tiny');
   });
 
   it('reads an object the file resource holds when the catalog has none under its key', async (t) => {

