@@ -19,6 +19,7 @@ import { LadingError, isLadingError } from '../../core/errors.ts';
 import { type FileFlushGroup, fileFlushGroup } from '../flush-group.ts';
 import type { ByteRange, Resource, ResourceStream, StagedState, StagedWrites } from '../../core/ports.ts';
 import { nextChunk } from '../staged-source.ts';
+import { type SourceListeners, listen, prematureClose, unlisten } from '../source-listeners.ts';
 
 export interface FsResourceOptions {
   /** Directory holding `blobs/` and `tmp/`; created when missing. */
@@ -136,15 +137,7 @@ function drainInto(source: Readable, opening: Promise<FileHandle>, fsync: boolea
     let flushing: Promise<void> | null = null;
     let flushFailed: { err: unknown } | null = null;
 
-    // NOTE: the 'error' listener stays (a no-op once done): the source's owner may still
-    // destroy it with an error after the write settled, which without a listener would be an
-    // uncaught exception.
-    const detach = (): void => {
-      source.off('data', onData);
-      source.off('end', onEnd);
-      source.off('close', onClose);
-      signal?.removeEventListener('abort', onAbort);
-    };
+    const detach = (): void => unlisten(source, listeners, signal);
     function fail(err: unknown): void {
       if (done) return;
       done = true;
@@ -216,40 +209,22 @@ function drainInto(source: Readable, opening: Promise<FileHandle>, fsync: boolea
       ended = true;
       pump();
     }
-    function onClose(): void {
-      if (!ended) fail(Object.assign(new Error('The source closed before it ended.'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
-    }
-    function onAbort(): void {
-      fail(signal?.reason ?? new Error('The write was aborted.'));
-    }
-
-    // NOTE: listening for errors first, before anything can return: a source destroyed with an
-    // error just before the write began emits it on a later tick, and so may one that fails
-    // while the file is being opened; either would otherwise be uncaught.
-    source.on('error', fail);
+    const listeners: SourceListeners = {
+      data: onData,
+      end: onEnd,
+      close: () => {
+        if (!ended) fail(prematureClose());
+      },
+      abort: () => fail(signal?.reason ?? new Error('The write was aborted.')),
+      fail,
+    };
+    // NOTE: a source that fails while the file is being opened is seen at once (`listen`
+    // listens for errors first); the file's own failure to open fails the write as well.
+    listen(source, listeners, signal);
     opening.then((file) => {
       handle = file;
       pump();
     }, fail);
-    if (signal?.aborted) {
-      onAbort();
-      return;
-    }
-    if (source.readableEnded) {
-      ended = true;
-      pump();
-      return;
-    }
-    if (source.destroyed) {
-      fail(source.errored ?? Object.assign(new Error('The source closed before it ended.'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
-      return;
-    }
-    signal?.addEventListener('abort', onAbort, { once: true });
-    source.on('close', onClose);
-    source.on('end', onEnd);
-    source.on('data', onData);
-    // NOTE: a 'data' listener does not start a source that was paused explicitly.
-    source.resume();
   });
 }
 

@@ -17,6 +17,7 @@
  */
 import { Readable, type Writable } from 'node:stream';
 import type { ByteRange, InlineStore, Resource, ResourceStream } from '../../core/ports.ts';
+import { type SourceListeners, listen, prematureClose, unlisten } from '../source-listeners.ts';
 
 /** Objects of up to this many bytes are stored inline by default. */
 export const INLINE_LIMIT = 64 * 1024;
@@ -93,62 +94,39 @@ function takeAtMost(source: Readable, limit: number, signal?: AbortSignal): Prom
     const chunks: (Buffer | Uint8Array | string)[] = [];
     let size = 0;
     let done = false;
-    const detach = (): void => {
-      source.off('data', onData);
-      source.off('end', onEnd);
-      source.off('close', onClose);
-      signal?.removeEventListener('abort', onAbort);
-    };
-    // NOTE: the 'error' listener stays (a no-op once done), as in the file resource: an error
-    // emitted on a later tick, after this settled and before the next reader listens, would
-    // otherwise be uncaught.
     const fail = (err: unknown): void => {
       if (done) return;
       done = true;
-      detach();
+      unlisten(source, listeners, signal);
       source.destroy();
       reject(err);
     };
-    function onData(chunk: Buffer | Uint8Array | string): void {
-      chunks.push(chunk);
-      size += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
-      if (size <= limit) return;
-      done = true;
-      detach();
-      source.pause();
-      // Back at the front, in order: the next reader sees the body from its first byte.
-      for (let i = chunks.length - 1; i >= 0; i--) source.unshift(chunks[i]);
-      resolve(null);
-    }
-    function onEnd(): void {
-      if (done) return;
-      done = true;
-      detach();
-      resolve(Buffer.concat(chunks.map((c) => typeof c === 'string' ? Buffer.from(c) : c)));
-    }
-    function onClose(): void {
-      if (!done) fail(Object.assign(new Error('The source closed before it ended.'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
-    }
-    function onAbort(): void {
-      fail(signal?.reason ?? new Error('The write was aborted.'));
-    }
-    source.on('error', fail);
-    if (signal?.aborted) {
-      onAbort();
-      return;
-    }
-    if (source.readableEnded) {
-      onEnd();
-      return;
-    }
-    if (source.destroyed) {
-      fail(source.errored ?? Object.assign(new Error('The source closed before it ended.'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
-      return;
-    }
-    signal?.addEventListener('abort', onAbort, { once: true });
-    source.on('close', onClose);
-    source.on('end', onEnd);
-    source.on('data', onData);
-    source.resume();
+    const listeners: SourceListeners = {
+      data(chunk) {
+        chunks.push(chunk);
+        size += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
+        if (size <= limit) return;
+        done = true;
+        unlisten(source, listeners, signal);
+        source.pause();
+        // Back at the front, in order: the next reader sees the body from its first byte.
+        for (let i = chunks.length - 1; i >= 0; i--) source.unshift(chunks[i]);
+        resolve(null);
+      },
+      end() {
+        if (done) return;
+        done = true;
+        unlisten(source, listeners, signal);
+        resolve(Buffer.concat(chunks.map((c) => typeof c === 'string' ? Buffer.from(c) : c)));
+      },
+      close() {
+        fail(prematureClose());
+      },
+      abort() {
+        fail(signal?.reason ?? new Error('The write was aborted.'));
+      },
+      fail,
+    };
+    listen(source, listeners, signal);
   });
 }
