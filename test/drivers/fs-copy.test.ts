@@ -44,8 +44,9 @@ describe('fs resource copyTo', () => {
   // Not a multiple of the copy buffer (512 KiB), several buffers long.
   const data = randomBytes(3 * 1024 * 1024 + 12345);
 
-  it('copies the whole object and ranges byte for byte, and closes the file', async () => {
+  it('copies the whole object and ranges byte for byte, and closes the file', async (t) => {
     const r = await createFsResource({ root: join(dir, 'a') });
+    t.after(() => r.close());
     await r.write('key-copy-0001', Readable.from([data]));
     const before = await openFds();
     for (const range of [undefined, { start: 0, end: 0 }, { start: 1000, end: 700_000 }, { start: 1000, end: 2_500_000 }, { start: data.length - 5, end: data.length - 1 }]) {
@@ -60,8 +61,9 @@ describe('fs resource copyTo', () => {
     assert.equal(await openFds(), before);
   });
 
-  it('rejects when the destination fails, and still closes the file', async () => {
+  it('rejects when the destination fails, and still closes the file', async (t) => {
     const r = await createFsResource({ root: join(dir, 'b') });
+    t.after(() => r.close());
     await r.write('key-copy-0002', Readable.from([data]));
     const before = await openFds();
     const stream = await r.read('key-copy-0002');
