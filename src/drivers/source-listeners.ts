@@ -18,6 +18,12 @@ export interface SourceListeners {
   fail(err: unknown): void;
 }
 
+/** A chunk of a source as a Buffer: an object-mode source may give strings or typed arrays. Copies only a string. */
+export function asBuffer(chunk: Buffer | Uint8Array | string): Buffer {
+  if (typeof chunk === 'string') return Buffer.from(chunk);
+  return Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+}
+
 /** The error of a source that closed before its end. */
 export function prematureClose(): Error {
   return Object.assign(new Error('The source closed before it ended.'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });

@@ -19,7 +19,7 @@ import { LadingError, isLadingError } from '../../core/errors.ts';
 import { type FileFlushGroup, fileFlushGroup } from '../flush-group.ts';
 import type { ByteRange, Resource, ResourceStream, StagedState, StagedWrites } from '../../core/ports.ts';
 import { nextChunk } from '../staged-source.ts';
-import { type SourceListeners, listen, prematureClose, unlisten } from '../source-listeners.ts';
+import { type SourceListeners, asBuffer, listen, prematureClose, unlisten } from '../source-listeners.ts';
 
 export interface FsResourceOptions {
   /** Directory holding `blobs/` and `tmp/`; created when missing. */
@@ -195,7 +195,7 @@ function drainInto(source: Readable, opening: Promise<FileHandle>, fsync: boolea
       }, fail);
     };
     function onData(chunk: Buffer | Uint8Array | string): void {
-      const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+      const buffer = asBuffer(chunk);
       if (buffer.length === 0) return;
       queue.push(buffer);
       queued += buffer.length;

@@ -17,7 +17,7 @@
  */
 import { Readable, type Writable } from 'node:stream';
 import type { ByteRange, InlineStore, Resource, ResourceStream } from '../../core/ports.ts';
-import { type SourceListeners, listen, prematureClose, unlisten } from '../source-listeners.ts';
+import { type SourceListeners, asBuffer, listen, prematureClose, unlisten } from '../source-listeners.ts';
 
 /** Objects of up to this many bytes are stored inline by default. */
 export const INLINE_LIMIT = 64 * 1024;
@@ -91,7 +91,7 @@ function inlineStream(bytes: Buffer): ResourceStream {
  */
 function takeAtMost(source: Readable, limit: number, signal?: AbortSignal): Promise<Buffer | null> {
   return new Promise<Buffer | null>((resolve, reject) => {
-    const chunks: (Buffer | Uint8Array | string)[] = [];
+    const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
     const fail = (err: unknown): void => {
@@ -103,8 +103,9 @@ function takeAtMost(source: Readable, limit: number, signal?: AbortSignal): Prom
     };
     const listeners: SourceListeners = {
       data(chunk) {
-        chunks.push(chunk);
-        size += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
+        const buffer = asBuffer(chunk);
+        chunks.push(buffer);
+        size += buffer.length;
         if (size <= limit) return;
         done = true;
         unlisten(source, listeners, signal);
@@ -117,7 +118,7 @@ function takeAtMost(source: Readable, limit: number, signal?: AbortSignal): Prom
         if (done) return;
         done = true;
         unlisten(source, listeners, signal);
-        resolve(Buffer.concat(chunks.map((c) => typeof c === 'string' ? Buffer.from(c) : c)));
+        resolve(Buffer.concat(chunks, size));
       },
       close() {
         fail(prematureClose());
