@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { createSqliteCatalog, type SqliteCatalogOptions } from '../../src/drivers/catalog/sqlite.ts';
-import { type CheckpointStep, UNREMEMBERED_TABLES, mayChangeRemembered, openSqlite } from '../../src/drivers/catalog/sqlite/connection.ts';
+import { type CheckpointStep, openSqlite, tableWritten, tablesChangedWith, tablesRead } from '../../src/drivers/catalog/sqlite/connection.ts';
 import { DatabaseSync } from 'node:sqlite';
 import { runCatalogContracts } from '../contracts/catalog-contract.ts';
 import { onDatasync } from '../helpers/datasync.ts';
@@ -86,52 +86,71 @@ describe('sqlite catalog', () => {
     assert.notEqual(await catalog.getUser('ada'), after);
   });
 
-  it('keeps what it remembers across writes to tables no remembered read looks at (blobs, jobs), not across others', async (t) => {
+  it('keeps what it remembers across writes to tables the read did not look at, not across others', async (t) => {
     const catalog = createSqliteCatalog({ file: join(dir, `c${n++}.sqlite`) });
     t.after(() => catalog.close());
     await catalog.createUser({ name: 'ada', kind: 'user', passwordHash: null, createdAt: new Date() });
+    await catalog.createCollection({ path: '/z' as never, owner: 'ada', now: new Date() });
+    await catalog.createCollection({ path: '/z/data' as never, owner: 'ada', now: new Date() });
     const first = await catalog.getUser('ada');
+    const groups = await catalog.groupsOf('ada');
+    assert.equal(await catalog.accessLevel('/z/data' as never, ['bob']), null);
     await catalog.trackBlob('0123456789abcdef', new Date());
     await catalog.heartbeat('node-1', new Date());
-    assert.equal(await catalog.getUser('ada'), first, 'a blob or node write left the user remembered');
+    // An upload's commit: entities, access lists, blob tracking.
+    await catalog.commitObject({ path: '/z/data/x' as never, owner: 'ada', size: 1, checksum: 'sha2:x', blob: '0123456789abcdef', now: new Date(), overwrite: false, fenced: true });
+    assert.equal(await catalog.getUser('ada'), first, 'a blob, node or entity write left the user remembered');
+    assert.equal(await catalog.groupsOf('ada'), groups, 'and the groups');
+    await catalog.setAccess('/z/data' as never, 'bob', 'read');
+    assert.equal(await catalog.accessLevel('/z/data' as never, ['bob']), 'read', 'a write to the access lists is seen');
     await catalog.setDisabled('ada', true);
     assert.equal((await catalog.getUser('ada'))?.disabled, true);
   });
 
-  it('tells the statements that may change a remembered read from those that cannot', () => {
-    for (const sql of ['INSERT OR IGNORE INTO blobs (blob) VALUES (?)', 'DELETE FROM jobs WHERE id = ?', '\n  UPDATE uploads SET x = 1', 'update handles set x = 1', 'INSERT INTO nodes (id) VALUES (?)']) {
-      assert.equal(mayChangeRemembered(sql), false, sql);
-    }
-    for (const sql of ['INSERT INTO users (name) VALUES (?)', 'UPDATE sessions SET x = 1', 'DELETE FROM entities WHERE id = ?', 'INSERT INTO avus (entity_id) VALUES (?)',
-      'INSERT INTO jobs_and_more (x) VALUES (1)', 'WITH x AS (SELECT 1) DELETE FROM jobs', 'SELECT 1', 'VACUUM']) {
-      assert.equal(mayChangeRemembered(sql), true, sql);
-    }
+  it('drops what it remembers when a foreign key action changes a table it read', (t) => {
+    const db = openSqlite(join(dir, `c${n++}.sqlite`));
+    t.after(() => db.close());
+    db.tx(() => {
+      for (const name of ['ada', 'lab']) db.q("INSERT INTO users (name, kind, created_at) VALUES (?, 'user', 0)").run(name);
+      db.q('INSERT INTO group_members (group_name, user_name) VALUES (?, ?)').run('lab', 'ada');
+    });
+    const read = () => (db.q('SELECT group_name FROM group_members WHERE user_name = ?').all('ada')).map((r) => r.group_name);
+    assert.deepEqual(db.memo('groups', read), ['lab']);
+    // Deleting the group deletes its memberships (ON DELETE CASCADE): no statement names group_members.
+    db.tx(() => db.q('DELETE FROM users WHERE name = ?').run('lab'));
+    assert.deepEqual(db.memo('groups', read), []);
   });
 
-  it('remembers no read of a table whose writes leave remembered reads in place', async () => {
-    const roles = join(import.meta.dirname, '../../src/drivers/catalog/sqlite');
-    let memos = 0;
-    for (const file of await readdir(roles)) {
-      if (!file.endsWith('.ts')) continue;
-      const text = await readFile(join(roles, file), 'utf8');
-      // Each remembered read runs from its `memo(` call to the end of the call's arguments.
-      for (const at of [...text.matchAll(/\bmemo\(/g)].map((m) => m.index)) {
-        if (file === 'connection.ts') continue;
-        memos++;
-        let depth = 0;
-        let end = at;
-        for (let i = at + 'memo'.length; i < text.length; i++) {
-          if (text[i] === '(') depth++;
-          else if (text[i] === ')' && --depth === 0) {
-            end = i;
-            break;
-          }
-        }
-        const body = text.slice(at, end);
-        for (const table of UNREMEMBERED_TABLES) assert.doesNotMatch(body, new RegExp(`\\b${table}\\b`, 'i'), `${file}: a remembered read looks at ${table}`);
-      }
-    }
-    assert.ok(memos >= 6, `found ${memos} remembered reads`);
+  it('drops everything it remembers at a change by a statement whose table it cannot tell', (t) => {
+    const db = openSqlite(join(dir, `c${n++}.sqlite`));
+    t.after(() => db.close());
+    db.tx(() => db.q("INSERT INTO users (name, kind, created_at) VALUES ('ada', 'user', 0)").run());
+    const read = () => db.q("SELECT name FROM users WHERE name = 'ada'").get()?.name ?? null;
+    assert.equal(db.memo('ada', read), 'ada');
+    db.tx(() => db.q("WITH gone AS (SELECT 'ada' AS name) DELETE FROM users WHERE name IN (SELECT name FROM gone)").run());
+    assert.equal(db.memo('ada', read), null);
+  });
+
+  it('tells which tables a statement reads and writes, and which a write may change through foreign keys', () => {
+    assert.deepEqual([...tablesRead('SELECT e.id, (SELECT value FROM avus v WHERE v.entity_id = e.id) FROM entities e')!].sort(), ['avus', 'entities']);
+    assert.deepEqual([...tablesRead('SELECT MAX(a.level) FROM acls a JOIN entities e ON e.id = a.entity_id')!].sort(), ['acls', 'entities']);
+    assert.equal(tablesRead('PRAGMA data_version'), null);
+    assert.equal(tableWritten('INSERT OR IGNORE INTO blobs (blob) VALUES (?)'), 'blobs');
+    assert.equal(tableWritten('\n  UPDATE uploads SET x = 1'), 'uploads');
+    assert.equal(tableWritten('delete from Jobs where id = ?'), 'jobs');
+    for (const sql of ['WITH x AS (SELECT 1) DELETE FROM jobs', 'SELECT 1', 'VACUUM', 'CREATE TABLE t (x)']) assert.equal(tableWritten(sql), null, sql);
+    const db = new DatabaseSync(':memory:');
+    db.exec(`PRAGMA foreign_keys = ON;
+      CREATE TABLE a (id INTEGER PRIMARY KEY);
+      CREATE TABLE b (id INTEGER PRIMARY KEY, a INTEGER REFERENCES a (id) ON DELETE CASCADE);
+      CREATE TABLE c (id INTEGER PRIMARY KEY, b INTEGER REFERENCES b (id) ON UPDATE SET NULL);
+      CREATE TABLE d (id INTEGER PRIMARY KEY, a INTEGER REFERENCES a (id));`);
+    const closure = tablesChangedWith(db)!;
+    assert.deepEqual([...closure.get('a')!].sort(), ['a', 'b', 'c']);
+    assert.deepEqual([...closure.get('d')!], ['d']);
+    db.exec('CREATE TRIGGER t AFTER INSERT ON d BEGIN DELETE FROM a; END;');
+    assert.equal(tablesChangedWith(db), null, 'with a trigger nothing is known');
+    db.close();
   });
 
   it('sees a change another process made to the file from the next turn of the event loop on', async (t) => {

@@ -33,13 +33,14 @@ export interface SqliteConnection {
    */
   changes(): number;
   /**
-   * The value `read` returns for `key`, remembered until the database next changes: a
-   * statement of this connection that changed rows, a rolled-back transaction, or a commit by
-   * any other connection to the file (another process included; seen from the next turn of the
-   * event loop after it, see `epoch` below). For the reads on every
-   * request's path (the session, the user, the entity, the access level). `read` must be a
-   * pure function of the database's contents for `key`; the value is frozen (shallowly) and
-   * shared by every caller until then. At most `MEMO_ENTRIES` values are kept.
+   * The value `read` returns for `key`, remembered until what it read may have changed: a
+   * statement of this connection that changed rows of a table `read` looked at (or of a table
+   * whose rows a foreign key's action changes with them), a rolled-back transaction, or a
+   * commit by any other connection to the file (another process included; seen from the next
+   * turn of the event loop after it, see `epoch` below). For the reads on every request's path
+   * (the session, the user, the entity, the access level). `read` must be a pure function of
+   * the database's contents for `key`, reading only through `q`; the value is frozen
+   * (shallowly) and shared by every caller until then. At most `MEMO_ENTRIES` values are kept.
    */
   memo<T>(key: string, read: () => T): T;
   /**
@@ -55,29 +56,53 @@ export interface SqliteConnection {
   close(): Promise<void>;
 }
 
-/**
- * The tables no remembered read looks at, and that no table a remembered read looks at
- * references (so no cascade reaches one from them): a statement that changes only one of
- * these leaves what `memo` remembers valid. Blob tracking, jobs, PID records, uploads, shares
- * and the provider's records change at every upload; dropping the remembered session, user
- * and access levels for each of them made a write-heavy load read them again.
- * NOTE: a read of one of these tables must never be remembered; a test holds `memo`'s
- * callers to that.
- */
-export const UNREMEMBERED_TABLES: ReadonlySet<string> = new Set([
-  'blobs', 'inline_blobs', 'nodes', 'jobs', 'handles', 'uploads', 'shares', 'publication_events', 'oidc_records', 'oidc_counters', 'schema_migrations',
-]);
-
+const TABLE_NAME = /\b(?:FROM|JOIN)\s+"?(\w+)/gi;
 const WRITTEN_TABLE = /^\s*(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+OR\s+\w+)?|DELETE\s+FROM)\s+"?(\w+)"?[\s(]/i;
 
 /**
- * Whether a statement may change what a remembered read returns: any statement but a plain
- * INSERT, UPDATE or DELETE of one of `UNREMEMBERED_TABLES` (reads change nothing, but are
- * counted only when they report changed rows, which they never do).
+ * The tables a reading statement looks at (every name after FROM or JOIN, subqueries
+ * included), or null when it names none (a PRAGMA, say): a remembered read that ran such a
+ * statement is dropped at any write.
  */
-export function mayChangeRemembered(sql: string): boolean {
-  const table = WRITTEN_TABLE.exec(sql)?.[1];
-  return table === undefined || !UNREMEMBERED_TABLES.has(table.toLowerCase());
+export function tablesRead(sql: string): ReadonlySet<string> | null {
+  const tables = new Set([...sql.matchAll(TABLE_NAME)].map((m) => m[1]!.toLowerCase()));
+  return tables.size > 0 ? tables : null;
+}
+
+/**
+ * The one table a plain INSERT, UPDATE or DELETE writes, or null for any other statement (a
+ * statement with a WITH clause, DDL, VACUUM): a change made by one of those drops everything
+ * remembered.
+ */
+export function tableWritten(sql: string): string | null {
+  return WRITTEN_TABLE.exec(sql)?.[1]?.toLowerCase() ?? null;
+}
+
+/**
+ * For each table, the tables a write to it may change: itself, and every table whose foreign
+ * key to it has an action (CASCADE, SET NULL, SET DEFAULT), transitively. With a trigger in
+ * the schema nothing is known (null): every write then drops everything remembered.
+ */
+export function tablesChangedWith(db: DatabaseSync): Map<string, ReadonlySet<string>> | null {
+  const schema = db.prepare("SELECT type, name FROM sqlite_schema WHERE type IN ('table', 'trigger')").all() as Row[];
+  if (schema.some((r) => r.type === 'trigger')) return null;
+  const children = new Map<string, Set<string>>();
+  for (const { name } of schema) {
+    for (const fk of db.prepare('SELECT "table" AS parent, on_update, on_delete FROM pragma_foreign_key_list(?)').all(name as string) as Row[]) {
+      if (![fk.on_update, fk.on_delete].some((a) => /^(CASCADE|SET NULL|SET DEFAULT)$/i.test(String(a)))) continue;
+      const parent = String(fk.parent).toLowerCase();
+      if (!children.has(parent)) children.set(parent, new Set());
+      children.get(parent)!.add(String(name).toLowerCase());
+    }
+  }
+  const closure = new Map<string, ReadonlySet<string>>();
+  for (const { name } of schema) {
+    const table = String(name).toLowerCase();
+    const reached = new Set([table]);
+    for (const t of reached) for (const c of children.get(t) ?? []) reached.add(c);
+    closure.set(table, reached);
+  }
+  return closure;
 }
 
 /** How many values `memo` keeps at most (a session row holds its sealed credential, ~8 KiB). */
@@ -124,12 +149,14 @@ export function openSqlite(file: string, options: OpenSqliteOptions = {}): Sqlit
   if (!memory) db.exec(`PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = ${(options.logPages ?? LOG_PAGES) * 4096}`);
   migrate(db);
   let written = 0;
-  // NOTE: `epoch` moves whenever what a read may see could have changed. PRAGMA data_version
-  // changes with every commit of another connection (not this one's); this connection's own
-  // changes move `written`, and a rollback undoes changes already counted, so it moves the
-  // epoch as well. Asking data_version opens a read transaction (shared-memory locks: ~15 µs,
-  // as much as the reads it saves), so it is asked once per turn of the event loop: a commit of
-  // another process is seen from the next turn on.
+  // NOTE: `epoch` moves whenever what any read may see could have changed: PRAGMA data_version
+  // changes with every commit of another connection (not this one's), and a rollback undoes
+  // changes already counted. Asking data_version opens a read transaction (shared-memory locks:
+  // ~15 µs, as much as the reads it saves), so it is asked once per turn of the event loop: a
+  // commit of another process is seen from the next turn on. This connection's own changes
+  // move only the versions of the tables they may have changed (`versions`; `anyVersion`
+  // moves with each), so that an upload's commit (entities, access lists, blob tracking,
+  // jobs) leaves the remembered session, user and groups in place.
   let epoch = 0;
   const dataVersionStatement = db.prepare('PRAGMA data_version');
   const dataVersion = (): number => Number((dataVersionStatement.get() as Row).data_version);
@@ -138,10 +165,27 @@ export function openSqlite(file: string, options: OpenSqliteOptions = {}): Sqlit
   const nextTurn = (): void => {
     askedThisTurn = false;
   };
+  const changedWith = tablesChangedWith(db);
+  const versions = new Map<string, number>();
+  let anyVersion = 0;
+  const changedTables = (sql: string): ReadonlySet<string> | null => {
+    const table = tableWritten(sql);
+    return table === null || changedWith === null ? null : changedWith.get(table) ?? new Set([table]);
+  };
+  // NOTE: the tables the remembered read now running has looked at (null: none is running).
+  let reading: Set<string> | null = null;
+  let readingAll = false;
   let memoEpoch = -1;
   // NOTE: a plain map, emptied whenever the epoch moves and trimmed oldest first: on a busy
-  // server it rarely lives long enough for recency to matter, and a hit costs one lookup.
-  const memos = new Map<string, { value: unknown }>();
+  // server it rarely lives long enough for recency to matter, and a hit costs one lookup and
+  // a look at the versions of the one or two tables it read.
+  type Remembered = { value: unknown; deps: [table: string, version: number][] | null; any: number };
+  const memos = new Map<string, Remembered>();
+  const current = (entry: Remembered): boolean => {
+    if (entry.deps === null) return entry.any === anyVersion;
+    for (const [table, version] of entry.deps) if ((versions.get(table) ?? 0) !== version) return false;
+    return true;
+  };
   // NOTE: the log file stays the same while this connection is open (SQLite removes it only
   // when the last connection closes), so one descriptor serves every flush, SQLite's writes
   // included.
@@ -244,20 +288,38 @@ export function openSqlite(file: string, options: OpenSqliteOptions = {}): Sqlit
   // NOTE: counting here costs nothing per read, where asking SQLite (total_changes()) around
   // every catalog call was a few percent of a metadata GET.
   const counted = (statement: StatementSync, sql: string): Statement => {
-    const movesEpoch = mayChangeRemembered(sql);
+    const reads = tablesRead(sql);
+    const changes = changedTables(sql);
+    const noteRead = (): void => {
+      if (reading === null) return;
+      if (reads === null) readingAll = true;
+      else for (const t of reads) reading.add(t);
+    };
     return {
       run: (...params: SQLInputValue[]) => {
+        noteRead();
         const result = statement.run(...params);
         if (Number(result.changes) > 0) {
           written++;
-          if (movesEpoch) epoch++;
+          anyVersion++;
+          if (changes === null) epoch++;
+          else for (const t of changes) versions.set(t, (versions.get(t) ?? 0) + 1);
           maybeCheckpoint();
         }
         return result;
       },
-      get: (...params: SQLInputValue[]) => statement.get(...params),
-      all: (...params: SQLInputValue[]) => statement.all(...params),
-      iterate: (...params: SQLInputValue[]) => statement.iterate(...params),
+      get: (...params: SQLInputValue[]) => {
+        noteRead();
+        return statement.get(...params);
+      },
+      all: (...params: SQLInputValue[]) => {
+        noteRead();
+        return statement.all(...params);
+      },
+      iterate: (...params: SQLInputValue[]) => {
+        noteRead();
+        return statement.iterate(...params);
+      },
     };
   };
   return {
@@ -288,14 +350,31 @@ export function openSqlite(file: string, options: OpenSqliteOptions = {}): Sqlit
         memoEpoch = epoch;
       }
       const known = memos.get(key);
-      if (known) return known.value as T;
-      const value = read();
+      if (known && current(known)) return known.value as T;
+      const outer = reading;
+      const outerAll = readingAll;
+      reading = new Set();
+      readingAll = false;
+      const before = written;
+      let value: T;
+      let tables: Set<string>;
+      let all: boolean;
+      try {
+        value = read();
+      } finally {
+        tables = reading;
+        all = readingAll;
+        reading = outer;
+        readingAll = outer !== null && (outerAll || all);
+        if (outer) for (const t of tables) outer.add(t);
+      }
       if (value !== null && typeof value === 'object') Object.freeze(value);
       // NOTE: `read` may itself write (it must not, but a trigger could): remember only what
-      // was read in the epoch it is filed under.
-      if (memoEpoch === epoch) {
+      // was read with nothing changed meanwhile.
+      if (memoEpoch === epoch && written === before) {
+        memos.delete(key);
         if (memos.size >= MEMO_ENTRIES) memos.delete(memos.keys().next().value!);
-        memos.set(key, { value });
+        memos.set(key, { value, deps: all ? null : [...tables].map((t) => [t, versions.get(t) ?? 0]), any: anyVersion });
       }
       return value;
     },
