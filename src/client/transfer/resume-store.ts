@@ -5,9 +5,14 @@
  * the server, the local file (path, size, modification time) and the target path. A file that
  * changed gets another name, so its old upload is never continued with new bytes. Holds no
  * token: an upload URL is useless without one.
+ *
+ * A store reads the directory once, at its first `get`, and after that opens only the records it
+ * saw there or wrote itself: a tree of many small files then costs one `readdir`, not one failed
+ * open per file. A record another process writes later is not seen by this store; that process
+ * continues its own upload.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
@@ -38,17 +43,30 @@ export function resumeDir(env: NodeJS.ProcessEnv = process.env): string {
 export class ResumeStore {
   readonly dir: string;
 
+  /** The names of the records in `dir`, read once. */
+  #names: Promise<Set<string>> | null = null;
+
   constructor(dir: string = resumeDir()) {
     this.dir = dir;
   }
 
-  #file(key: ResumeKey): string {
+  #name(key: ResumeKey): string {
     const id = createHash('sha256').update(JSON.stringify([key.server, key.local, key.remote, key.size, key.mtimeMs])).digest('hex');
-    return join(this.dir, `${id.slice(0, 32)}.json`);
+    return `${id.slice(0, 32)}.json`;
+  }
+
+  #file(key: ResumeKey): string {
+    return join(this.dir, this.#name(key));
+  }
+
+  #listed(): Promise<Set<string>> {
+    this.#names ??= readdir(this.dir).then((names) => new Set(names), () => new Set<string>());
+    return this.#names;
   }
 
   /** The record of an upload begun for `key`, or null. An unreadable record counts as none. */
   async get(key: ResumeKey): Promise<ResumeRecord | null> {
+    if (!(await this.#listed()).has(this.#name(key))) return null;
     try {
       const record = JSON.parse(await readFile(this.#file(key), 'utf8')) as ResumeRecord;
       return typeof record.url === 'string' ? record : null;
@@ -65,9 +83,11 @@ export class ResumeStore {
     const temp = `${file}.${process.pid}.tmp`;
     await writeFile(temp, JSON.stringify(record) + '\n', { mode: 0o600 });
     await rename(temp, file);
+    (await this.#listed()).add(this.#name(key));
   }
 
   async delete(key: ResumeKey): Promise<void> {
     await rm(this.#file(key), { force: true });
+    (await this.#listed()).delete(this.#name(key));
   }
 }
