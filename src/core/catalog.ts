@@ -5,7 +5,7 @@
  * composed into `Catalog`. Drivers in `src/drivers/catalog/` implement it; the core imports no driver.
  * A method that changes the catalog resolves only once the change is durable (it survives a
  * power cut), so nothing answered from it is ever taken back; only `heartbeat`, `forgetNode`,
- * `untrackBlob` and the `InlineStore`'s writes may resolve earlier.
+ * `untrackBlob` and the `InlineStore`'s `put` and `delete` may resolve earlier.
  */
 import type { Path } from './path.ts';
 import type {
@@ -450,16 +450,21 @@ export interface Catalog extends NamespaceStore, AccountStore, SessionStore, Job
  */
 export interface InlineStore {
   /**
-   * Stores `bytes` under `key`, replacing what was there. Resolves once the row is committed,
-   * not yet durable: it is durable by the time any later change of the catalog resolves (one
-   * log keeps them in order), so the commit that makes the object visible makes it durable.
+   * Keeps `bytes` for `key` (replacing what was there) until the catalog's commit of the data
+   * object whose blob is `key` stores them, in that commit's own transaction: they are durable
+   * exactly when their object is, and no row of bytes exists without its object. Until then
+   * `get` and `size` see them in this process and `delete` drops them; a crash loses them with
+   * the upload they belong to. Resolves at once.
    */
   put(key: string, bytes: Buffer): Promise<void>;
   /** The bytes under `key`, or null. */
   get(key: string): Buffer | null;
   /** The size of what is under `key`, or null. */
   size(key: string): number | null;
-  /** Removes `key`; resolves to false when it was not there. Durable as `put`. */
+  /**
+   * Removes `key`, kept or stored; resolves to false when it was not there. Not waited for: see
+   * the driver.
+   */
   delete(key: string): Promise<boolean>;
 }
 

@@ -64,9 +64,9 @@ export interface Resource {
   readonly capabilities: ResourceCapabilities;
   /**
    * Streams `source` into the resource under `key` with backpressure. The key becomes readable
-   * only when the returned promise resolves (after the bytes are durable; bytes kept in the
-   * catalog's own database are durable once any later change of the catalog resolves, such as
-   * the commit that makes their object visible: see `InlineStore.put`); when it rejects —
+   * only when the returned promise resolves (after the bytes are durable; bytes kept for the
+   * catalog's own database become durable with the commit that makes their object visible: see
+   * `InlineStore.put`); when it rejects —
    * source error, abort, full disk (`STORAGE_FULL`) — nothing remains under `key` and no
    * temporary is left behind. Never holds the whole body in memory. With `publishAfter`, the
    * key does not become readable before that promise resolves, and when it rejects the write

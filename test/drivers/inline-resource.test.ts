@@ -17,28 +17,29 @@ import { createSqliteCatalog } from '../../src/drivers/catalog/sqlite.ts';
 import { inlineSmallObjects } from '../../src/drivers/resource/inline.ts';
 import type { Catalog, Resource } from '../../src/core/ports.ts';
 import { resourceContract } from '../contracts/resource-contract.ts';
-import { onDatasync } from '../helpers/datasync.ts';
+import { DatabaseSync } from 'node:sqlite';
 
 const dir = await mkdtemp(join(tmpdir(), 'lading-inline-'));
 after(() => rm(dir, { recursive: true, force: true }));
 let n = 0;
 
 /** A fresh fs resource behind a fresh SQLite catalog's inline store, `limit` bytes inline. */
-async function fresh(limit?: number): Promise<{ r: Resource; catalog: Catalog; root: string }> {
+async function fresh(limit?: number): Promise<{ r: Resource; catalog: Catalog; root: string; file: string }> {
   const at = join(dir, `r${n++}`);
   const root = join(at, 'resource');
-  const catalog = createSqliteCatalog({ file: join(at + '.sqlite') });
+  const file = at + '.sqlite';
+  const catalog = createSqliteCatalog({ file });
   const files = await createFsResource({ root });
   const r = inlineSmallObjects(files, catalog.inline!, limit);
   const close = r.close;
-  return { r: { ...r, close: async () => { await close(); await catalog.close(); } }, catalog, root };
+  return { r: { ...r, close: async () => { await close(); await catalog.close(); } }, catalog, root, file };
 }
 
 async function files(root: string): Promise<string[]> {
   return (await readdir(join(root, 'blobs'), { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).map((e) => e.name);
 }
 
-async function setUp(t: TestContext, limit?: number): Promise<{ r: Resource; root: string; catalog: Catalog }> {
+async function setUp(t: TestContext, limit?: number): Promise<{ r: Resource; root: string; catalog: Catalog; file: string }> {
   const made = await fresh(limit);
   t.after(() => made.r.close());
   return made;
@@ -114,29 +115,37 @@ describe('small objects inline', () => {
     await assert.rejects((await r.read('key-00000008')).copyTo!(gone), /closed before the copy ended/);
   });
 
-  it('makes a small object durable with the next change of the catalog, the commit that shows it', async (t) => {
-    const { r, catalog } = await setUp(t, 1024);
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => { release = resolve; });
-    let logFlushes = 0;
-    await onDatasync(t, async (path, original) => {
-      if (path.endsWith('.sqlite-wal')) {
-        logFlushes++;
-        await held;
-      }
-      return original();
-    });
-    // The write does not wait for the log; its row is in the log's page cache.
+  it('stores a small object\'s bytes in the transaction of the commit that shows its object, not before', async (t) => {
+    const { r, catalog, file } = await setUp(t, 1024);
+    const other = new DatabaseSync(file);
+    t.after(() => other.close());
+    const rows = () => other.prepare("SELECT bytes FROM inline_blobs WHERE blob = 'key-0000000a'").all().map((row) => Buffer.from(row.bytes as Uint8Array).toString());
+    await catalog.trackBlob('key-0000000a', new Date());
     await r.write('key-0000000a', Readable.from([Buffer.from('tiny')]));
-    const flushesBefore = logFlushes;
-    let resolved = false;
-    const commit = catalog.trackBlob('key-0000000b', new Date()).then(() => { resolved = true; });
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.equal(resolved, false, 'a later change resolves only once the log is flushed');
-    assert.ok(logFlushes > flushesBefore, 'a flush of the log began after the small write resolved');
-    release();
-    await commit;
+    assert.equal(await text(await r.read('key-0000000a')), 'tiny', 'readable in this process once written');
+    assert.equal(await r.size('key-0000000a'), 4);
+    assert.deepEqual(rows(), [], 'no row of bytes without its object');
+    await catalog.createCollection({ path: '/z' as never, owner: 'ada', now: new Date() });
+    // A commit that fails stores nothing.
+    await catalog.commitObject({ path: '/nowhere/a' as never, owner: 'ada', size: 4, checksum: 'sha2:x', blob: 'key-0000000a', now: new Date(), overwrite: false, fenced: true })
+      .then(() => assert.fail('committed under a missing collection'), () => {});
+    assert.deepEqual(rows(), []);
+    await catalog.commitObject({ path: '/z/a' as never, owner: 'ada', size: 4, checksum: 'sha2:x', blob: 'key-0000000a', now: new Date(), overwrite: false, fenced: true });
+    assert.deepEqual(rows(), ['tiny'], 'the commit stored the bytes');
     assert.equal(await text(await r.read('key-0000000a')), 'tiny');
+    await r.delete('key-0000000a');
+    assert.deepEqual(rows(), []);
+    assert.equal(await r.size('key-0000000a'), null);
+  });
+
+  it('forgets bytes kept for a commit that never comes when they are deleted', async (t) => {
+    const { r, file } = await setUp(t, 1024);
+    await r.write('key-0000000b', Readable.from([Buffer.from('dropped')]));
+    await r.delete('key-0000000b');
+    assert.equal(await r.size('key-0000000b'), null);
+    const other = new DatabaseSync(file);
+    t.after(() => other.close());
+    assert.equal(other.prepare('SELECT count(*) AS n FROM inline_blobs').get()?.n, 0);
   });
 
   it('reads an object the file resource holds when the catalog has none under its key', async (t) => {

@@ -12,7 +12,7 @@ import { createSqliteAccounts } from './sqlite/accounts.ts';
 import { createSqliteBlobs } from './sqlite/blobs.ts';
 import { type SqliteConnection, openSqlite } from './sqlite/connection.ts';
 import { createSqliteHandles } from './sqlite/handles.ts';
-import { createSqliteInline } from './sqlite/inline.ts';
+import { type KeptBytes, createSqliteInline } from './sqlite/inline.ts';
 import { createSqliteJobs } from './sqlite/jobs.ts';
 import { createSqliteNamespace } from './sqlite/namespace.ts';
 import { createSqliteOidc } from './sqlite/oidc.ts';
@@ -33,8 +33,9 @@ export interface SqliteCatalogOptions {
 export function createSqliteCatalog(options: SqliteCatalogOptions): Catalog {
   if (typeof options.file !== 'string' || options.file === '') throw new CatalogOptionError('sqlite', 'file', 'is required');
   const db = openSqlite(options.file);
+  const kept: KeptBytes = new Map();
   const roles: CatalogRoles = {
-    namespace: createSqliteNamespace(db),
+    namespace: createSqliteNamespace(db, kept),
     accounts: createSqliteAccounts(db),
     sessions: createSqliteSessions(db),
     jobs: createSqliteJobs(db),
@@ -46,7 +47,7 @@ export function createSqliteCatalog(options: SqliteCatalogOptions): Catalog {
     uploads: createSqliteUploads(db),
   };
   for (const role of Object.values(roles) as Record<string, unknown>[]) durableWrites(db, role);
-  return { ...composeCatalog('sqlite', () => db.close(), roles), inline: createSqliteInline(db) };
+  return { ...composeCatalog('sqlite', () => db.close(), roles), inline: createSqliteInline(db, kept) };
 }
 
 /**

@@ -10,10 +10,10 @@
  * A write reads at most `limit` bytes before it decides: a body that ends within them is stored
  * inline; a larger one is handed, whole and unchanged, to the other resource (the bytes read
  * so far are put back at the front of the source). So at most `limit` bytes of a body are ever
- * held in memory. A small write resolves once its row is committed, before the log is
- * flushed: the object's own commit, which comes later in the same log, is what waits for the
- * flush (see `InlineStore.put`). Reads, sizes and deletes look inline first. Writes in pieces
- * (resumable uploads) and the sweep of temporaries are the other resource's.
+ * held in memory. A small write hands its bytes to the catalog, which stores them in the
+ * transaction of the commit that makes their object visible (see `InlineStore.put`): one
+ * transaction and one flush of the log for both. Reads, sizes and deletes look inline first.
+ * Writes in pieces (resumable uploads) and the sweep of temporaries are the other resource's.
  */
 import { Readable, type Writable } from 'node:stream';
 import type { ByteRange, InlineStore, Resource, ResourceStream } from '../../core/ports.ts';

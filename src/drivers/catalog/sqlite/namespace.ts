@@ -13,14 +13,18 @@ import {
 import { abandonedBlob, levelOf, toEntity, uploadNotHeld } from '../rows.ts';
 import { trackBlobRow, untrackBlobRow } from './blobs.ts';
 import type { Row, SqliteConnection } from './connection.ts';
+import { type KeptBytes, storeKeptBytes } from './inline.ts';
 import { insertJobs } from './jobs.ts';
 import { completeUploadRow, uploadHeldRow } from './uploads.ts';
 
 const ENTITY_COLUMNS = `e.id, e.uid, e.path, e.name, e.kind, e.owner, e.size, e.checksum, e.blob, e.created_at, e.modified_at,
   (SELECT value FROM avus v WHERE v.entity_id = e.id AND v.attribute = 'PID' ORDER BY v.value LIMIT 1) AS pid`;
 
-/** The namespace role over `db`; each mutating method runs in one transaction of its own. */
-export function createSqliteNamespace(db: SqliteConnection): NamespaceStore {
+/**
+ * The namespace role over `db`; each mutating method runs in one transaction of its own. A
+ * commit of an object whose blob has bytes in `kept` stores them in its transaction.
+ */
+export function createSqliteNamespace(db: SqliteConnection, kept: KeptBytes = new Map()): NamespaceStore {
   const { q, tx } = db;
   const entityAt = (path: string): Entity | null => {
     const row = q(`SELECT ${ENTITY_COLUMNS} FROM entities e WHERE e.path = ?`).get(path) as Row | undefined;
@@ -69,7 +73,8 @@ export function createSqliteNamespace(db: SqliteConnection): NamespaceStore {
     },
 
     async commitObject({ path, owner, size, checksum, blob, now, overwrite, jobs, fenced, upload }) {
-      return tx(() => {
+      let stored = false;
+      const out = tx(() => {
         if (upload && !uploadHeldRow(db, upload.id, upload.holder)) throw uploadNotHeld(upload.id);
         const existing = entityAt(path);
         let replacedBlob: string | null = null;
@@ -92,11 +97,14 @@ export function createSqliteNamespace(db: SqliteConnection): NamespaceStore {
           event = { type: 'object.created', entityId: uid, path };
         }
         if (!untrackBlobRow(db, blob) && fenced && !upload) throw abandonedBlob(path);
+        stored = storeKeptBytes(db, kept, blob);
         const jobIds = insertJobs(db, jobs?.(event) ?? [], now);
         const object = entityAt(path) as DataObject;
         if (upload && !completeUploadRow(db, { ...upload, entityId: object.id, jobIds, now })) throw uploadNotHeld(upload.id);
         return { object, replacedBlob, jobIds };
       });
+      if (stored) kept.delete(blob);
+      return out;
     },
 
     async rename(from, to, now, jobs) {
