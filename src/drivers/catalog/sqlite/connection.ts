@@ -57,6 +57,12 @@ export interface SqliteConnection {
 }
 
 const TABLE_NAME = /\b(?:FROM|JOIN)\s+"?(\w+)/gi;
+
+/**
+ * Not a table: the name whose version every change moves, which a remembered read depends on
+ * when it ran a statement whose tables cannot be told.
+ */
+const ANY_TABLE = '*';
 const WRITTEN_TABLE = /^\s*(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+OR\s+\w+)?|DELETE\s+FROM)\s+"?(\w+)"?[\s(]/i;
 
 /**
@@ -154,9 +160,9 @@ export function openSqlite(file: string, options: OpenSqliteOptions = {}): Sqlit
   // changes already counted. Asking data_version opens a read transaction (shared-memory locks:
   // ~15 µs, as much as the reads it saves), so it is asked once per turn of the event loop: a
   // commit of another process is seen from the next turn on. This connection's own changes
-  // move only the versions of the tables they may have changed (`versions`; `anyVersion`
-  // moves with each), so that an upload's commit (entities, access lists, blob tracking,
-  // jobs) leaves the remembered session, user and groups in place.
+  // move only the versions of the tables they may have changed (`versions`, and `ANY_TABLE`'s
+  // with each), so that an upload's commit (entities, access lists, blob tracking, jobs)
+  // leaves the remembered session, user and groups in place.
   let epoch = 0;
   const dataVersionStatement = db.prepare('PRAGMA data_version');
   const dataVersion = (): number => Number((dataVersionStatement.get() as Row).data_version);
@@ -167,22 +173,22 @@ export function openSqlite(file: string, options: OpenSqliteOptions = {}): Sqlit
   };
   const changedWith = tablesChangedWith(db);
   const versions = new Map<string, number>();
-  let anyVersion = 0;
+  const bump = (table: string): void => {
+    versions.set(table, (versions.get(table) ?? 0) + 1);
+  };
   const changedTables = (sql: string): ReadonlySet<string> | null => {
     const table = tableWritten(sql);
     return table === null || changedWith === null ? null : changedWith.get(table) ?? new Set([table]);
   };
   // NOTE: the tables the remembered read now running has looked at (null: none is running).
   let reading: Set<string> | null = null;
-  let readingAll = false;
   let memoEpoch = -1;
   // NOTE: a plain map, emptied whenever the epoch moves and trimmed oldest first: on a busy
   // server it rarely lives long enough for recency to matter, and a hit costs one lookup and
   // a look at the versions of the one or two tables it read.
-  type Remembered = { value: unknown; deps: [table: string, version: number][] | null; any: number };
+  type Remembered = { value: unknown; deps: [table: string, version: number][] };
   const memos = new Map<string, Remembered>();
   const current = (entry: Remembered): boolean => {
-    if (entry.deps === null) return entry.any === anyVersion;
     for (const [table, version] of entry.deps) if ((versions.get(table) ?? 0) !== version) return false;
     return true;
   };
@@ -288,12 +294,10 @@ export function openSqlite(file: string, options: OpenSqliteOptions = {}): Sqlit
   // NOTE: counting here costs nothing per read, where asking SQLite (total_changes()) around
   // every catalog call was a few percent of a metadata GET.
   const counted = (statement: StatementSync, sql: string): Statement => {
-    const reads = tablesRead(sql);
+    const reads = tablesRead(sql) ?? new Set([ANY_TABLE]);
     const changes = changedTables(sql);
     const noteRead = (): void => {
-      if (reading === null) return;
-      if (reads === null) readingAll = true;
-      else for (const t of reads) reading.add(t);
+      if (reading !== null) for (const t of reads) reading.add(t);
     };
     return {
       run: (...params: SQLInputValue[]) => {
@@ -301,9 +305,9 @@ export function openSqlite(file: string, options: OpenSqliteOptions = {}): Sqlit
         const result = statement.run(...params);
         if (Number(result.changes) > 0) {
           written++;
-          anyVersion++;
+          bump(ANY_TABLE);
           if (changes === null) epoch++;
-          else for (const t of changes) versions.set(t, (versions.get(t) ?? 0) + 1);
+          else for (const t of changes) bump(t);
           maybeCheckpoint();
         }
         return result;
@@ -352,20 +356,14 @@ export function openSqlite(file: string, options: OpenSqliteOptions = {}): Sqlit
       const known = memos.get(key);
       if (known && current(known)) return known.value as T;
       const outer = reading;
-      const outerAll = readingAll;
-      reading = new Set();
-      readingAll = false;
+      const tables = new Set<string>();
+      reading = tables;
       const before = written;
       let value: T;
-      let tables: Set<string>;
-      let all: boolean;
       try {
         value = read();
       } finally {
-        tables = reading;
-        all = readingAll;
         reading = outer;
-        readingAll = outer !== null && (outerAll || all);
         if (outer) for (const t of tables) outer.add(t);
       }
       if (value !== null && typeof value === 'object') Object.freeze(value);
@@ -374,7 +372,7 @@ export function openSqlite(file: string, options: OpenSqliteOptions = {}): Sqlit
       if (memoEpoch === epoch && written === before) {
         memos.delete(key);
         if (memos.size >= MEMO_ENTRIES) memos.delete(memos.keys().next().value!);
-        memos.set(key, { value, deps: all ? null : [...tables].map((t) => [t, versions.get(t) ?? 0]), any: anyVersion });
+        memos.set(key, { value, deps: [...tables].map((t) => [t, versions.get(t) ?? 0]) });
       }
       return value;
     },
