@@ -14,7 +14,9 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LADING_BIN, stopProcess } from '../helpers/process.ts';
 import { loadConfig } from '../../src/wiring/config.ts';
-import { createLogger } from '../../src/wiring/logger.ts';
+import { createLogger, loggerOptions } from '../../src/wiring/logger.ts';
+import { pino } from 'pino';
+import { Writable } from 'node:stream';
 import { cleanEnv, startServe } from './run-lading.ts';
 
 const dirs: string[] = [];
@@ -122,5 +124,24 @@ describe('logs', () => {
     } finally {
       try { tmux('kill-session', '-t', session); } catch { /* already gone */ }
     }
+  });
+  it('never hold a credential: headers, passwords, tokens and secrets in URLs are cut out', () => {
+    const lines: string[] = [];
+    const sink = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
+    const log = pino(loggerOptions('info'), sink);
+    const headers = { authorization: 'Bearer s3cret-bearer', cookie: 'sid=s3cret-cookie', host: 'example.org' };
+    const req = { method: 'GET', url: '/auth/callback?code=s3cret-code&lang=en', host: 'example.org', ip: '192.0.2.1', socket: { remotePort: 4242 }, headers, auth: null };
+    log.info({ req, res: { statusCode: 200 } }, 'a request');
+    log.info({ headers }, 'headers on their own');
+    log.info({ password: 's3cret-password', token: 's3cret-token' }, 'fields');
+    const text = lines.join('');
+    assert.doesNotMatch(text, /s3cret/, text);
+    const [request, alone, fields] = lines.map((l) => JSON.parse(l));
+    assert.deepEqual(request.req, { method: 'GET', url: '/auth/callback?code=%5Bredacted%5D&lang=en', host: 'example.org', remoteAddress: '192.0.2.1', remotePort: 4242 });
+    assert.equal(alone.headers.authorization, '[redacted]');
+    assert.equal(alone.headers.cookie, '[redacted]');
+    assert.equal(alone.headers.host, 'example.org');
+    assert.equal(fields.password, '[redacted]');
+    assert.equal(fields.token, '[redacted]');
   });
 });
