@@ -4,10 +4,13 @@
  * up (its external-memory limit), so each upload in flight lifted the resident size by that
  * much. While the server has requests in flight, a timer watches the memory held outside the
  * heap and runs a young-generation collection, which frees the dead buffers, whenever it grew
- * by `stepBytes` since the last look. It changes no answer; it only bounds how much garbage
- * waits, and it sleeps while the server is idle.
+ * by `stepBytes` since the last look. It can also give the C heap's free pages back (`trim`)
+ * when the server falls idle and after each full collection, at most once per `trimEveryMs`.
+ * It changes no answer; it only bounds how much garbage waits, and it sleeps while the server
+ * is idle.
  */
 import type { Server } from 'node:http';
+import { PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
@@ -37,6 +40,13 @@ export interface ReclaimerOptions {
    * half the starts did.
    */
   stepBytes?: number;
+  /**
+   * Called when the server falls idle (no request in flight at a look) and after a full
+   * collection (which frees the C memory behind dead buffers), at most once per `trimEveryMs`
+   * (default 1 s): for `malloc-trim.ts`, which takes ~1 ms of the event loop.
+   */
+  trim?: (() => unknown) | null;
+  trimEveryMs?: number;
 }
 
 /**
@@ -53,12 +63,29 @@ export function startReclaimer(server: Server, options: ReclaimerOptions = {}): 
   let inFlight = 0;
   let timer: NodeJS.Timeout | null = null;
   let last = 0;
+  const trim = options.trim ?? null;
+  const trimEveryMs = options.trimEveryMs ?? 1000;
+  let trimmedAt = -Infinity;
+  const trimNow = (): void => {
+    const now = performance.now();
+    if (trim && now - trimmedAt >= trimEveryMs) {
+      trimmedAt = now;
+      trim();
+    }
+  };
+  // NOTE: V8's memory reducer runs its full collections seconds after a server falls idle,
+  // when no request wakes the watch below; what they free would otherwise stay resident.
+  const fullCollections = trim ? new PerformanceObserver((list) => {
+    if (list.getEntries().some((e) => (e as { detail?: { kind?: number } }).detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR)) trimNow();
+  }) : null;
+  fullCollections?.observe({ entryTypes: ['gc'] });
   const look = (): void => {
     // NOTE: the timer outlives the last request by one tick, so that a server answering request
     // after request does not read the heap and restart the timer for each of them.
     if (inFlight === 0) {
       if (timer) clearInterval(timer);
       timer = null;
+      trimNow();
       return;
     }
     const now = outside();
@@ -83,6 +110,7 @@ export function startReclaimer(server: Server, options: ReclaimerOptions = {}): 
   server.on('request', onRequest);
   return () => {
     server.off('request', onRequest);
+    fullCollections?.disconnect();
     if (timer) clearInterval(timer);
     timer = null;
   };

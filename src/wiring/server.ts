@@ -15,6 +15,7 @@ import { WebAssets } from '../web/bundle.ts';
 import { logSafeUrl } from '../http/log-safe-url.ts';
 import { recoveryCutoff, staleBefore } from './drivers.ts';
 import { startReclaimer } from './reclaimer.ts';
+import { mallocTrim } from './malloc-trim.ts';
 
 import { VERSION } from './version.ts';
 
@@ -115,7 +116,7 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
         .catch((err: unknown) => deps.logger.warn({ err }, 'removing expired share links failed'));
     }, SWEEP_EVERY_MS);
     sweeper.unref();
-    const stopReclaimer = startReclaimer(app.server);
+    const stopReclaimer = startReclaimer(app.server, { trim: mallocTrim() });
     const heartbeat = setInterval(() => {
       deps.catalog.heartbeat(deps.node, new Date())
         .catch((err: unknown) => deps.logger.warn({ err }, 'heartbeat failed: other nodes may take this one for dead'));

@@ -1,0 +1,91 @@
+/**
+ * The reclaimer gives the C heap's free pages back when the server falls idle and after a full
+ * collection, never more often than asked; and `malloc_trim` is really bound on Linux with glibc.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { startReclaimer } from '../../src/wiring/reclaimer.ts';
+import { mallocTrim } from '../../src/wiring/malloc-trim.ts';
+
+// NOTE: as the reclaimer does, so that the suite needs no --expose-gc.
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as (options: { type: 'major' }) => void;
+
+async function listening(): Promise<{ server: Server; url: string }> {
+  const server = createServer((_req, res) => { res.end('ok'); });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  return { server, url: `http://127.0.0.1:${port}/` };
+}
+
+describe('reclaimer', () => {
+  it('trims once the server falls idle, at most once per trimEveryMs', async () => {
+    const { server, url } = await listening();
+    let trims = 0;
+    const stop = startReclaimer(server, { everyMs: 2, trim: () => trims++, trimEveryMs: 300 });
+    try {
+      assert.equal(trims, 0, 'nothing before the first request');
+      await (await fetch(url)).text();
+      await sleep(50);
+      assert.equal(trims, 1, 'one trim when the server fell idle');
+      for (let i = 0; i < 5; i++) await (await fetch(url)).text();
+      await sleep(50);
+      assert.equal(trims, 1, 'no second trim within trimEveryMs');
+      await sleep(300);
+      await (await fetch(url)).text();
+      await sleep(50);
+      assert.equal(trims, 2, 'a trim again once trimEveryMs has passed');
+    } finally {
+      stop();
+      server.close();
+    }
+  });
+
+  it('trims after a full collection, also while idle', async () => {
+    const { server } = await listening();
+    let trims = 0;
+    const stop = startReclaimer(server, { trim: () => trims++, trimEveryMs: 0 });
+    try {
+      gc({ type: 'major' });
+      for (let i = 0; i < 50 && trims === 0; i++) await sleep(10);
+      assert.ok(trims >= 1, 'a trim followed the full collection');
+      stop();
+      const after = trims;
+      gc({ type: 'major' });
+      await sleep(100);
+      assert.equal(trims, after, 'none once stopped');
+    } finally {
+      stop();
+      server.close();
+    }
+  });
+});
+
+describe('malloc_trim', () => {
+  const glibc = process.platform === 'linux' && (() => {
+    try { return /libc\.so\.6/.test(readFileSync('/proc/self/maps', 'utf8')); } catch { return false; }
+  })();
+
+  it('is bound where the C library is glibc: it gives back memory freed below a live block', { skip: glibc ? false : 'not Linux with glibc' }, async () => {
+    const trim = mallocTrim();
+    trim();
+    // NOTE: 16 KiB blocks come from the C heap (not mmap); once the first 16 MiB of them are
+    // freed, the live ones after them keep the heap's top from shrinking, so only
+    // malloc_trim can return those pages, and it answers true (1) when it did.
+    let blocks: Buffer[] | null = Array.from({ length: 1024 }, () => Buffer.allocUnsafeSlow(16 * 1024).fill(1));
+    const keep = Array.from({ length: 64 }, () => Buffer.allocUnsafeSlow(16 * 1024).fill(2));
+    blocks = null;
+    gc({ type: 'major' });
+    await sleep(100);
+    assert.equal(trim(), true);
+    assert.ok(keep.every((b) => b[0] === 2 && b[b.length - 1] === 2), 'live memory is untouched');
+    assert.equal(blocks, null);
+  });
+});
