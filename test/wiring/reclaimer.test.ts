@@ -68,6 +68,58 @@ describe('reclaimer', () => {
   });
 });
 
+describe('reclaimer, full collections', () => {
+  it('runs one when garbage outside or inside the heap has grown by majorStepBytes, busy or idle, at most once per majorEveryMs', async () => {
+    const MiB = 1024 * 1024;
+    const figures = { external_memory: 2 * MiB, used_heap_size: 10 * MiB };
+    const calls: string[] = [];
+    // NOTE: a collector that frees what a collection of its kind would: a young one nothing
+    // here (the buffers have been promoted), a full one everything over the live size.
+    const spy = (o?: { type?: 'minor' | 'major' }) => {
+      calls.push(o?.type ?? 'major');
+      if (o?.type === 'major') Object.assign(figures, { external_memory: 2 * MiB, used_heap_size: 10 * MiB });
+    };
+    let release: () => void = () => {};
+    const server = createServer((_req, res) => { release = () => res.end('ok'); });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as { port: number };
+    const stop = startReclaimer(server, { everyMs: 2, gc: spy, heap: () => ({ ...figures }), majorStepBytes: 16 * MiB, majorEveryMs: 1000 });
+    const until = async (done: () => boolean) => { for (let i = 0; i < 400 && !done(); i++) await sleep(5); };
+    const answer = fetch(`http://127.0.0.1:${port}/`).then((r) => r.text());
+    try {
+      for (let i = 0; i < 100 && calls.length === 0 && figures.used_heap_size === 10 * MiB; i++) await sleep(5);
+      await sleep(30);
+      assert.deepEqual(calls, [], 'nothing while nothing grows');
+      figures.used_heap_size += 15 * MiB;
+      await sleep(30);
+      assert.deepEqual(calls, [], 'nothing below the step');
+      figures.used_heap_size += 2 * MiB;
+      await until(() => calls.length > 0);
+      assert.deepEqual(calls, ['major'], 'a full collection once the heap in use grew by the step');
+      figures.external_memory += 20 * MiB;
+      await until(() => calls.length > 1);
+      await sleep(30);
+      assert.deepEqual(calls, ['major', 'minor'], 'a young collection first, and no second full one within majorEveryMs');
+      await until(() => calls.length > 2);
+      assert.equal(calls.at(-1), 'major', 'a full collection once majorEveryMs has passed, as the young one freed nothing');
+      assert.equal(calls.filter((c) => c === 'major').length, 2);
+      figures.used_heap_size += 20 * MiB;
+      await sleep(30);
+      assert.equal(calls.filter((c) => c === 'major').length, 2, 'not again within majorEveryMs');
+      release();
+      await answer;
+      await until(() => calls.filter((c) => c === 'major').length > 2);
+      assert.equal(calls.filter((c) => c === 'major').length, 3, 'and when the server has fallen idle');
+    } finally {
+      release();
+      await answer;
+      stop();
+      server.close();
+    }
+  });
+});
+
 describe('malloc_trim', () => {
   const glibc = process.platform === 'linux' && (() => {
     try { return /libc\.so\.6/.test(readFileSync('/proc/self/maps', 'utf8')); } catch { return false; }
