@@ -18,12 +18,13 @@ interface Koffi {
  * `malloc_trim(0)` of the running C library, bound on the first call (so `koffi` is loaded only
  * by a server that has served a request); where there is none to call, every call answers false:
  * not Linux, another C library than glibc (musl has no `libc.so.6`), or no prebuilt `koffi`
- * binary for this platform.
+ * binary for this platform. `binding` is for tests.
  */
-export function mallocTrim(): MallocTrim {
+export function mallocTrim(binding: () => ((pad: number) => number) | null = bind): MallocTrim {
   let trim: ((pad: number) => number) | null | undefined;
   return () => {
-    trim ??= bind();
+    // NOTE: not `??=`, which would try to bind again after a failure (null), on every call.
+    if (trim === undefined) trim = binding();
     return trim !== null && trim(0) === 1;
   };
 }

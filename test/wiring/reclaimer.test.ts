@@ -125,6 +125,17 @@ describe('malloc_trim', () => {
     try { return /libc\.so\.6/.test(readFileSync('/proc/self/maps', 'utf8')); } catch { return false; }
   })();
 
+  it('binds once: where there is nothing to bind, every call answers false without trying again', () => {
+    let binds = 0;
+    const trim = mallocTrim(() => { binds++; return null; });
+    assert.deepEqual([trim(), trim(), trim()], [false, false, false]);
+    assert.equal(binds, 1);
+    const pads: number[] = [];
+    const bound = mallocTrim(() => (pad) => { pads.push(pad); return pads.length === 1 ? 1 : 0; });
+    assert.deepEqual([bound(), bound()], [true, false]);
+    assert.deepEqual(pads, [0, 0], 'malloc_trim(0): no padding kept');
+  });
+
   it('is bound where the C library is glibc: it gives back memory freed below a live block', { skip: glibc ? false : 'not Linux with glibc' }, async () => {
     const trim = mallocTrim();
     trim();
