@@ -15,8 +15,8 @@ interface Koffi {
 }
 
 /**
- * `malloc_trim(0)` of the running C library, bound on the first call (so `koffi` is loaded only
- * by a server that has served a request); where there is none to call, every call answers false:
+ * `malloc_trim(0)` of the running C library, bound on the first call (so `koffi` is loaded at
+ * the first trim, not at start); where there is none to call, every call answers false:
  * not Linux, another C library than glibc (musl has no `libc.so.6`), or no prebuilt `koffi`
  * binary for this platform. `binding` is for tests.
  */
