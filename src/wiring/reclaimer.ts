@@ -105,6 +105,7 @@ export function startReclaimer(server: Server, options: ReclaimerOptions = {}): 
   /**
    * A full collection when the memory outside the heap (as the last young collection left it)
    * or the heap in use has grown by `majorStep` over its lowest point since the last one.
+   * Returns 0 when it ran or was not needed, else the milliseconds until `majorEveryMs` lets it.
    */
   const collectPiledUp = (): number => {
     const stats = heap();
@@ -141,7 +142,8 @@ export function startReclaimer(server: Server, options: ReclaimerOptions = {}): 
     if (inFlight === 0) {
       if (timer) clearInterval(timer);
       timer = null;
-      // NOTE: then the collection delays no request, and the trim after it returns what it freed.
+      // NOTE: then the collection delays no request in flight, and the trim after it returns
+      // what it freed.
       whenIdle();
       return;
     }
