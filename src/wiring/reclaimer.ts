@@ -7,8 +7,9 @@
  * by `stepBytes` since the last look. Buffers that outlived two young collections (a slow disk)
  * and garbage that requests left in the old generation are freed only by a full collection,
  * which V8 runs only once the old generation reaches its limit (64 MiB, `bin/lading`): when
- * either has grown by `majorStepBytes` over its lowest point since the last one, the reclaimer
- * runs a full collection itself. It can also give the C heap's free pages back (`trim`)
+ * the buffers have grown by `majorStepBytes` over their lowest point since the last one, or the
+ * heap has and the server is idle, the reclaimer runs a full collection itself. It can also
+ * give the C heap's free pages back (`trim`)
  * when the server falls idle and after each full collection, at most once per `trimEveryMs`.
  * It changes no answer; it only bounds how much garbage waits, and it sleeps while the server
  * is idle.
@@ -54,10 +55,11 @@ export interface ReclaimerOptions {
   /**
    * Growth of the memory outside the heap after a young collection, or of the heap in use,
    * over its lowest point since the last full collection, that triggers a full collection
-   * (default 16 MiB; ~10 ms each), looked at while requests are in flight and when the server
-   * falls idle, at most once per `majorEveryMs` (default 500 ms). NOTE: with 16 MiB a server
-   * held 113–123 MiB after rounds of small uploads instead of 138–184, at no CPU cost per
-   * upload beyond this VM's noise; 8 MiB cost ~10% (bench/README.md).
+   * (default 16 MiB; ~10 ms each), looked at while requests are in flight (the memory outside
+   * only) and when the server falls idle (both), at most once per `majorEveryMs` (default
+   * 500 ms). NOTE: with 16 MiB a server held 113–123 MiB after rounds of small uploads instead
+   * of 138–184, at no CPU cost per upload beyond this VM's noise; 8 MiB cost ~10%
+   * (bench/README.md).
    */
   majorStepBytes?: number;
   majorEveryMs?: number;
@@ -81,6 +83,7 @@ export function startReclaimer(server: Server, options: ReclaimerOptions = {}): 
   const heap = options.heap ?? getHeapStatistics;
   const outside = (): number => heap().external_memory;
   let inFlight = 0;
+  let arrived = 0;
   let timer: NodeJS.Timeout | null = null;
   let last = 0;
   const trim = options.trim ?? null;
@@ -104,14 +107,22 @@ export function startReclaimer(server: Server, options: ReclaimerOptions = {}): 
   fullCollections?.observe({ entryTypes: ['gc'] });
   /**
    * A full collection when the memory outside the heap (as the last young collection left it)
-   * or the heap in use has grown by `majorStep` over its lowest point since the last one.
-   * Returns 0 when it ran or was not needed, else the milliseconds until `majorEveryMs` lets it.
+   * has grown by `majorStep` over its lowest point since the last one, or, when the server is
+   * idle, the heap in use has. Returns 0 when it ran or was not needed, else the milliseconds
+   * until `majorEveryMs` lets it.
+   *
+   * NOTE: not for the heap while busy: a full collection clears the objects that optimised
+   * code holds weakly, which deoptimises that code (~70 functions a collection under a load
+   * of metadata GETs) and compiles it again; collected every 16 MiB of the heap's growth, a
+   * server answered 20-30% fewer GETs (bench/README.md). V8 bounds the heap itself (its own
+   * full collections cost the same, but come 3-4 times less often), and its memory reducer
+   * gives back the pages a burst left some seconds after the server falls idle.
    */
-  const collectPiledUp = (): number => {
+  const collectPiledUp = (idle: boolean): number => {
     const stats = heap();
     if (stats.external_memory < outsideFloor) outsideFloor = stats.external_memory;
     if (stats.used_heap_size < insideFloor) insideFloor = stats.used_heap_size;
-    if (last - outsideFloor < majorStep && stats.used_heap_size - insideFloor < majorStep) return 0;
+    if (last - outsideFloor < majorStep && (!idle || stats.used_heap_size - insideFloor < majorStep)) return 0;
     const t = performance.now();
     if (t - majorAt < majorEveryMs) return majorAt + majorEveryMs - t;
     majorAt = t;
@@ -128,7 +139,7 @@ export function startReclaimer(server: Server, options: ReclaimerOptions = {}): 
     if (idleLook) clearTimeout(idleLook);
     idleLook = null;
     if (inFlight > 0 || timer) return;
-    const wait = collectPiledUp();
+    const wait = collectPiledUp(true);
     if (wait > 0) {
       idleLook = setTimeout(whenIdle, wait);
       idleLook.unref();
@@ -137,9 +148,15 @@ export function startReclaimer(server: Server, options: ReclaimerOptions = {}): 
     }
   };
   const look = (): void => {
-    // NOTE: the timer outlives the last request by one tick, so that a server answering request
-    // after request does not read the heap and restart the timer for each of them.
+    // NOTE: the server is idle once a whole look passed with no request in flight and none
+    // arriving: a server that answered all it had may be about to read the next request of a
+    // client that sends one after another (at 16 connections, at many looks), and would be
+    // collected under load. The timer thus outlives the last request by a tick or two, so that
+    // a server answering request after request does not restart it for each of them.
+    const quiet = arrived === 0;
+    arrived = 0;
     if (inFlight === 0) {
+      if (!quiet) return;
       if (timer) clearInterval(timer);
       timer = null;
       // NOTE: then the collection delays no request in flight, and the trim after it returns
@@ -154,10 +171,11 @@ export function startReclaimer(server: Server, options: ReclaimerOptions = {}): 
     } else if (now < last) {
       last = now;
     }
-    collectPiledUp();
+    collectPiledUp(false);
   };
   const onRequest = (_req: unknown, res: { once(event: 'close', f: () => void): void }): void => {
     inFlight++;
+    arrived++;
     if (!timer) {
       last = outside();
       timer = setInterval(look, everyMs);

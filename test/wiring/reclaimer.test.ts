@@ -69,8 +69,9 @@ describe('reclaimer', () => {
 });
 
 describe('reclaimer, full collections', () => {
-  it('runs one when garbage outside or inside the heap has grown by majorStepBytes, busy or idle, at most once per majorEveryMs', async () => {
-    const MiB = 1024 * 1024;
+  const MiB = 1024 * 1024;
+  /** A server whose one request waits for `release`, watched with a spy for a collector. */
+  async function watched(options: { majorEveryMs: number; everyMs?: number }) {
     const figures = { external_memory: 2 * MiB, used_heap_size: 10 * MiB };
     const calls: string[] = [];
     // NOTE: a collector that frees what a collection of its kind would: a young one nothing
@@ -79,43 +80,90 @@ describe('reclaimer, full collections', () => {
       calls.push(o?.type ?? 'major');
       if (o?.type === 'major') Object.assign(figures, { external_memory: 2 * MiB, used_heap_size: 10 * MiB });
     };
-    let release: () => void = () => {};
-    const server = createServer((_req, res) => { release = () => res.end('ok'); });
+    const releases: (() => void)[] = [];
+    const server = createServer((_req, res) => { releases.push(() => res.end('ok')); });
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     const { port } = server.address() as { port: number };
-    const stop = startReclaimer(server, { everyMs: 2, gc: spy, heap: () => ({ ...figures }), majorStepBytes: 16 * MiB, majorEveryMs: 1000 });
+    const stop = startReclaimer(server, { everyMs: 2, gc: spy, heap: () => ({ ...figures }), majorStepBytes: 16 * MiB, ...options });
+    const request = () => fetch(`http://127.0.0.1:${port}/`).then((r) => r.text());
     const until = async (done: () => boolean) => { for (let i = 0; i < 400 && !done(); i++) await sleep(5); };
-    const answer = fetch(`http://127.0.0.1:${port}/`).then((r) => r.text());
+    const releaseAll = () => { for (const r of releases.splice(0)) r(); };
+    const close = () => { releaseAll(); stop(); server.close(); };
+    return { figures, calls, request, until, releaseAll, close, arrived: () => releases.length };
+  }
+
+  it('runs one when the buffers outside the heap have grown by majorStepBytes while busy, at most once per majorEveryMs', async () => {
+    const w = await watched({ majorEveryMs: 300 });
+    const answer = w.request();
     try {
-      for (let i = 0; i < 100 && calls.length === 0 && figures.used_heap_size === 10 * MiB; i++) await sleep(5);
+      await w.until(() => w.arrived() === 1);
       await sleep(30);
-      assert.deepEqual(calls, [], 'nothing while nothing grows');
-      figures.used_heap_size += 15 * MiB;
+      assert.deepEqual(w.calls, [], 'nothing while nothing grows');
+      w.figures.external_memory += 15 * MiB;
+      await w.until(() => w.calls.length > 0);
       await sleep(30);
-      assert.deepEqual(calls, [], 'nothing below the step');
-      figures.used_heap_size += 2 * MiB;
-      await until(() => calls.length > 0);
-      assert.deepEqual(calls, ['major'], 'a full collection once the heap in use grew by the step');
-      figures.external_memory += 20 * MiB;
-      await until(() => calls.length > 1);
+      assert.deepEqual(w.calls, ['minor'], 'a young collection, which freed nothing, and no full one below the step');
+      w.figures.external_memory += 5 * MiB;
+      await w.until(() => w.calls.includes('major'));
+      assert.deepEqual(w.calls, ['minor', 'minor', 'major'], 'a full collection once what the young ones left grew by the step');
+      w.figures.external_memory += 20 * MiB;
+      await w.until(() => w.calls.length > 3);
       await sleep(30);
-      assert.deepEqual(calls, ['major', 'minor'], 'a young collection first, and no second full one within majorEveryMs');
-      await until(() => calls.length > 2);
-      assert.equal(calls.at(-1), 'major', 'a full collection once majorEveryMs has passed, as the young one freed nothing');
-      assert.equal(calls.filter((c) => c === 'major').length, 2);
-      figures.used_heap_size += 20 * MiB;
-      await sleep(30);
-      assert.equal(calls.filter((c) => c === 'major').length, 2, 'not again within majorEveryMs');
-      release();
-      await answer;
-      await until(() => calls.filter((c) => c === 'major').length > 2);
-      assert.equal(calls.filter((c) => c === 'major').length, 3, 'and when the server has fallen idle');
+      assert.deepEqual(w.calls, ['minor', 'minor', 'major', 'minor'], 'a young collection first, and no second full one within majorEveryMs');
+      await w.until(() => w.calls.length > 4);
+      assert.equal(w.calls.at(-1), 'major', 'a full collection once majorEveryMs has passed, as the young one freed nothing');
     } finally {
-      release();
+      w.close();
       await answer;
-      stop();
-      server.close();
+    }
+  });
+
+  it('collects a heap that grew by majorStepBytes only once the server is idle, never while requests keep coming', async () => {
+    const w = await watched({ everyMs: 50, majorEveryMs: 0 });
+    try {
+      // NOTE: one request after another, each answered before the next arrives, as a client on
+      // a keep-alive connection sends them: between two of them nothing is in flight, but within
+      // every look (50 ms) some arrive. The heap grows once the first looks have seen its floor.
+      const started = performance.now();
+      let grown = false;
+      while (performance.now() - started < 500) {
+        if (!grown && performance.now() - started > 200) {
+          w.figures.used_heap_size += 20 * MiB;
+          grown = true;
+        }
+        const answer = w.request();
+        await w.until(() => w.arrived() === 1);
+        w.releaseAll();
+        await answer;
+      }
+      assert.deepEqual(w.calls.filter((c) => c === 'major'), [], 'no full collection while requests kept coming');
+      await w.until(() => w.calls.includes('major'));
+      assert.deepEqual(w.calls.filter((c) => c === 'major'), ['major'], 'one once the server fell idle');
+      assert.equal(w.figures.used_heap_size, 10 * MiB);
+      await sleep(150);
+      assert.equal(w.calls.filter((c) => c === 'major').length, 1, 'and nothing more while idle');
+    } finally {
+      w.close();
+    }
+  });
+
+  it('does not collect the heap while a request is in flight, however much it grew', async () => {
+    const w = await watched({ majorEveryMs: 0 });
+    const answer = w.request();
+    try {
+      await w.until(() => w.arrived() === 1);
+      await sleep(20); // the first looks (every 2 ms) see the heap's floor
+      w.figures.used_heap_size += 40 * MiB;
+      await sleep(60);
+      assert.deepEqual(w.calls, [], 'no collection while busy');
+      w.releaseAll();
+      await answer;
+      await w.until(() => w.calls.length > 0);
+      assert.deepEqual(w.calls, ['major'], 'one when it fell idle');
+    } finally {
+      w.close();
+      await answer;
     }
   });
 });
