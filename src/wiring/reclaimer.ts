@@ -9,8 +9,8 @@
  * which V8 runs only once the old generation reaches its limit (64 MiB, `bin/lading`): when
  * the buffers have grown by `majorStepBytes` over their lowest point since the last one, or the
  * heap has and the server is idle, the reclaimer runs a full collection itself. It can also
- * give the C heap's free pages back (`trim`)
- * when the server falls idle and after each full collection, at most once per `trimEveryMs`.
+ * give the C heap's free pages back (`trim`) when the server falls idle and after a full
+ * collection, at most once per `trimEveryMs`.
  * It changes no answer; it only bounds how much garbage waits, and it sleeps while the server
  * is idle.
  */
@@ -46,9 +46,10 @@ export interface ReclaimerOptions {
    */
   stepBytes?: number;
   /**
-   * Called when the server falls idle (no request in flight at a look) and after a full
-   * collection (which frees the C memory behind dead buffers), at most once per `trimEveryMs`
-   * (default 1 s): for `malloc-trim.ts`, which takes ~1 ms of the event loop.
+   * Called when the server falls idle (a whole look with no request in flight or arriving) and
+   * after a full collection (which frees the C memory behind dead buffers: the reclaimer's own,
+   * and V8's while the server is idle), at most once per `trimEveryMs` (default 1 s): for
+   * `malloc-trim.ts`, which takes ~1 ms of the event loop.
    */
   trim?: (() => unknown) | null;
   trimEveryMs?: number;
@@ -100,11 +101,21 @@ export function startReclaimer(server: Server, options: ReclaimerOptions = {}): 
     }
   };
   // NOTE: V8's memory reducer runs its full collections seconds after a server falls idle,
-  // when no request wakes the watch below; what they free would otherwise stay resident.
+  // when no request wakes the watch below; what they free would otherwise stay resident. Only
+  // while idle: an observer of 'gc' makes Node build an entry for every young collection too
+  // (~130 a second under a load of metadata GETs, 1.3% of the CPU), and while busy the
+  // trim waits for the server to fall idle anyway.
   const fullCollections = trim ? new PerformanceObserver((list) => {
     if (list.getEntries().some((e) => (e as { detail?: { kind?: number } }).detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR)) trimNow();
   }) : null;
-  fullCollections?.observe({ entryTypes: ['gc'] });
+  let observing = false;
+  const watchCollections = (on: boolean): void => {
+    if (!fullCollections || observing === on) return;
+    observing = on;
+    if (on) fullCollections.observe({ entryTypes: ['gc'] });
+    else fullCollections.disconnect();
+  };
+  watchCollections(true);
   /**
    * A full collection when the memory outside the heap (as the last young collection left it)
    * has grown by `majorStep` over its lowest point since the last one, or, when the server is
@@ -130,6 +141,7 @@ export function startReclaimer(server: Server, options: ReclaimerOptions = {}): 
     const after = heap();
     last = outsideFloor = after.external_memory;
     insideFloor = after.used_heap_size;
+    trimNow();
     return 0;
   };
   // NOTE: a server that falls idle within `majorEveryMs` of a full collection looks again once
@@ -155,10 +167,10 @@ export function startReclaimer(server: Server, options: ReclaimerOptions = {}): 
     // a server answering request after request does not restart it for each of them.
     const quiet = arrived === 0;
     arrived = 0;
-    if (inFlight === 0) {
-      if (!quiet) return;
+    if (inFlight === 0 && quiet) {
       if (timer) clearInterval(timer);
       timer = null;
+      watchCollections(true);
       // NOTE: then the collection delays no request in flight, and the trim after it returns
       // what it freed.
       whenIdle();
@@ -177,6 +189,7 @@ export function startReclaimer(server: Server, options: ReclaimerOptions = {}): 
     inFlight++;
     arrived++;
     if (!timer) {
+      watchCollections(false);
       last = outside();
       timer = setInterval(look, everyMs);
       timer.unref();
@@ -188,7 +201,7 @@ export function startReclaimer(server: Server, options: ReclaimerOptions = {}): 
   server.on('request', onRequest);
   return () => {
     server.off('request', onRequest);
-    fullCollections?.disconnect();
+    watchCollections(false);
     if (idleLook) clearTimeout(idleLook);
     if (timer) clearInterval(timer);
     timer = null;

@@ -66,6 +66,37 @@ describe('reclaimer', () => {
       server.close();
     }
   });
+  it('watches V8\'s own full collections only while idle: under load Node would build an entry for every young one', async () => {
+    const held: { release?: () => void } = {};
+    const server = createServer((_req, res) => { held.release = () => res.end('ok'); });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as { port: number };
+    let trims = 0;
+    const stop = startReclaimer(server, { everyMs: 2, trim: () => trims++, trimEveryMs: 0, gc: () => {} });
+    const answer = fetch(`http://127.0.0.1:${port}/`).then((r) => r.text());
+    try {
+      for (let i = 0; i < 100 && !held.release; i++) await sleep(5);
+      const before = trims;
+      await sleep(20);
+      gc({ type: 'major' });
+      await sleep(100);
+      assert.equal(trims, before, 'no trim for a full collection while a request is in flight');
+      held.release?.();
+      await answer;
+      await sleep(50);
+      const idle = trims;
+      assert.ok(idle > before, 'a trim when the server fell idle');
+      gc({ type: 'major' });
+      for (let i = 0; i < 50 && trims === idle; i++) await sleep(10);
+      assert.equal(trims, idle + 1, 'and one after a full collection while idle');
+    } finally {
+      held.release?.();
+      await answer;
+      stop();
+      server.close();
+    }
+  });
 });
 
 describe('reclaimer, full collections', () => {
