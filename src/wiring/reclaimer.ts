@@ -84,7 +84,7 @@ export function startReclaimer(server: Server, options: ReclaimerOptions = {}): 
   const heap = options.heap ?? getHeapStatistics;
   const outside = (): number => heap().external_memory;
   let inFlight = 0;
-  let arrived = 0;
+  let arrived = false;
   let timer: NodeJS.Timeout | null = null;
   let last = 0;
   const trim = options.trim ?? null;
@@ -165,8 +165,8 @@ export function startReclaimer(server: Server, options: ReclaimerOptions = {}): 
     // client that sends one after another (at 16 connections, at many looks), and would be
     // collected under load. The timer thus outlives the last request by a tick or two, so that
     // a server answering request after request does not restart it for each of them.
-    const quiet = arrived === 0;
-    arrived = 0;
+    const quiet = !arrived;
+    arrived = false;
     if (inFlight === 0 && quiet) {
       if (timer) clearInterval(timer);
       timer = null;
@@ -187,7 +187,7 @@ export function startReclaimer(server: Server, options: ReclaimerOptions = {}): 
   };
   const onRequest = (_req: unknown, res: { once(event: 'close', f: () => void): void }): void => {
     inFlight++;
-    arrived++;
+    arrived = true;
     if (!timer) {
       watchCollections(false);
       last = outside();

@@ -4,7 +4,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -17,8 +17,9 @@ import { mallocTrim } from '../../src/wiring/malloc-trim.ts';
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as (options: { type: 'major' }) => void;
 
-async function listening(): Promise<{ server: Server; url: string }> {
-  const server = createServer((_req, res) => { res.end('ok'); });
+/** A server on a free port answering with `handle` (default: at once). */
+async function listening(handle: (res: ServerResponse) => void = (res) => res.end('ok')): Promise<{ server: Server; url: string }> {
+  const server = createServer((_req, res) => handle(res));
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as { port: number };
@@ -66,15 +67,13 @@ describe('reclaimer', () => {
       server.close();
     }
   });
+
   it('watches V8\'s own full collections only while idle: under load Node would build an entry for every young one', async () => {
     const held: { release?: () => void } = {};
-    const server = createServer((_req, res) => { held.release = () => res.end('ok'); });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const { port } = server.address() as { port: number };
+    const { server, url } = await listening((res) => { held.release = () => res.end('ok'); });
     let trims = 0;
     const stop = startReclaimer(server, { everyMs: 2, trim: () => trims++, trimEveryMs: 0, gc: () => {} });
-    const answer = fetch(`http://127.0.0.1:${port}/`).then((r) => r.text());
+    const answer = fetch(url).then((r) => r.text());
     try {
       for (let i = 0; i < 100 && !held.release; i++) await sleep(5);
       const before = trims;
@@ -101,7 +100,7 @@ describe('reclaimer', () => {
 
 describe('reclaimer, full collections', () => {
   const MiB = 1024 * 1024;
-  /** A server whose one request waits for `release`, watched with a spy for a collector. */
+  /** A server whose requests wait for `releaseAll`, watched with a spy for a collector. */
   async function watched(options: { majorEveryMs: number; everyMs?: number }) {
     const figures = { external_memory: 2 * MiB, used_heap_size: 10 * MiB };
     const calls: string[] = [];
@@ -112,12 +111,9 @@ describe('reclaimer, full collections', () => {
       if (o?.type === 'major') Object.assign(figures, { external_memory: 2 * MiB, used_heap_size: 10 * MiB });
     };
     const releases: (() => void)[] = [];
-    const server = createServer((_req, res) => { releases.push(() => res.end('ok')); });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const { port } = server.address() as { port: number };
+    const { server, url } = await listening((res) => { releases.push(() => res.end('ok')); });
     const stop = startReclaimer(server, { everyMs: 2, gc: spy, heap: () => ({ ...figures }), majorStepBytes: 16 * MiB, ...options });
-    const request = () => fetch(`http://127.0.0.1:${port}/`).then((r) => r.text());
+    const request = () => fetch(url).then((r) => r.text());
     const until = async (done: () => boolean) => { for (let i = 0; i < 400 && !done(); i++) await sleep(5); };
     const releaseAll = () => { for (const r of releases.splice(0)) r(); };
     const close = () => { releaseAll(); stop(); server.close(); };
