@@ -4,7 +4,8 @@
 # a response schema, the same with one pino line per request (bench/layers.mjs), and lading's
 # own GET with its bearer token. Prints req/s and CPU time per request (the server's user and
 # system time from /proc, all its threads) for each, as the medians of interleaved rounds, and
-# each layer's CPU over the layer below it (node → fastify → fastify-log → lading). Talks only to 127.0.0.1 and cleans up after itself.
+# the CPU each layer adds to the one below it (node → fastify → fastify-log → lading). Talks
+# only to 127.0.0.1 and cleans up after itself.
 #
 # Usage: bench/metadata-layers.sh   (env: ROUNDS=5 DURATION=5 CONNECTIONS=16)
 set -euo pipefail
@@ -76,7 +77,7 @@ for r in $(seq "$ROUNDS"); do
 done
 
 echo
-printf '%-13s %10s %12s %10s %16s\n' layer 'req/s' 'CPU µs/req' '÷ nginx' 'CPU over above'
+printf '%-13s %10s %12s %10s %16s\n' layer 'req/s' 'CPU µs/req' '÷ nginx' 'CPU added'
 printf -- '-%.0s' {1..65}; echo
 prev=
 for layer in "${LAYERS[@]}"; do
