@@ -93,10 +93,15 @@ function refusal(name: string, pattern: RegExp): LadingError | null {
   return invalid(`${what} is not allowed in a name.`);
 }
 
+// NOTE: printable ASCII but '/': none of it is refused, it is well-formed, and each character
+// is one UTF-8 byte. Most names are only that, and then the checks below reduce to the length.
+const PLAIN_NAME = /^[\x20-\x2e\x30-\x7e]+$/;
+
 /** The checks every segment of every path passes; `strict` adds the name rule's `new` characters. */
 function checkName(name: string, strict: boolean): string {
   if (typeof name !== 'string' || name.length === 0) throw invalid('A name must not be empty.');
   if (name === '.' || name === '..') throw invalid(`'${name}' is not allowed as a name.`);
+  if (name.length <= MAX_NAME_BYTES && PLAIN_NAME.test(name)) return name;
   if (name.includes('/')) throw invalid('A name must not contain \'/\'.');
   const refused = refusal(name, strict ? ANY_REFUSED : ALWAYS_REFUSED);
   if (refused) throw refused;
@@ -152,6 +157,10 @@ export function parseUrlPath(encoded: string): Path {
   const segments: string[] = [];
   for (const part of encoded.split('/')) {
     if (part.length === 0) continue;
+    if (!part.includes('%')) {
+      segments.push(part);
+      continue;
+    }
     let decoded: string;
     try {
       decoded = decodeURIComponent(part);

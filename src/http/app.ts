@@ -141,11 +141,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.server.headersTimeout = 60_000;
   app.decorateRequest('auth', null);
-  app.addHook('onRequest', async (request, reply) => {
+  // NOTE: synchronous hooks (a throw is the request's error, as a rejection would be) keep a
+  // promise and a turn of the microtask queue off every request.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
     // NOTE: links in answers are made from the Host when no public URL is configured, so a
     // Host that is not host[:port] must not get that far.
     deps.publicBase.check(request);
+    done();
   });
 
   registerErrorHandlers(app);

@@ -40,8 +40,12 @@ export interface Urls {
   backend: string;
 }
 
+// NOTE: the characters encodeURIComponent leaves as they are, and the separator.
+const NOTHING_TO_ENCODE = /^[A-Za-z0-9\-_.!~*'()/]*$/;
+
 /** Percent-encodes each segment of a path for use in a URL. */
 export function encodePath(path: Path): string {
+  if (NOTHING_TO_ENCODE.test(path)) return path;
   return path.split('/').map(encodeURIComponent).join('/');
 }
 

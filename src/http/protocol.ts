@@ -97,7 +97,7 @@ export function registerProtocolRules(app: FastifyInstance, options: ProtocolOpt
     answerOnSocket(socket, new LadingError('NOT_IMPLEMENTED', 'lading is not a proxy: CONNECT is not implemented.'));
   });
 
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', (request, _reply, done) => {
     const raw = request.raw;
     if (raw.httpVersionMajor !== 1) {
       throw new LadingError('HTTP_VERSION_NOT_SUPPORTED', `lading speaks HTTP/1.1 and HTTP/1.0, not HTTP/${raw.httpVersion}.`);
@@ -110,6 +110,7 @@ export function registerProtocolRules(app: FastifyInstance, options: ProtocolOpt
       throw new LadingError('NOT_IMPLEMENTED', `lading decodes no transfer coding but chunked, not '${codings.filter((c) => c !== 'chunked').join(', ')}'; send the body as it is.`);
     }
     if (hasBody(raw.headers) && !raw.complete) watchBodyIdle(request, options.bodyIdleTimeoutMs);
+    done();
   });
 }
 

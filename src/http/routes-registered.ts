@@ -65,9 +65,7 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
 } {
   const { backend } = deps;
   const secured = { security: [{ bearer: [] }], tags: ['registered'] };
-  const preHandler = async (request: FastifyRequest) => {
-    await deps.authenticate(request);
-  };
+  const preHandler = (request: FastifyRequest): Promise<unknown> => deps.authenticate(request);
 
   const list = async (request: FastifyRequest, reply: FastifyReply, path: Path, paging: Static<typeof ListQuery>) => {
     const { continuation_token: token } = paging;
