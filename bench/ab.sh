@@ -18,7 +18,6 @@ need git git
 PAIRS=${PAIRS:-30}
 SECONDS_EACH=${SECONDS_EACH:-2}
 CONNECTIONS=${CONNECTIONS:-16}
-TICK=$(getconf CLK_TCK)
 
 declare -A COMMIT PID URL LUA
 COMMIT[A]=$(git -C "$ROOT" rev-parse --verify --short "$1^{commit}")
@@ -54,15 +53,7 @@ start_side A
 start_side B
 
 burst() { # A|B seconds -> "req/s µs-of-CPU-per-request"
-  local side=$1 before after out requests
-  before=$(awk '{ print $14 + $15 }' "/proc/${PID[$side]}/stat")
-  out=$(wrk -t1 -c"$CONNECTIONS" -d"$2s" -s "${LUA[$side]}" "${URL[$side]}")
-  after=$(awk '{ print $14 + $15 }' "/proc/${PID[$side]}/stat")
-  if grep -q 'Non-2xx\|Socket errors' <<<"$out"; then
-    echo "bench: $side had errors:" >&2; echo "$out" >&2; exit 1
-  fi
-  requests=$(awk '/ requests in / { print $1 }' <<<"$out")
-  awk -v r="$requests" -v t=$((after - before)) -v hz="$TICK" '/^Requests\/sec:/ { printf "%.0f %.1f\n", $2, t / hz * 1e6 / r }' <<<"$out"
+  wrk_cpu "${PID[$1]}" "$2" "${URL[$1]}" -s "${LUA[$1]}"
 }
 
 burst A 3 >/dev/null; burst B 3 >/dev/null # warm-up (JIT, caches)

@@ -141,6 +141,26 @@ start_lading() {
   HOME_URL="$LADING/api/registered/$ZONE/home/bench"
 }
 
+cpu_ticks() { # pid -> user + system clock ticks of all its threads
+  awk '{ print $14 + $15 }' "/proc/$1/stat"
+}
+
+# wrk -t1 -c$CONNECTIONS (default 16) for `seconds` against `url`, counting the CPU process `pid`
+# spends meanwhile; prints "req/s µs-of-CPU-per-request"; fails on errors or non-2xx answers.
+wrk_cpu() { # pid seconds url [wrk args…]
+  local pid=$1 secs=$2 url=$3 before after out requests
+  shift 3
+  before=$(cpu_ticks "$pid")
+  out=$(wrk -t1 -c"${CONNECTIONS:-16}" -d"${secs}s" "$@" "$url")
+  after=$(cpu_ticks "$pid")
+  if grep -q 'Non-2xx\|Socket errors' <<<"$out"; then
+    echo "bench: $url had errors:" >&2; echo "$out" >&2; exit 1
+  fi
+  requests=$(awk '/ requests in / { print $1 }' <<<"$out")
+  awk -v r="$requests" -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" \
+    '/^Requests\/sec:/ { printf "%.0f %.1f\n", $2, t / hz * 1e6 / r }' <<<"$out"
+}
+
 median() { # numbers on stdin -> median
   sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) { print "nan"; exit } if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }

@@ -47,21 +47,8 @@ cat > "$WORK/auth.lua" <<'EOF'
 wrk.headers["Authorization"] = "Bearer " .. os.getenv("BENCH_TOKEN")
 EOF
 
-cpu_ticks() { # pid -> user + system clock ticks of all its threads
-  awk '{ print $14 + $15 }' "/proc/$1/stat"
-}
-TICK=$(getconf CLK_TCK)
-
-load() { # layer seconds -> "req/s µs-of-CPU-per-request" (fails on errors or non-2xx answers)
-  local layer=$1 before after out requests
-  before=$(cpu_ticks "${PID[$layer]}")
-  out=$(wrk -t1 -c"$CONNECTIONS" -d"$2s" -s "$WORK/auth.lua" "${URL[$layer]}")
-  after=$(cpu_ticks "${PID[$layer]}")
-  if grep -q 'Non-2xx\|Socket errors' <<<"$out"; then
-    echo "bench: $layer had errors:" >&2; echo "$out" >&2; exit 1
-  fi
-  requests=$(awk '/ requests in / { print $1 }' <<<"$out")
-  awk -v r="$requests" -v t=$((after - before)) -v hz="$TICK" '/^Requests\/sec:/ { printf "%s %.1f\n", $2, t / hz * 1e6 / r }' <<<"$out"
+load() { # layer seconds -> "req/s µs-of-CPU-per-request"
+  wrk_cpu "${PID[$1]}" "$2" "${URL[$1]}" -s "$WORK/auth.lua"
 }
 
 : > "$WORK/results"
@@ -70,7 +57,8 @@ for r in $(seq "$ROUNDS"); do
   # NOTE: the order turns each round, so no layer always runs first after another's load.
   for i in "${!LAYERS[@]}"; do
     layer=${LAYERS[$(( (i + r) % ${#LAYERS[@]} ))]}
-    read -r rps us < <(load "$layer" "$DURATION")
+    out=$(load "$layer" "$DURATION")
+    read -r rps us <<<"$out"
     echo "$layer $rps $us" >> "$WORK/results"
   done
   printf 'round %d of %d done\n' "$r" "$ROUNDS" >&2

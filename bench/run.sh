@@ -42,7 +42,6 @@ fail() { echo "bench: $*" >&2; exit 1; }
 # that writeback. Every timed round of a writing row starts with nothing left to write back.
 settle() { sync; }
 pid_of() { case $1 in lading) echo "$LADING_PID" ;; nginx) echo "$NGINX_WORKER" ;; rclone) echo "$RCLONE_PID" ;; node) echo "$BARE_PID" ;; esac; }
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 kib() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
 declare -A IDLE BEFORE PEAK
 for s in "${SERVERS[@]}"; do IDLE[$s]=$(kib "$(pid_of "$s")" VmRSS); done

@@ -56,7 +56,6 @@ transfer() { # server direction file
 
 # CPU time (user + system, all threads, in clock ticks) a server has used so far: less
 # sensitive than wall time to other work on the machine.
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
 rss_sampler() { # pid out: VmRSS in KiB every 100 ms until the process or the sampler ends
   while awk '/^VmRSS/ { print $2 }' "/proc/$1/status" 2>/dev/null; do sleep 0.1; done > "$2"
