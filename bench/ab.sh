@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Two commits of lading side by side under the metadata GET, to see whether a change to the
-# request path helps: both servers run at once (each on its own data directory, the same
+# Two commits of lading side by side under the metadata GET (or, with LOAD=put, under the
+# creation of small data objects), to see whether a change to the request path helps: both servers run at once (each on its own data directory, the same
 # object), and wrk loads them in turn in many short bursts, A then B, then B then A, so that the
 # machine's slow and fast moments fall on both alike. Prints each pair's CPU per request, then
 # the medians, the median of the pairs' ratios and a sign test (in how many pairs B used less
 # CPU, and how likely that split is if the commits cost the same).
 # `bench/ab.sh HEAD HEAD` is the control: how far two identical servers drift here.
 #
-# Usage: bench/ab.sh <commit A> <commit B>   (env: PAIRS=30 SECONDS_EACH=2 CONNECTIONS=16)
+# Usage: bench/ab.sh <commit A> <commit B>   (env: PAIRS=30 SECONDS_EACH=2 CONNECTIONS=16
+#                                            LOAD=get; LOAD=put: PUTs of PUT_BYTES=15 bytes
+#                                            to new names in a collection, CONNECTIONS=8)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 need curl curl
@@ -17,12 +19,18 @@ need git git
 
 PAIRS=${PAIRS:-30}
 SECONDS_EACH=${SECONDS_EACH:-2}
-CONNECTIONS=${CONNECTIONS:-16}
+LOAD=${LOAD:-get}
+PUT_BYTES=${PUT_BYTES:-15}
+case $LOAD in
+  get) CONNECTIONS=${CONNECTIONS:-16} ;;
+  put) CONNECTIONS=${CONNECTIONS:-8} ;;
+  *) echo "bench: LOAD is get or put, not '$LOAD'" >&2; exit 2 ;;
+esac
 
-declare -A COMMIT PID URL LUA
+declare -A COMMIT PID URL LUA BASE TOKEN
 COMMIT[A]=$(git -C "$ROOT" rev-parse --verify --short "$1^{commit}")
 COMMIT[B]=$(git -C "$ROOT" rev-parse --verify --short "$2^{commit}")
-echo "lading A/B, metadata GET: A ${COMMIT[A]}, B ${COMMIT[B]}; $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average $(cut -d' ' -f1 /proc/loadavg)"
+echo "lading A/B, $([ "$LOAD" = put ] && echo "PUT of $PUT_BYTES bytes" || echo 'metadata GET'): A ${COMMIT[A]}, B ${COMMIT[B]}; $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average $(cut -d' ' -f1 /proc/loadavg)"
 
 head -c 4096 /dev/urandom > "$WORK/meta.bin"
 printf 'username=bench&password=pw' > "$WORK/login-form"
@@ -48,20 +56,41 @@ start_side() { # A|B: that commit's tree from git (node_modules shared), served 
   printf 'wrk.headers["Authorization"] = "Bearer %s"\n' "$token" > "${LUA[$side]}"
   printf 'Authorization: Bearer %s\n' "$token" > "$WORK/auth-header-$side"
   curl -sf -o /dev/null -T "$WORK/meta.bin" -H 'Content-Type: application/octet-stream' -H @"$WORK/auth-header-$side" "${URL[$side]}"
+  BASE[$side]="http://127.0.0.1:$port"
+  TOKEN[$side]=$token
+  printf '{"path":"/%s/home/bench/dir"}' "$ZONE" > "$WORK/mkdir.json"
+  curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' -H @"$WORK/auth-header-$side" --data-binary @"$WORK/mkdir.json" "${BASE[$side]}/api/registered"
 }
+# PUT of a body of PUT_BYTES to <PUT_PREFIX>/<PUT_RUN>-<n>, a new name for every request.
+cat > "$WORK/put.lua" <<'LUA'
+wrk.method = "PUT"
+wrk.body = string.rep("x", tonumber(os.getenv("PUT_BYTES")))
+wrk.headers["Content-Type"] = "application/octet-stream"
+wrk.headers["Authorization"] = "Bearer " .. os.getenv("PUT_TOKEN")
+local prefix, run, n = os.getenv("PUT_PREFIX"), os.getenv("PUT_RUN"), 0
+request = function()
+  n = n + 1
+  return wrk.format(nil, prefix .. "/" .. run .. "-" .. n)
+end
+LUA
 start_side A
 start_side B
 
-burst() { # A|B seconds -> "req/s µs-of-CPU-per-request"
-  wrk_cpu "${PID[$1]}" "$2" "${URL[$1]}" -s "${LUA[$1]}"
+burst() { # A|B seconds name -> "req/s µs-of-CPU-per-request" (name: the burst's own, for new PUT names)
+  if [ "$LOAD" = put ]; then
+    PUT_BYTES=$PUT_BYTES PUT_TOKEN=${TOKEN[$1]} PUT_PREFIX="/api/registered/$ZONE/home/bench/dir" PUT_RUN="$3" \
+      wrk_cpu "${PID[$1]}" "$2" "${BASE[$1]}" -s "$WORK/put.lua"
+  else
+    wrk_cpu "${PID[$1]}" "$2" "${URL[$1]}" -s "${LUA[$1]}"
+  fi
 }
 
-burst A 3 >/dev/null; burst B 3 >/dev/null # warm-up (JIT, caches)
+burst A 3 w >/dev/null; burst B 3 w >/dev/null # warm-up (JIT, caches)
 printf '%5s %10s %10s %10s %10s\n' pair 'A req/s' 'A µs/req' 'B req/s' 'B µs/req'
 : > "$WORK/pairs"
 for i in $(seq "$PAIRS"); do
-  if (( i % 2 )); then a=$(burst A "$SECONDS_EACH"); b=$(burst B "$SECONDS_EACH")
-  else b=$(burst B "$SECONDS_EACH"); a=$(burst A "$SECONDS_EACH"); fi
+  if (( i % 2 )); then a=$(burst A "$SECONDS_EACH" "$i"); b=$(burst B "$SECONDS_EACH" "$i")
+  else b=$(burst B "$SECONDS_EACH" "$i"); a=$(burst A "$SECONDS_EACH" "$i"); fi
   read -r ar au <<<"$a"; read -r br bu <<<"$b"
   printf '%5d %10s %10s %10s %10s\n' "$i" "$ar" "$au" "$br" "$bu"
   echo "$ar $au $br $bu" >> "$WORK/pairs"
