@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Two commits of lading side by side under the metadata GET (or, with LOAD=put, under the
-# creation of small data objects), to see whether a change to the request path helps: both servers run at once (each on its own data directory, the same
-# object), and wrk loads them in turn in many short bursts, A then B, then B then A, so that the
-# machine's slow and fast moments fall on both alike. Prints each pair's CPU per request, then
-# the medians, the median of the pairs' ratios and a sign test (in how many pairs B used less
-# CPU, and how likely that split is if the commits cost the same).
+# Two commits of lading side by side under the metadata GET (or, with LOAD=put, under uploads
+# of new data objects), to see whether a change to the request path helps: both servers run at
+# once (each on its own data directory, the same object), and wrk loads them in turn in many
+# short bursts, A then B, then B then A, so that the machine's slow and fast moments fall on
+# both alike. Prints each pair's CPU per request, then the medians, the median of the pairs'
+# ratios and a sign test (in how many pairs B used less CPU, and how likely that split is if the
+# commits cost the same).
 # `bench/ab.sh HEAD HEAD` is the control: how far two identical servers drift here.
 #
 # Usage: bench/ab.sh <commit A> <commit B>   (env: PAIRS=30 SECONDS_EACH=2 CONNECTIONS=16
@@ -34,6 +35,7 @@ echo "lading A/B, $([ "$LOAD" = put ] && echo "PUT of $PUT_BYTES bytes" || echo 
 
 head -c 4096 /dev/urandom > "$WORK/meta.bin"
 printf 'username=bench&password=pw' > "$WORK/login-form"
+printf '{"path":"/%s/home/bench/dir"}' "$ZONE" > "$WORK/mkdir.json"
 
 start_side() { # A|B: that commit's tree from git (node_modules shared), served with one object
   local side=$1 tree="$WORK/tree-$1" data="$WORK/data-$1" port answer token
@@ -58,7 +60,6 @@ start_side() { # A|B: that commit's tree from git (node_modules shared), served 
   curl -sf -o /dev/null -T "$WORK/meta.bin" -H 'Content-Type: application/octet-stream' -H @"$WORK/auth-header-$side" "${URL[$side]}"
   BASE[$side]="http://127.0.0.1:$port"
   TOKEN[$side]=$token
-  printf '{"path":"/%s/home/bench/dir"}' "$ZONE" > "$WORK/mkdir.json"
   curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' -H @"$WORK/auth-header-$side" --data-binary @"$WORK/mkdir.json" "${BASE[$side]}/api/registered"
 }
 # PUT of a body of PUT_BYTES to <PUT_PREFIX>/<PUT_RUN>-<n>, a new name for every request.
