@@ -8,7 +8,8 @@
  * and garbage that requests left in the old generation are freed only by a full collection,
  * which V8 runs only once the old generation reaches its limit (64 MiB, `bin/lading`): when
  * the buffers have grown by `majorStepBytes` over their lowest point since the last one, or the
- * heap has and the server is idle, the reclaimer runs a full collection itself. It can also
+ * heap has and the server has been idle for `idleHeapAfterMs`, the reclaimer runs a full
+ * collection itself. It can also
  * give the C heap's free pages back (`trim`) when the server falls idle and after a full
  * collection, at most once per `trimEveryMs`.
  * It changes no answer; it only bounds how much garbage waits, and it sleeps while the server
@@ -64,6 +65,15 @@ export interface ReclaimerOptions {
    */
   majorStepBytes?: number;
   majorEveryMs?: number;
+  /**
+   * How long the server must have been idle before the heap's growth alone starts a full
+   * collection (default 5 s; the buffers outside the heap are collected as soon as it falls
+   * idle). NOTE: a full collection deoptimises the request path's code, which then runs slower
+   * until it is optimised again; collected at every lull (one look without requests), a server
+   * answering bursts of requests met a collection in every few pauses of a second or two, and
+   * a dozen deopts at the start of the next burst (bench/README.md).
+   */
+  idleHeapAfterMs?: number;
   /** For tests: the collector and the heap's figures (default: V8's). */
   gc?: Gc;
   heap?: () => { external_memory: number; used_heap_size: number };
@@ -80,6 +90,7 @@ export function startReclaimer(server: Server, options: ReclaimerOptions = {}): 
   const everyMs = options.everyMs ?? 5;
   const majorStep = options.majorStepBytes ?? 16 * 1024 * 1024;
   const majorEveryMs = options.majorEveryMs ?? 500;
+  const idleHeapAfterMs = options.idleHeapAfterMs ?? 5000;
   // NOTE: getHeapStatistics is ~2 µs, process.memoryUsage ~40 µs (it reads the RSS).
   const heap = options.heap ?? getHeapStatistics;
   const outside = (): number => heap().external_memory;
@@ -93,6 +104,7 @@ export function startReclaimer(server: Server, options: ReclaimerOptions = {}): 
   let majorAt = -Infinity;
   let outsideFloor = Infinity;
   let insideFloor = Infinity;
+  let idleSince = 0;
   const trimNow = (): void => {
     const now = performance.now();
     if (trim && now - trimmedAt >= trimEveryMs) {
@@ -118,8 +130,8 @@ export function startReclaimer(server: Server, options: ReclaimerOptions = {}): 
   watchCollections(true);
   /**
    * A full collection when the memory outside the heap (as the last young collection left it)
-   * has grown by `majorStep` over its lowest point since the last one, or, when the server is
-   * idle, the heap in use has. Returns 0 when it ran or was not needed, else the milliseconds
+   * has grown by `majorStep` over its lowest point since the last one, or, with `heapToo` (the
+   * server has been idle for `idleHeapAfterMs`), the heap in use has. Returns 0 when it ran or was not needed, else the milliseconds
    * until `majorEveryMs` lets it.
    *
    * NOTE: not for the heap while busy: a full collection clears the objects that optimised
@@ -129,11 +141,11 @@ export function startReclaimer(server: Server, options: ReclaimerOptions = {}): 
    * full collections cost the same, but came less often: 1 in 14 s of GETs against 3), and its
    * memory reducer gives back the pages a burst left some seconds after the server falls idle.
    */
-  const collectPiledUp = (idle: boolean): number => {
+  const collectPiledUp = (heapToo: boolean): number => {
     const stats = heap();
     if (stats.external_memory < outsideFloor) outsideFloor = stats.external_memory;
     if (stats.used_heap_size < insideFloor) insideFloor = stats.used_heap_size;
-    if (last - outsideFloor < majorStep && (!idle || stats.used_heap_size - insideFloor < majorStep)) return 0;
+    if (last - outsideFloor < majorStep && (!heapToo || stats.used_heap_size - insideFloor < majorStep)) return 0;
     const t = performance.now();
     if (t - majorAt < majorEveryMs) return majorAt + majorEveryMs - t;
     majorAt = t;
@@ -145,19 +157,24 @@ export function startReclaimer(server: Server, options: ReclaimerOptions = {}): 
     return 0;
   };
   // NOTE: a server that falls idle within `majorEveryMs` of a full collection looks again once
-  // that has passed, unless a request came meanwhile.
+  // that has passed, and one whose heap grew looks again once it has been idle for
+  // `idleHeapAfterMs`, unless a request came meanwhile (the look after that request's lull
+  // then counts from there).
   let idleLook: NodeJS.Timeout | null = null;
+  const lookLater = (ms: number): void => {
+    idleLook = setTimeout(whenIdle, ms);
+    idleLook.unref();
+  };
   const whenIdle = (): void => {
     if (idleLook) clearTimeout(idleLook);
     idleLook = null;
     if (inFlight > 0 || timer) return;
-    const wait = collectPiledUp(true);
-    if (wait > 0) {
-      idleLook = setTimeout(whenIdle, wait);
-      idleLook.unref();
-    } else {
-      trimNow();
-    }
+    const quietFor = performance.now() - idleSince;
+    const heapDue = quietFor >= idleHeapAfterMs;
+    const wait = collectPiledUp(heapDue);
+    if (wait > 0) return lookLater(wait);
+    trimNow();
+    if (!heapDue && heap().used_heap_size - insideFloor >= majorStep) lookLater(idleHeapAfterMs - quietFor);
   };
   const look = (): void => {
     // NOTE: the server is idle once a whole look passed with no request in flight and none
@@ -170,6 +187,7 @@ export function startReclaimer(server: Server, options: ReclaimerOptions = {}): 
     if (inFlight === 0 && quiet) {
       if (timer) clearInterval(timer);
       timer = null;
+      idleSince = performance.now();
       watchCollections(true);
       // NOTE: then the collection delays no request in flight, and the trim after it returns
       // what it freed.

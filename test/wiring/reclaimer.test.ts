@@ -101,7 +101,7 @@ describe('reclaimer', () => {
 describe('reclaimer, full collections', () => {
   const MiB = 1024 * 1024;
   /** A server whose requests wait for `releaseAll`, watched with a spy for a collector. */
-  async function watched(options: { majorEveryMs: number; everyMs?: number }) {
+  async function watched(options: { majorEveryMs: number; everyMs?: number; idleHeapAfterMs?: number }) {
     const figures = { external_memory: 2 * MiB, used_heap_size: 10 * MiB };
     const calls: string[] = [];
     // NOTE: a collector that frees what a collection of its kind would: a young one nothing
@@ -112,7 +112,7 @@ describe('reclaimer, full collections', () => {
     };
     const releases: (() => void)[] = [];
     const { server, url } = await listening((res) => { releases.push(() => res.end('ok')); });
-    const stop = startReclaimer(server, { everyMs: 2, gc: spy, heap: () => ({ ...figures }), majorStepBytes: 16 * MiB, ...options });
+    const stop = startReclaimer(server, { everyMs: 2, gc: spy, heap: () => ({ ...figures }), majorStepBytes: 16 * MiB, idleHeapAfterMs: 0, ...options });
     const request = () => fetch(url).then((r) => r.text());
     const until = async (done: () => boolean) => { for (let i = 0; i < 400 && !done(); i++) await sleep(5); };
     const releaseAll = () => { for (const r of releases.splice(0)) r(); };
@@ -170,6 +170,34 @@ describe('reclaimer, full collections', () => {
       assert.equal(w.figures.used_heap_size, 10 * MiB);
       await sleep(150);
       assert.equal(w.calls.filter((c) => c === 'major').length, 1, 'and nothing more while idle');
+    } finally {
+      w.close();
+    }
+  });
+
+  it('collects a grown heap only once the server has been idle for idleHeapAfterMs, not at every lull between requests', async () => {
+    const w = await watched({ majorEveryMs: 0, idleHeapAfterMs: 300 });
+    try {
+      let answer = w.request();
+      await w.until(() => w.arrived() === 1);
+      await sleep(20); // the first looks (every 2 ms) see the heap's floor
+      w.figures.used_heap_size += 40 * MiB;
+      w.releaseAll();
+      await answer;
+      await sleep(150);
+      assert.deepEqual(w.calls, [], 'no full collection 150 ms into the lull');
+      // NOTE: a request after the lull; the next lull counts from its end.
+      answer = w.request();
+      await w.until(() => w.arrived() === 1);
+      w.releaseAll();
+      await answer;
+      const lull = performance.now();
+      await sleep(200);
+      assert.deepEqual(w.calls, [], 'none 200 ms into the next lull, though the first began 350 ms ago');
+      await w.until(() => w.calls.length > 0);
+      assert.deepEqual(w.calls, ['major'], 'one once the server had been idle for idleHeapAfterMs');
+      assert.ok(performance.now() - lull >= 300, 'not before');
+      assert.equal(w.figures.used_heap_size, 10 * MiB);
     } finally {
       w.close();
     }
