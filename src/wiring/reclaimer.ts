@@ -9,9 +9,8 @@
  * which V8 runs only once the old generation reaches its limit (64 MiB, `bin/lading`): when
  * the buffers have grown by `majorStepBytes` over their lowest point since the last one, or the
  * heap has and the server has been idle for `idleHeapAfterMs`, the reclaimer runs a full
- * collection itself. It can also
- * give the C heap's free pages back (`trim`) when the server falls idle and after a full
- * collection, at most once per `trimEveryMs`.
+ * collection itself. It can also give the C heap's free pages back (`trim`) when the server
+ * falls idle and after a full collection, at most once per `trimEveryMs`.
  * It changes no answer; it only bounds how much garbage waits, and it sleeps while the server
  * is idle.
  */
@@ -131,8 +130,8 @@ export function startReclaimer(server: Server, options: ReclaimerOptions = {}): 
   /**
    * A full collection when the memory outside the heap (as the last young collection left it)
    * has grown by `majorStep` over its lowest point since the last one, or, with `heapToo` (the
-   * server has been idle for `idleHeapAfterMs`), the heap in use has. Returns 0 when it ran or was not needed, else the milliseconds
-   * until `majorEveryMs` lets it.
+   * server has been idle for `idleHeapAfterMs`), the heap in use has. Returns 0 when it ran or
+   * was not needed, else the milliseconds until `majorEveryMs` lets it.
    *
    * NOTE: not for the heap while busy: a full collection clears the objects that optimised
    * code holds weakly, which deoptimises that code (~70 functions a collection under a load
