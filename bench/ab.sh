@@ -62,18 +62,7 @@ start_side() { # A|B: that commit's tree from git (node_modules shared), served 
   TOKEN[$side]=$token
   curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' -H @"$WORK/auth-header-$side" --data-binary @"$WORK/mkdir.json" "${BASE[$side]}/api/registered"
 }
-# PUT of a body of PUT_BYTES to <PUT_PREFIX>/<PUT_RUN>-<n>, a new name for every request.
-cat > "$WORK/put.lua" <<'LUA'
-wrk.method = "PUT"
-wrk.body = string.rep("x", tonumber(os.getenv("PUT_BYTES")))
-wrk.headers["Content-Type"] = "application/octet-stream"
-wrk.headers["Authorization"] = "Bearer " .. os.getenv("PUT_TOKEN")
-local prefix, run, n = os.getenv("PUT_PREFIX"), os.getenv("PUT_RUN"), 0
-request = function()
-  n = n + 1
-  return wrk.format(nil, prefix .. "/" .. run .. "-" .. n)
-end
-LUA
+put_lua "$WORK/put.lua"
 start_side A
 start_side B
 

@@ -141,6 +141,24 @@ start_lading() {
   HOME_URL="$LADING/api/registered/$ZONE/home/bench"
 }
 
+# A wrk script of PUTs to <PUT_PREFIX>/<PUT_RUN>-<n>, a new name for every request, with a
+# body of PUT_BYTES (default 15) and, when PUT_TOKEN is set, a bearer token: all from the
+# environment, so the token never reaches argv.
+put_lua() { # file
+  cat > "$1" <<'LUA'
+wrk.method = "PUT"
+wrk.body = string.rep("x", tonumber(os.getenv("PUT_BYTES") or "15"))
+wrk.headers["Content-Type"] = "application/octet-stream"
+local token = os.getenv("PUT_TOKEN")
+if token and token ~= "" then wrk.headers["Authorization"] = "Bearer " .. token end
+local prefix, run, n = os.getenv("PUT_PREFIX"), os.getenv("PUT_RUN"), 0
+request = function()
+  n = n + 1
+  return wrk.format(nil, prefix .. "/" .. run .. "-" .. n)
+end
+LUA
+}
+
 cpu_ticks() { # pid -> user + system clock ticks of all its threads
   awk '{ print $14 + $15 }' "/proc/$1/stat"
 }

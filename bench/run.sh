@@ -100,19 +100,7 @@ printf '{"path":"/%s/home/bench/dir"}' "$ZONE" > "$WORK/mkdir.json"
 curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' -H @"$AUTH_HEADER" --data-binary @"$WORK/mkdir.json" "$LADING/api/registered"
 curl -sf -o /dev/null -X MKCOL "$RCLONE/dir/"
 mkdir -p "$WORK/nginx-root/dir"
-cat > "$WORK/put.lua" <<'LUA'
--- PUT of a 15-byte body to <PUT_PREFIX>/<PUT_RUN>-<n>, a new name for every request
-wrk.method = "PUT"
-wrk.body = '{"bench":true}\n'
-wrk.headers["Content-Type"] = "application/octet-stream"
-local token = os.getenv("PUT_TOKEN")
-if token and token ~= "" then wrk.headers["Authorization"] = "Bearer " .. token end
-local prefix, run, n = os.getenv("PUT_PREFIX"), os.getenv("PUT_RUN"), 0
-request = function()
-  n = n + 1
-  return wrk.format(nil, prefix .. "/" .. run .. "-" .. n)
-end
-LUA
+put_lua "$WORK/put.lua"
 small_round() { # round duration record?
   local s base prefix token out n t0 t1
   for s in "${SERVERS[@]}"; do
