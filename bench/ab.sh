@@ -3,14 +3,19 @@
 # of new data objects), to see whether a change to the request path helps: both servers run at
 # once (each on its own data directory, the same object), and wrk loads them in turn in many
 # short bursts, A then B, then B then A, so that the machine's slow and fast moments fall on
-# both alike. Prints each pair's CPU per request, then the medians, the median of the pairs'
-# ratios and a sign test (in how many pairs B used less CPU, and how likely that split is if the
-# commits cost the same).
+# both alike. Every PAIRS_EACH pairs both servers are started again: one process can settle
+# for its whole life a few per cent faster or slower than another of the same commit (where
+# its code was optimised, where its memory lies), and two lone processes then look like two
+# commits (bench/README.md). Prints each pair's CPU per request, then the medians, the median
+# of the pairs' ratios with a sign test over the pairs, and each pair of processes' median
+# ratio with a sign test over those: in how many B used less CPU, and how likely that split is
+# if the commits cost the same. The second test is the one to trust.
 # `bench/ab.sh HEAD HEAD` is the control: how far two identical servers drift here.
 #
-# Usage: bench/ab.sh <commit A> <commit B>   (env: PAIRS=30 SECONDS_EACH=2 CONNECTIONS=16
-#                                            LOAD=get; LOAD=put: PUTs of PUT_BYTES=15 bytes
-#                                            to new names in a collection, CONNECTIONS=8)
+# Usage: bench/ab.sh <commit A> <commit B>   (env: PAIRS=30 PAIRS_EACH=3 SECONDS_EACH=2
+#                                            CONNECTIONS=16 LOAD=get; LOAD=put: PUTs of
+#                                            PUT_BYTES=15 bytes to new names in a collection,
+#                                            CONNECTIONS=8)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 need curl curl
@@ -19,6 +24,7 @@ need git git
 [ $# -eq 2 ] || { echo "usage: bench/ab.sh <commit A> <commit B>" >&2; exit 2; }
 
 PAIRS=${PAIRS:-30}
+PAIRS_EACH=${PAIRS_EACH:-3}
 SECONDS_EACH=${SECONDS_EACH:-2}
 LOAD=${LOAD:-get}
 PUT_BYTES=${PUT_BYTES:-15}
@@ -28,7 +34,7 @@ case $LOAD in
   *) echo "bench: LOAD is get or put, not '$LOAD'" >&2; exit 2 ;;
 esac
 
-declare -A COMMIT PID URL LUA BASE TOKEN
+declare -A COMMIT PID URL LUA BASE TOKEN STORED
 COMMIT[A]=$(git -C "$ROOT" rev-parse --verify --short "$1^{commit}")
 COMMIT[B]=$(git -C "$ROOT" rev-parse --verify --short "$2^{commit}")
 echo "lading A/B, $([ "$LOAD" = put ] && echo "PUT of $PUT_BYTES bytes" || echo 'metadata GET'): A ${COMMIT[A]}, B ${COMMIT[B]}; $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average $(cut -d' ' -f1 /proc/loadavg)"
@@ -37,15 +43,20 @@ head -c 4096 /dev/urandom > "$WORK/meta.bin"
 printf 'username=bench&password=pw' > "$WORK/login-form"
 printf '{"path":"/%s/home/bench/dir"}' "$ZONE" > "$WORK/mkdir.json"
 
-start_side() { # A|B: that commit's tree from git (node_modules shared), served with one object
-  local side=$1 tree="$WORK/tree-$1" data="$WORK/data-$1" port answer token
+make_side() { # A|B: that commit's tree from git (node_modules shared) and a data directory
+  local side=$1 tree="$WORK/tree-$1"
   mkdir -p "$tree"
   git -C "$ROOT" archive "${COMMIT[$side]}" | tar -x -C "$tree"
   ln -s "$ROOT/node_modules" "$tree/node_modules"
-  "$tree/bin/lading" init --data "$data" >/dev/null
-  printf 'pw\n' | "$tree/bin/lading" user add bench --data "$data" >/dev/null
+  "$tree/bin/lading" init --data "$WORK/data-$side" >/dev/null
+  printf 'pw\n' | "$tree/bin/lading" user add bench --data "$WORK/data-$side" >/dev/null
+}
+
+serve_side() { # A|B: (re)starts that side's server and logs in; the first start also stores the object
+  local side=$1 tree="$WORK/tree-$1" data="$WORK/data-$1" port answer token
+  if [ -n "${PID[$side]:-}" ]; then kill "${PID[$side]}"; wait "${PID[$side]}" 2>/dev/null || true; fi
   port=$(free_port)
-  "$tree/bin/lading" serve --data "$data" --listen "127.0.0.1:$port" > "$WORK/lading-$side.log" 2>&1 &
+  "$tree/bin/lading" serve --data "$data" --listen "127.0.0.1:$port" >> "$WORK/lading-$side.log" 2>&1 &
   PID[$side]=$!
   PIDS+=("${PID[$side]}")
   wait_http "http://127.0.0.1:$port/"
@@ -57,14 +68,17 @@ start_side() { # A|B: that commit's tree from git (node_modules shared), served 
   LUA[$side]="$WORK/auth-$side.lua"
   printf 'wrk.headers["Authorization"] = "Bearer %s"\n' "$token" > "${LUA[$side]}"
   printf 'Authorization: Bearer %s\n' "$token" > "$WORK/auth-header-$side"
-  curl -sf -o /dev/null -T "$WORK/meta.bin" -H 'Content-Type: application/octet-stream' -H @"$WORK/auth-header-$side" "${URL[$side]}"
   BASE[$side]="http://127.0.0.1:$port"
   TOKEN[$side]=$token
-  curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' -H @"$WORK/auth-header-$side" --data-binary @"$WORK/mkdir.json" "${BASE[$side]}/api/registered"
+  if [ -z "${STORED[$side]:-}" ]; then
+    curl -sf -o /dev/null -T "$WORK/meta.bin" -H 'Content-Type: application/octet-stream' -H @"$WORK/auth-header-$side" "${URL[$side]}"
+    curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' -H @"$WORK/auth-header-$side" --data-binary @"$WORK/mkdir.json" "${BASE[$side]}/api/registered"
+    STORED[$side]=1
+  fi
 }
 put_lua "$WORK/put.lua"
-start_side A
-start_side B
+make_side A
+make_side B
 
 burst() { # A|B seconds name -> "req/s µs-of-CPU-per-request" (name: the burst's own, for new PUT names)
   if [ "$LOAD" = put ]; then
@@ -75,29 +89,48 @@ burst() { # A|B seconds name -> "req/s µs-of-CPU-per-request" (name: the burst'
   fi
 }
 
-burst A 3 w >/dev/null; burst B 3 w >/dev/null # warm-up (JIT, caches)
-printf '%5s %10s %10s %10s %10s\n' pair 'A req/s' 'A µs/req' 'B req/s' 'B µs/req'
+printf '%5s %7s %10s %10s %10s %10s\n' pair process 'A req/s' 'A µs/req' 'B req/s' 'B µs/req'
 : > "$WORK/pairs"
 for i in $(seq "$PAIRS"); do
+  if (( (i - 1) % PAIRS_EACH == 0 )); then
+    # A new process on each side, warmed up (JIT, caches) before its first pair.
+    serve_side A; serve_side B
+    burst A 3 "w$i" >/dev/null; burst B 3 "w$i" >/dev/null
+  fi
+  g=$(( (i - 1) / PAIRS_EACH + 1 ))
   if (( i % 2 )); then a=$(burst A "$SECONDS_EACH" "$i"); b=$(burst B "$SECONDS_EACH" "$i")
   else b=$(burst B "$SECONDS_EACH" "$i"); a=$(burst A "$SECONDS_EACH" "$i"); fi
   read -r ar au <<<"$a"; read -r br bu <<<"$b"
-  printf '%5d %10s %10s %10s %10s\n' "$i" "$ar" "$au" "$br" "$bu"
-  echo "$ar $au $br $bu" >> "$WORK/pairs"
+  printf '%5d %7d %10s %10s %10s %10s\n' "$i" "$g" "$ar" "$au" "$br" "$bu"
+  echo "$ar $au $br $bu $g" >> "$WORK/pairs"
 done
 
 echo
 awk '{ print $2 }' "$WORK/pairs" | median > "$WORK/ma"
 awk '{ print $4 }' "$WORK/pairs" | median > "$WORK/mb"
 awk '{ print $4 / $2 }' "$WORK/pairs" | median > "$WORK/ratio"
-awk -v ma="$(cat "$WORK/ma")" -v mb="$(cat "$WORK/mb")" -v ratio="$(cat "$WORK/ratio")" -v a="${COMMIT[A]}" -v b="${COMMIT[B]}" '
-  { n++; if ($4 < $2) less++; else if ($4 > $2) more++ }
-  END {
+: > "$WORK/processes"
+for g in $(awk '{ print $5 }' "$WORK/pairs" | sort -nu); do
+  awk -v g="$g" '$5 == g { print $4 / $2 }' "$WORK/pairs" | median >> "$WORK/processes"
+done
+# Two-sided sign test: P(a split at least this uneven | no difference), over the values that differ from 1.
+sign_test='
+  function sign_test(less, more,   m, k, c, tail, i, p) {
     m = less + more; k = less < more ? less : more
-    # Two-sided sign test over the pairs that differ: P(a split at least this uneven | no difference).
     c = 1; tail = 0
     for (i = 0; i <= k; i++) { tail += c; c = c * (m - i) / (i + 1) }
-    p = m > 0 ? 2 * tail / 2 ^ m : 1; if (p > 1) p = 1
+    p = m > 0 ? 2 * tail / 2 ^ m : 1
+    return p > 1 ? 1 : p
+  }'
+awk -v ma="$(cat "$WORK/ma")" -v mb="$(cat "$WORK/mb")" -v ratio="$(cat "$WORK/ratio")" -v a="${COMMIT[A]}" -v b="${COMMIT[B]}" "$sign_test"'
+  { n++; if ($4 < $2) less++; else if ($4 > $2) more++ }
+  END {
     printf "CPU per request, median: A (%s) %.1f µs, B (%s) %.1f µs; median of the pairs B ÷ A: %.3f\n", a, ma, b, mb, ratio
-    printf "B used less CPU in %d of %d pairs (more in %d); sign test p = %.3g\n", less, n, more, p
+    printf "B used less CPU in %d of %d pairs (more in %d); sign test p = %.3g\n", less, n, more, sign_test(less, more)
   }' "$WORK/pairs"
+sort -g "$WORK/processes" | awk "$sign_test"'
+  { v[++n] = $1; if ($1 < 1) less++; else if ($1 > 1) more++ }
+  END {
+    printf "Per pair of processes (median of its pairs), B ÷ A: %.3f", v[1]; for (i = 2; i <= n; i++) printf ", %.3f", v[i]; print ""
+    printf "B used less CPU in %d of %d pairs of processes (more in %d); sign test p = %.3g\n", less, n, more, sign_test(less, more)
+  }'
