@@ -7,9 +7,9 @@
  * by `stepBytes` since the last look. Buffers that outlived two young collections (a slow disk)
  * and garbage that requests left in the old generation are freed only by a full collection,
  * which V8 runs only once the old generation reaches its limit (64 MiB, `bin/lading`): when
- * the buffers have grown by `majorStepBytes` over their lowest point since the last one, or the
- * heap has and the server has been idle for `idleHeapAfterMs`, the reclaimer runs a full
- * collection itself. It can also give the C heap's free pages back (`trim`) when the server
+ * the buffers have grown by `majorStepBytes` over their lowest point since the last one, or,
+ * once the server has been idle for `idleHeapAfterMs`, the heap has (or the buffers have by
+ * `stepBytes`), the reclaimer runs a full collection itself. It can also give the C heap's free pages back (`trim`) when the server
  * falls idle and after a full collection, at most once per `trimEveryMs`.
  * It changes no answer; it only bounds how much garbage waits, and it sleeps while the server
  * is idle.
@@ -65,9 +65,11 @@ export interface ReclaimerOptions {
   majorStepBytes?: number;
   majorEveryMs?: number;
   /**
-   * How long the server must have been idle before the heap's growth alone starts a full
-   * collection (default 5 s; the buffers outside the heap are collected as soon as it falls
-   * idle). NOTE: a full collection deoptimises the request path's code, which then runs slower
+   * How long the server must have been idle before the heap's growth by `majorStepBytes`, or
+   * the buffers' by `stepBytes`, starts a full collection (default 5 s; buffers that grew by
+   * `majorStepBytes` are collected as soon as it falls idle). NOTE: transfers leave dead
+   * buffers in the old generation that no young collection frees: ten 10 MiB uploads and
+   * downloads left 12 MiB of them for as long as the server stayed idle (bench/README.md). NOTE: a full collection deoptimises the request path's code, which then runs slower
    * until it is optimised again; collected at every lull (one look without requests), a server
    * answering bursts of requests met a collection in every few pauses of a second or two, and
    * a dozen deopts at the start of the next burst (bench/README.md).
@@ -127,11 +129,15 @@ export function startReclaimer(server: Server, options: ReclaimerOptions = {}): 
     else fullCollections.disconnect();
   };
   watchCollections(true);
+  /** The heap in use grew by `majorStep`, or the memory outside it by `step`, since their floors. */
+  const grown = (stats: { external_memory: number; used_heap_size: number }): boolean =>
+    stats.used_heap_size - insideFloor >= majorStep || stats.external_memory - outsideFloor >= step;
   /**
    * A full collection when the memory outside the heap (as the last young collection left it)
-   * has grown by `majorStep` over its lowest point since the last one, or, with `heapToo` (the
-   * server has been idle for `idleHeapAfterMs`), the heap in use has. Returns 0 when it ran or
-   * was not needed, else the milliseconds until `majorEveryMs` lets it.
+   * has grown by `majorStep` over its lowest point since the last one, or, with `settled` (the
+   * server has been idle for `idleHeapAfterMs`), the heap in use has, or the memory outside it by
+   * `step` (`grown`). Returns 0 when it ran or was not needed, else the milliseconds until
+   * `majorEveryMs` lets it.
    *
    * NOTE: not for the heap while busy: a full collection clears the objects that optimised
    * code holds weakly, which deoptimises that code (~70 functions a collection under a load
@@ -140,11 +146,11 @@ export function startReclaimer(server: Server, options: ReclaimerOptions = {}): 
    * full collections cost the same, but came less often: 1 in 14 s of GETs against 3), and its
    * memory reducer gives back the pages a burst left some seconds after the server falls idle.
    */
-  const collectPiledUp = (heapToo: boolean): number => {
+  const collectPiledUp = (settled: boolean): number => {
     const stats = heap();
     if (stats.external_memory < outsideFloor) outsideFloor = stats.external_memory;
     if (stats.used_heap_size < insideFloor) insideFloor = stats.used_heap_size;
-    if (last - outsideFloor < majorStep && (!heapToo || stats.used_heap_size - insideFloor < majorStep)) return 0;
+    if (last - outsideFloor < majorStep && (!settled || !grown(stats))) return 0;
     const t = performance.now();
     if (t - majorAt < majorEveryMs) return majorAt + majorEveryMs - t;
     majorAt = t;
@@ -173,7 +179,7 @@ export function startReclaimer(server: Server, options: ReclaimerOptions = {}): 
     const wait = collectPiledUp(heapDue);
     if (wait > 0) return lookLater(wait);
     trimNow();
-    if (!heapDue && heap().used_heap_size - insideFloor >= majorStep) lookLater(idleHeapAfterMs - quietFor);
+    if (!heapDue && grown(heap())) lookLater(idleHeapAfterMs - quietFor);
   };
   const look = (): void => {
     // NOTE: the server is idle once a whole look passed with no request in flight and none

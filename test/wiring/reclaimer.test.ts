@@ -203,6 +203,30 @@ describe('reclaimer, full collections', () => {
     }
   });
 
+  it('collects buffers that grew by stepBytes, less than majorStepBytes, once the server has been idle for idleHeapAfterMs', async () => {
+    const w = await watched({ majorEveryMs: 0, idleHeapAfterMs: 300 });
+    const answer = w.request();
+    try {
+      await w.until(() => w.arrived() === 1);
+      await sleep(20); // the first looks (every 2 ms) see the buffers' floor
+      w.figures.external_memory += 6 * MiB;
+      await w.until(() => w.calls.length > 0);
+      assert.deepEqual(w.calls, ['minor'], 'a young collection while busy, which freed nothing');
+      w.releaseAll();
+      await answer;
+      const lull = performance.now();
+      await sleep(150);
+      assert.deepEqual(w.calls, ['minor'], 'no full collection 150 ms into the lull: the growth is below majorStepBytes');
+      await w.until(() => w.calls.length > 1);
+      assert.deepEqual(w.calls, ['minor', 'major'], 'one once the server had been idle for idleHeapAfterMs');
+      assert.ok(performance.now() - lull >= 300, 'not before');
+      assert.equal(w.figures.external_memory, 2 * MiB);
+    } finally {
+      w.close();
+      await answer;
+    }
+  });
+
   it('does not collect the heap while a request is in flight, however much it grew', async () => {
     const w = await watched({ majorEveryMs: 0 });
     const answer = w.request();
