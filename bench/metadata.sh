@@ -5,7 +5,7 @@
 # rate, median time of GET <dir>/, response size). Load comes from wrk, interleaved
 # (lading, nginx, …). Talks only to 127.0.0.1 and cleans up after itself.
 #
-# Usage: bench/metadata.sh   (env: ROUNDS=3 DURATION=10 CONNECTIONS=16 OBJECTS=10000
+# Usage: bench/metadata.sh   (env: ROUNDS=3 DURATION=10 WARMUP=5 CONNECTIONS=16 OBJECTS=10000
 #                             CONCURRENCY=8; any LADING_<KEY>, e.g. LADING_LOG_LEVEL=warn)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -14,6 +14,7 @@ need wrk wrk
 
 ROUNDS=${ROUNDS:-3}
 DURATION=${DURATION:-10}
+WARMUP=${WARMUP:-5}
 CONNECTIONS=${CONNECTIONS:-16}
 OBJECTS=${OBJECTS:-10000}
 CONCURRENCY=${CONCURRENCY:-8}
@@ -46,9 +47,10 @@ load() { # name url [wrk args…] -> req/s (fails on errors or non-2xx answers)
 }
 
 : > "$WORK/rps"
-# Warm-up (JIT, caches): short and untimed.
-DURATION=2 load lading "$HOME_URL/meta.bin" -s "$WORK/auth.lua" >/dev/null
-DURATION=2 load nginx "$NGINX/meta.json" >/dev/null
+# Warm-up (JIT, caches): untimed. NOTE: lading answers at half its pace for its first ~3 s
+# under load, while V8 compiles its request path (bench/README.md).
+DURATION=$WARMUP load lading "$HOME_URL/meta.bin" -s "$WORK/auth.lua" >/dev/null
+DURATION=$WARMUP load nginx "$NGINX/meta.json" >/dev/null
 for r in $(seq "$ROUNDS"); do
   l=$(load lading "$HOME_URL/meta.bin" -s "$WORK/auth.lua")
   n=$(load nginx "$NGINX/meta.json")
