@@ -13,7 +13,7 @@
 # `bench/ab.sh HEAD HEAD` is the control: how far two identical servers drift here.
 #
 # Usage: bench/ab.sh <commit A> <commit B>   (env: PAIRS=30 PAIRS_EACH=3 SECONDS_EACH=2
-#                                            CONNECTIONS=16 LOAD=get; LOAD=put: PUTs of
+#                                            WARMUP=5 CONNECTIONS=16 LOAD=get; LOAD=put: PUTs of
 #                                            PUT_BYTES=15 bytes to new names in a collection,
 #                                            CONNECTIONS=8)
 set -euo pipefail
@@ -26,6 +26,9 @@ need git git
 PAIRS=${PAIRS:-30}
 PAIRS_EACH=${PAIRS_EACH:-3}
 SECONDS_EACH=${SECONDS_EACH:-2}
+# NOTE: a started lading answers at half its pace for its first ~3 s under load, while V8
+# compiles its request path.
+WARMUP=${WARMUP:-5}
 LOAD=${LOAD:-get}
 PUT_BYTES=${PUT_BYTES:-15}
 case $LOAD in
@@ -95,7 +98,7 @@ for i in $(seq "$PAIRS"); do
   if (( (i - 1) % PAIRS_EACH == 0 )); then
     # A new process on each side, warmed up (JIT, caches) before its first pair.
     serve_side A; serve_side B
-    burst A 3 "w$i" >/dev/null; burst B 3 "w$i" >/dev/null
+    burst A "$WARMUP" "w$i" >/dev/null; burst B "$WARMUP" "w$i" >/dev/null
   fi
   g=$(( (i - 1) / PAIRS_EACH + 1 ))
   if (( i % 2 )); then a=$(burst A "$SECONDS_EACH" "$i"); b=$(burst B "$SECONDS_EACH" "$i")
