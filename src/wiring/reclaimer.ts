@@ -113,13 +113,25 @@ export function startReclaimer(server: Server, options: ReclaimerOptions = {}): 
       trim();
     }
   };
+  // NOTE: V8 frees the memory behind the buffers a full collection found dead some time after
+  // the collection returns: after a series of 10 MiB transfers, a trim at once or 100 ms later
+  // gave back nothing of it, one 1 s later 11 MiB (bench/README.md).
+  let trimLater: NodeJS.Timeout | null = null;
+  const trimSoon = (): void => {
+    if (!trim || trimLater) return;
+    trimLater = setTimeout(() => {
+      trimLater = null;
+      trimNow();
+    }, 1000);
+    trimLater.unref();
+  };
   // NOTE: V8's memory reducer runs its full collections seconds after a server falls idle,
   // when no request wakes the watch below; what they free would otherwise stay resident. Only
   // while idle: an observer of 'gc' makes Node build an entry for every young collection too
   // (~130 a second under a load of metadata GETs, 1.3% of the CPU), and while busy the
   // trim waits for the server to fall idle anyway.
   const fullCollections = trim ? new PerformanceObserver((list) => {
-    if (list.getEntries().some((e) => (e as { detail?: { kind?: number } }).detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR)) trimNow();
+    if (list.getEntries().some((e) => (e as { detail?: { kind?: number } }).detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR)) trimSoon();
   }) : null;
   let observing = false;
   const watchCollections = (on: boolean): void => {
@@ -158,7 +170,7 @@ export function startReclaimer(server: Server, options: ReclaimerOptions = {}): 
     const after = heap();
     last = outsideFloor = after.external_memory;
     insideFloor = after.used_heap_size;
-    trimNow();
+    trimSoon();
     return 0;
   };
   // NOTE: a server that falls idle within `majorEveryMs` of a full collection looks again once
@@ -178,7 +190,9 @@ export function startReclaimer(server: Server, options: ReclaimerOptions = {}): 
     const heapDue = quietFor >= idleHeapAfterMs;
     const wait = collectPiledUp(heapDue);
     if (wait > 0) return lookLater(wait);
-    trimNow();
+    // NOTE: after a full collection, only its own trim, later: one now would take the turn
+    // `trimEveryMs` gives it.
+    if (!trimLater) trimNow();
     if (!heapDue && grown(heap())) lookLater(idleHeapAfterMs - quietFor);
   };
   const look = (): void => {
@@ -226,6 +240,7 @@ export function startReclaimer(server: Server, options: ReclaimerOptions = {}): 
     server.off('request', onRequest);
     watchCollections(false);
     if (idleLook) clearTimeout(idleLook);
+    if (trimLater) clearTimeout(trimLater);
     if (timer) clearInterval(timer);
     timer = null;
   };

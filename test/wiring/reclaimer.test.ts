@@ -55,13 +55,38 @@ describe('reclaimer', () => {
     const stop = startReclaimer(server, { trim: () => trims++, trimEveryMs: 0 });
     try {
       gc({ type: 'major' });
-      for (let i = 0; i < 50 && trims === 0; i++) await sleep(10);
+      for (let i = 0; i < 200 && trims === 0; i++) await sleep(10);
       assert.ok(trims >= 1, 'a trim followed the full collection');
       stop();
       const after = trims;
       gc({ type: 'major' });
-      await sleep(100);
+      await sleep(1100); // a trim after a full collection waits 1 s
       assert.equal(trims, after, 'none once stopped');
+    } finally {
+      stop();
+      server.close();
+    }
+  });
+
+  it('trims 1 s after a full collection of its own, once V8 has freed the buffers it found dead', async () => {
+    const MiB = 1024 * 1024;
+    const figures = { external_memory: 2 * MiB, used_heap_size: 10 * MiB };
+    const calls: string[] = [];
+    const spy = (o?: { type?: 'minor' | 'major' }) => {
+      calls.push(`gc ${o?.type}`);
+      if (o?.type === 'major') figures.used_heap_size = 10 * MiB;
+    };
+    // NOTE: the heap grows once the first looks (every 2 ms) have seen its floor.
+    const { server, url } = await listening((res) => setTimeout(() => { figures.used_heap_size += 20 * MiB; res.end('ok'); }, 20));
+    const stop = startReclaimer(server, { everyMs: 2, gc: spy, heap: () => ({ ...figures }), trim: () => calls.push('trim'), idleHeapAfterMs: 0 });
+    try {
+      await (await fetch(url)).text();
+      for (let i = 0; i < 100 && !calls.includes('gc major'); i++) await sleep(2);
+      const collected = performance.now();
+      assert.deepEqual(calls, ['gc major'], 'no trim at once, which would take the turn trimEveryMs gives');
+      for (let i = 0; i < 400 && calls.length < 2; i++) await sleep(5);
+      assert.deepEqual(calls, ['gc major', 'trim'], 'one after the collection');
+      assert.ok(performance.now() - collected >= 990, 'not before 1 s');
     } finally {
       stop();
       server.close();
@@ -79,7 +104,7 @@ describe('reclaimer', () => {
       const before = trims;
       await sleep(20);
       gc({ type: 'major' });
-      await sleep(100);
+      await sleep(1100); // a trim after a full collection waits 1 s
       assert.equal(trims, before, 'no trim for a full collection while a request is in flight');
       held.release?.();
       await answer;
@@ -87,7 +112,7 @@ describe('reclaimer', () => {
       const idle = trims;
       assert.ok(idle > before, 'a trim when the server fell idle');
       gc({ type: 'major' });
-      for (let i = 0; i < 50 && trims === idle; i++) await sleep(10);
+      for (let i = 0; i < 200 && trims === idle; i++) await sleep(10);
       assert.equal(trims, idle + 1, 'and one after a full collection while idle');
     } finally {
       held.release?.();
