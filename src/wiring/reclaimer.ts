@@ -9,8 +9,9 @@
  * which V8 runs only once the old generation reaches its limit (64 MiB, `bin/lading`): when
  * the buffers have grown by `majorStepBytes` over their lowest point since the last one, or,
  * once the server has been idle for `idleHeapAfterMs`, the heap has (or the buffers have by
- * `stepBytes`), the reclaimer runs a full collection itself. It can also give the C heap's free pages back (`trim`) when the server
- * falls idle and after a full collection, at most once per `trimEveryMs`.
+ * `stepBytes`), the reclaimer runs a full collection itself. It can also give the C heap's
+ * free pages back (`trim`) when the server falls idle and 1 s after a full collection, at most
+ * once per `trimEveryMs`.
  * It changes no answer; it only bounds how much garbage waits, and it sleeps while the server
  * is idle.
  */
@@ -47,9 +48,10 @@ export interface ReclaimerOptions {
   stepBytes?: number;
   /**
    * Called when the server falls idle (a whole look with no request in flight or arriving) and
-   * after a full collection (which frees the C memory behind dead buffers: the reclaimer's own,
-   * and V8's while the server is idle), at most once per `trimEveryMs` (default 1 s): for
-   * `malloc-trim.ts`, which takes ~1 ms of the event loop.
+   * 1 s after a full collection (which frees the C memory behind dead buffers: the reclaimer's
+   * own, and V8's while the server is idle; that one then takes the place of the first), at
+   * most once per `trimEveryMs` (default 1 s): for `malloc-trim.ts`, which takes ~1 ms of the
+   * event loop.
    */
   trim?: (() => unknown) | null;
   trimEveryMs?: number;
@@ -67,12 +69,14 @@ export interface ReclaimerOptions {
   /**
    * How long the server must have been idle before the heap's growth by `majorStepBytes`, or
    * the buffers' by `stepBytes`, starts a full collection (default 5 s; buffers that grew by
-   * `majorStepBytes` are collected as soon as it falls idle). NOTE: transfers leave dead
-   * buffers in the old generation that no young collection frees: ten 10 MiB uploads and
-   * downloads left 12 MiB of them for as long as the server stayed idle (bench/README.md). NOTE: a full collection deoptimises the request path's code, which then runs slower
-   * until it is optimised again; collected at every lull (one look without requests), a server
+   * `majorStepBytes` are collected as soon as it falls idle).
+   *
+   * NOTE: a full collection deoptimises the request path's code, which then runs slower until
+   * it is optimised again; collected at every lull (one look without requests), a server
    * answering bursts of requests met a collection in every few pauses of a second or two, and
-   * a dozen deopts at the start of the next burst (bench/README.md).
+   * a dozen deopts at the start of the next burst (bench/README.md). And transfers leave dead
+   * buffers in the old generation that no young collection frees: ten 10 MiB uploads and
+   * downloads left 12 MiB of them for as long as the server stayed idle.
    */
   idleHeapAfterMs?: number;
   /** For tests: the collector and the heap's figures (default: V8's). */
@@ -141,7 +145,7 @@ export function startReclaimer(server: Server, options: ReclaimerOptions = {}): 
     else fullCollections.disconnect();
   };
   watchCollections(true);
-  /** The heap in use grew by `majorStep`, or the memory outside it by `step`, since their floors. */
+  /** The heap in use grew by `majorStep`, or the memory outside it by `step`, over its floor. */
   const grown = (stats: { external_memory: number; used_heap_size: number }): boolean =>
     stats.used_heap_size - insideFloor >= majorStep || stats.external_memory - outsideFloor >= step;
   /**
