@@ -47,12 +47,12 @@ printf 'username=bench&password=pw' > "$WORK/login-form"
 printf '{"path":"/%s/home/bench/dir"}' "$ZONE" > "$WORK/mkdir.json"
 
 make_side() { # A|B: that commit's tree from git (node_modules shared) and a data directory
-  local side=$1 tree="$WORK/tree-$1"
+  local side=$1 tree="$WORK/tree-$1" data="$WORK/data-$1"
   mkdir -p "$tree"
   git -C "$ROOT" archive "${COMMIT[$side]}" | tar -x -C "$tree"
   ln -s "$ROOT/node_modules" "$tree/node_modules"
-  "$tree/bin/lading" init --data "$WORK/data-$side" >/dev/null
-  printf 'pw\n' | "$tree/bin/lading" user add bench --data "$WORK/data-$side" >/dev/null
+  "$tree/bin/lading" init --data "$data" >/dev/null
+  printf 'pw\n' | "$tree/bin/lading" user add bench --data "$data" >/dev/null
 }
 
 serve_side() { # A|B: (re)starts that side's server and logs in; the first start also stores the object

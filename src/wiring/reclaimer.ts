@@ -191,13 +191,13 @@ export function startReclaimer(server: Server, options: ReclaimerOptions = {}): 
     idleLook = null;
     if (inFlight > 0 || timer) return;
     const quietFor = performance.now() - idleSince;
-    const heapDue = quietFor >= idleHeapAfterMs;
-    const wait = collectPiledUp(heapDue);
+    const settled = quietFor >= idleHeapAfterMs;
+    const wait = collectPiledUp(settled);
     if (wait > 0) return lookLater(wait);
     // NOTE: after a full collection, only its own trim, later: one now would take the turn
     // `trimEveryMs` gives it.
     if (!trimLater) trimNow();
-    if (!heapDue && grown(heap())) lookLater(idleHeapAfterMs - quietFor);
+    if (!settled && grown(heap())) lookLater(idleHeapAfterMs - quietFor);
   };
   const look = (): void => {
     // NOTE: the server is idle once a whole look passed with no request in flight and none
