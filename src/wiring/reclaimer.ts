@@ -9,7 +9,8 @@
  * which V8 runs only once the old generation reaches its limit (64 MiB, `bin/lading`): when
  * the buffers have grown by `majorStepBytes` over their lowest point since the last one, or,
  * once the server has been idle for `idleHeapAfterMs`, the heap has (or the buffers have by
- * `stepBytes`), the reclaimer runs a full collection itself. It can also give the C heap's
+ * `stepBytes`), the reclaimer runs a full collection itself (the latter one that also gives the
+ * heap's free pages back, as V8's memory reducer would later). It can also give the C heap's
  * free pages back (`trim`) when the server falls idle and 1 s after a full collection, at most
  * once per `trimEveryMs`.
  * It changes no answer; it only bounds how much garbage waits, and it sleeps while the server
@@ -20,7 +21,14 @@ import { PerformanceObserver, constants as perfConstants } from 'node:perf_hooks
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
-type Gc = (options?: { type?: 'minor' | 'major'; execution?: 'sync' | 'async' }) => void;
+/**
+ * V8's `gc` (its `v8/gc` extension). `flavor: 'last-resort'` collects fully until nothing more
+ * dies, with the flag of V8's memory reducer (reduce the footprint): it gives back the heap's
+ * free pages and shrinks the young generation, and frees the memory behind dead buffers before
+ * it returns, where a regular one keeps the pages for the next burst and leaves the buffers to a
+ * later sweep.
+ */
+type Gc = (options?: { type?: 'minor' | 'major'; execution?: 'sync' | 'async'; flavor?: 'regular' | 'last-resort' }) => void;
 
 /** The process's `gc`, exposed on demand (Node offers it only behind a V8 flag). */
 function exposeGc(): Gc | null {
@@ -152,8 +160,8 @@ export function startReclaimer(server: Server, options: ReclaimerOptions = {}): 
    * A full collection when the memory outside the heap (as the last young collection left it)
    * has grown by `majorStep` over its lowest point since the last one, or, with `settled` (the
    * server has been idle for `idleHeapAfterMs`), the heap in use has, or the memory outside it by
-   * `step` (`grown`). Returns 0 when it ran or was not needed, else the milliseconds until
-   * `majorEveryMs` lets it.
+   * `step` (`grown`); a settled one gives back the pages (`last-resort`). Returns 0 when it ran
+   * or was not needed, else the milliseconds until `majorEveryMs` lets it.
    *
    * NOTE: not for the heap while busy: a full collection clears the objects that optimised
    * code holds weakly, which deoptimises that code (~70 functions a collection under a load
@@ -170,7 +178,11 @@ export function startReclaimer(server: Server, options: ReclaimerOptions = {}): 
     const t = performance.now();
     if (t - majorAt < majorEveryMs) return majorAt + majorEveryMs - t;
     majorAt = t;
-    gc({ type: 'major' });
+    // NOTE: once settled, the collection V8's memory reducer would run some seconds later
+    // (`--gc-memory-reducer-start-delay-ms`, 8 s), now: a regular one left a server that had
+    // just moved data at ~200 MiB until then, this one at ~110 (bench/README.md). It takes
+    // 40–80 ms instead of 20–35, once per idle spell, so not while requests come in lulls.
+    gc(settled ? { type: 'major', flavor: 'last-resort' } : { type: 'major' });
     const after = heap();
     last = outsideFloor = after.external_memory;
     insideFloor = after.used_heap_size;
