@@ -11,6 +11,8 @@
  * started the way `bin/lading` starts one. Plain JavaScript, so that any Node.js runs it.
  * Never fails the install: when the cache cannot be filled it says so in one line, and the
  * first start fills it as before.
+ *
+ * Usage: node scripts/warm-compile-cache.mjs [cache-dir]   (the tests name another directory)
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
@@ -18,7 +20,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const cache = process.env.LADING_WARM_CACHE_DIR || join(root, 'node_modules', '.cache', 'lading', 'compile-cache');
+const cache = process.argv[2] || join(root, 'node_modules', '.cache', 'lading', 'compile-cache');
 const preload = pathToFileURL(join(root, 'scripts', 'compile-all.mjs')).href;
 
 try {

@@ -9,10 +9,10 @@
  * which V8 runs only once the old generation reaches its limit (64 MiB, `bin/lading`): when
  * the buffers have grown by `majorStepBytes` over their lowest point since the last one, or,
  * once the server has been idle for `idleHeapAfterMs`, the heap has (or the buffers have by
- * `stepBytes`), the reclaimer runs a full collection itself (the latter one that also gives the
- * heap's free pages back, as V8's memory reducer would later). It can also give the C heap's
- * free pages back (`trim`) when the server falls idle and 1 s after a full collection, at most
- * once per `trimEveryMs`.
+ * `stepBytes`), the reclaimer runs a full collection itself; the one once idle also gives the
+ * heap's free pages back, as V8's memory reducer would some seconds later. It can also give the
+ * C heap's free pages back (`trim`) when the server falls idle and 1 s after a full collection,
+ * at most once per `trimEveryMs`.
  * It changes no answer; it only bounds how much garbage waits, and it sleeps while the server
  * is idle.
  */

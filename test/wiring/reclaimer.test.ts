@@ -1,6 +1,8 @@
 /**
  * The reclaimer gives the C heap's free pages back when the server falls idle and after a full
- * collection, never more often than asked; and `malloc_trim` is really bound on Linux with glibc.
+ * collection, never more often than asked; it collects fully when buffers or the heap have
+ * piled up, and once the server has settled, with V8's collector, gives the heap's free pages
+ * back too; and `malloc_trim` is really bound on Linux with glibc.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
