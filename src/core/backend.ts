@@ -124,7 +124,8 @@ export class Backend {
    * same (only with a catalog that tells one): the acting user's record and groups by user,
    * and `statAs`'s entity by principals and path. At most `REMEMBERED` entries; a stale one is
    * read again. NOTE: each is a handful of remembered catalog reads already, but the chain of
-   * them and their `await`s cost ~15% of a metadata GET's CPU in place (bench/README.md).
+   * them and their `await`s cost ~24% of a metadata GET's CPU in place, ~15% of it the access
+   * level and the entity (bench/README.md).
    */
   readonly #remembered = new Map<string, { version: number; value: unknown }>();
 
