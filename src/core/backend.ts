@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
+import { BoundedCache } from './bounded-cache.ts';
 import { LadingError, isLadingError } from './errors.ts';
 import { Meter, checksumString } from './meter.ts';
 import { type Path, childOf, lineage, parentOf, parseName, parsePath } from './path.ts';
@@ -122,12 +123,12 @@ export class Backend {
   /**
    * What the reads on every request's path found, while the catalog's `readVersion` stays the
    * same (only with a catalog that tells one): the acting user's record and groups by user,
-   * and `statAs`'s entity by principals and path. At most `REMEMBERED` entries; a stale one is
-   * read again. NOTE: each is a handful of remembered catalog reads already, but the chain of
+   * and `statAs`'s entity by principals and path. At most `REMEMBERED` entries, the least
+   * recently used going first; a stale one is read again. NOTE: each is a handful of remembered catalog reads already, but the chain of
    * them and their `await`s cost ~24% of a metadata GET's CPU in place, ~15% of it the access
    * level and the entity (bench/README.md).
    */
-  readonly #remembered = new Map<string, { version: number; value: unknown }>();
+  readonly #remembered = new BoundedCache<string, { version: number; value: unknown }>(REMEMBERED);
 
   constructor(options: BackendOptions) {
     this.zone = parseName(options.zone);
@@ -507,10 +508,7 @@ export class Backend {
    * that found it (a write meanwhile may have changed what they saw); returns `value`.
    */
   #keep<T>(key: string, version: number | undefined, value: T): T {
-    if (version === undefined || this.#catalog.readVersion?.() !== version) return value;
-    this.#remembered.delete(key);
-    if (this.#remembered.size >= REMEMBERED) this.#remembered.delete(this.#remembered.keys().next().value!);
-    this.#remembered.set(key, { version, value });
+    if (version !== undefined && this.#catalog.readVersion?.() === version) this.#remembered.set(key, { version, value });
     return value;
   }
 

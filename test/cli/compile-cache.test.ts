@@ -5,13 +5,12 @@
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { LADING_BIN, stopProcess } from '../helpers/process.ts';
+import { spawnServe, stopProcess } from '../helpers/process.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const dir = await mkdtemp(join(tmpdir(), 'lading-compile-cache-'));
@@ -19,23 +18,15 @@ after(() => rm(dir, { recursive: true, force: true }));
 
 /** The src modules a first `lading serve` (to its first answer) had to type-strip with `cache`. */
 async function strippedAtStart(cache: string): Promise<string[]> {
-  const data = await mkdtemp(join(dir, 'data-'));
-  const proc = spawn(LADING_BIN, ['serve', '--data', data, '--listen', '127.0.0.1:0'], {
-    env: { ...process.env, NODE_COMPILE_CACHE: cache, NODE_DEBUG_NATIVE: 'COMPILE_CACHE', NODE_OPTIONS: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const { proc, url, output } = await spawnServe(await mkdtemp(join(dir, 'data-')), {
+    ...process.env, NODE_COMPILE_CACHE: cache, NODE_DEBUG_NATIVE: 'COMPILE_CACHE', NODE_OPTIONS: '',
   });
-  let out = '';
-  proc.stdout!.on('data', (c) => { out += String(c); });
-  proc.stderr!.on('data', (c) => { out += String(c); });
   try {
-    let url: string | undefined;
-    for (let i = 0; i < 300 && !url && proc.exitCode === null; i++, await sleep(50)) url = /listening on (\S+)/.exec(out)?.[1];
-    assert.ok(url, `lading serve did not start: ${out.slice(-2000)}`);
     assert.equal((await fetch(new URL('/api/status', url))).status, 200);
   } finally {
     await stopProcess(proc);
   }
-  return [...out.matchAll(/no transpile cache for StrippedTypeScript (file:\S+\/src\/\S+)/g)].map((m) => m[1]!);
+  return [...output().matchAll(/no transpile cache for StrippedTypeScript (file:\S+\/src\/\S+)/g)].map((m) => m[1]!);
 }
 
 describe('the compile cache the install fills', () => {

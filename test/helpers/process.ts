@@ -8,8 +8,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 export const LADING_BIN = join(import.meta.dirname, '..', '..', 'bin', 'lading');
 
-/** Starts `lading serve --data <data> --listen 127.0.0.1:0` and resolves once it listens. */
-export async function spawnServe(data: string, env: NodeJS.ProcessEnv): Promise<{ proc: ChildProcess; url: string }> {
+/**
+ * Starts `lading serve --data <data> --listen 127.0.0.1:0` and resolves once it listens, with
+ * what it has printed so far and since (`output`).
+ */
+export async function spawnServe(data: string, env: NodeJS.ProcessEnv): Promise<{ proc: ChildProcess; url: string; output: () => string }> {
   const proc = spawn(LADING_BIN, ['serve', '--data', data, '--listen', '127.0.0.1:0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   proc.stdout!.on('data', (c) => { out += String(c); });
@@ -20,7 +23,7 @@ export async function spawnServe(data: string, env: NodeJS.ProcessEnv): Promise<
     proc.kill('SIGKILL');
     throw new Error(`lading serve did not start: ${out}`);
   }
-  return { proc, url: m[1]! };
+  return { proc, url: m[1]!, output: () => out };
 }
 
 /** Sends `signal` and waits for the process to exit. */
