@@ -68,6 +68,9 @@ describe('logs', () => {
     const refused = JSON.parse(refusedLine) as Record<string, string>;
     assert.equal(refused.code, 'UNAUTHENTICATED');
     assert.match(refused.reason!, /Authorization: Bearer/);
+    const refusedRequest = records.find((r) => r.req?.url === '/api/registered/lading/home');
+    assert.equal(typeof refused.reqId, 'string');
+    assert.equal(refused.reqId, refusedRequest?.reqId, 'the refusal and its request line share the request id');
   });
 
   it('write a request\'s JSON line within a moment, while the server keeps running', async (t) => {
