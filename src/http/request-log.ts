@@ -77,6 +77,9 @@ export class RequestLogger implements FastifyBaseLogger {
   }
 
   #write(level: Level, args: unknown[]): void {
+    // NOTE: a level the server's logger writes nothing at needs no child (the multipart
+    // parser logs at debug for every form).
+    if (!this.#child && (this.#parent as { isLevelEnabled?(level: string): boolean }).isLevelEnabled?.(level) === false) return;
     const logger = this.#made();
     (logger[level] as Write).apply(logger, args);
   }

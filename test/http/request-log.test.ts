@@ -20,8 +20,14 @@ function server() {
   const app = Fastify({ loggerInstance: logger, logController: new RequestLog(), childLoggerFactory: requestLoggerFactory });
   app.get('/quiet', async () => ({ ok: true }));
   app.get('/talks', async (request) => {
+    request.log.debug('below the level: no line, no child');
     request.log.info({ step: 1 }, 'first');
     request.log.warn('second');
+    return { ok: true };
+  });
+  app.get('/below', async (request) => {
+    request.log.debug('below the level');
+    request.log.trace('below the level');
     return { ok: true };
   });
   app.get('/fails', async () => { throw new Error('boom'); });
@@ -46,6 +52,13 @@ describe('request log', () => {
     assert.equal(line!.res.statusCode, 200);
     assert.equal(typeof line!.responseTime, 'number');
     assert.equal(Object.keys(line!).filter((k) => k === 'reqId').length, 1);
+  });
+
+  it('makes no child for lines below the level', async () => {
+    const { app, lines, children } = server();
+    await app.inject({ url: '/below' });
+    assert.equal(children(), 0);
+    assert.deepEqual(lines.map((l) => l.reqId), ['req-1']);
   });
 
   it('makes one child for a request that logs, and every line of it has the request id', async () => {
