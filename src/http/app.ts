@@ -4,7 +4,7 @@
  * with temporary drivers and test doubles.
  */
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import multipart from '@fastify/multipart';
 import type { FastifyBaseLogger } from 'fastify';
@@ -38,7 +38,7 @@ import { registerSessionRoutes } from './routes-session.ts';
 import { registerStatusRoutes } from './routes-status.ts';
 import { type CaEndpoint, registerCaRoutes } from './routes-ca.ts';
 import { registerOidcRoutes } from './routes-oidc.ts';
-import { RequestLog, requestLoggerFactory } from './request-log.ts';
+import { logSafeUrl } from './log-safe-url.ts';
 import type { OidcLogin } from '../identity/oidc/oidc-login.ts';
 import type { WebAssets } from '../web/bundle.ts';
 import { registerWebRoutes } from './routes-web.ts';
@@ -89,11 +89,27 @@ declare module 'fastify' {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/**
+ * One log line per request, written once its answer is sent (instead of Fastify's "incoming
+ * request" and "request completed"): method, URL with secrets cut out of the query, status,
+ * duration and user in the message, and `req`, `res` and `responseTime` for log collectors.
+ */
+class RequestLog extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const user = request.auth?.session.user;
+    const line = `${request.method} ${logSafeUrl(request.url)} ${reply.statusCode} in ${Math.round(reply.elapsedTime)} ms${user ? ` (${user})` : ''}`;
+    const fields = { req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime };
+    if (error) reply.log.error({ ...fields, err: error }, line);
+    else reply.log.info(fields, line);
+  }
+}
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const fastify = Fastify({
     loggerInstance: deps.logger,
     logController: new RequestLog(),
-    childLoggerFactory: requestLoggerFactory,
     trustProxy: deps.trustProxy,
     // NOTE: uploads can be long; the limits below cap only how long the headers may take and
     // how long a connection may sit idle, never the duration of a transfer.
