@@ -6,7 +6,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { BoundedCache } from './bounded-cache.ts';
 import { LadingError, isLadingError } from './errors.ts';
 import { Meter, checksumString } from './meter.ts';
 import { type Path, childOf, lineage, parentOf, parseName, parsePath } from './path.ts';
@@ -76,9 +75,6 @@ export function isAbandoned(blob: TrackedBlob, cutoff: RecoveryCutoff): boolean 
 // NOTE: a date after every blob's, to ask the catalog for all of them.
 const END_OF_TIME = new Date(8.64e15);
 
-/** How many reads `Backend` remembers (users and the entities they stat). */
-const REMEMBERED = 4096;
-
 export interface UploadOptions {
   /**
    * Replace an existing data object. A promise when the caller learns it only while the body
@@ -120,15 +116,6 @@ export class Backend {
   readonly #jobs: JobsFor | undefined;
   readonly #onJobs: () => void;
   readonly #background = new Set<Promise<void>>();
-  /**
-   * What the reads on every request's path found, while the catalog's `readVersion` stays the
-   * same (only with a catalog that tells one): the acting user's record and groups by user,
-   * and `statAs`'s entity by principals and path. At most `REMEMBERED` entries, the least
-   * recently used going first; a stale one is read again. NOTE: each is a handful of remembered catalog reads already, but the chain of
-   * them and their `await`s cost ~24% of a metadata GET's CPU in place, ~15% of it the access
-   * level and the entity (bench/README.md).
-   */
-  readonly #remembered = new BoundedCache<string, { version: number; value: unknown }>(REMEMBERED);
 
   constructor(options: BackendOptions) {
     this.zone = parseName(options.zone);
@@ -263,12 +250,8 @@ export class Backend {
 
   /** `stat` as `actor`. */
   async statAs(actor: Actor, path: Path): Promise<Entity> {
-    const key = `stat\0${actor.admin ? 'admin' : ''}\0${path}\0${actor.principals.join('\0')}`;
-    const version = this.#catalog.readVersion?.();
-    const known = this.#recall<Entity>(key, version);
-    if (known) return known;
     await this.#require(actor, path, 'read');
-    return this.#keep(key, version, await this.#mustExist(path));
+    return this.#mustExist(path);
   }
 
   /** The children of a collection. `FORBIDDEN`, `NOT_FOUND`, `NOT_A_COLLECTION`. */
@@ -483,33 +466,11 @@ export class Backend {
   }
 
   async #actor(cred: BackendCredential): Promise<Actor> {
-    // NOTE: the credential is checked at every request; only the catalog's part is remembered.
     const user = await this.#authority.resolve(cred, this.#clock.now());
-    const key = `actor\0${user}`;
-    const version = this.#catalog.readVersion?.();
-    const known = this.#recall<Actor>(key, version);
-    if (known) return known;
     const record = await this.#catalog.getUser(user);
     if (!record || record.kind === 'group') throw new LadingError('INVALID_CREDENTIAL', `The credential names no backend user.`);
     const groups = await this.#catalog.groupsOf(user);
-    const principals = Object.freeze([user, PUBLIC_GROUP, ...groups]);
-    return this.#keep(key, version, Object.freeze({ user, principals, admin: record.kind === 'admin' }));
-  }
-
-  /** What was kept under `key` at `version`, if the catalog is still at it. */
-  #recall<T>(key: string, version: number | undefined): T | undefined {
-    if (version === undefined) return undefined;
-    const entry = this.#remembered.get(key);
-    return entry && entry.version === version ? (entry.value as T) : undefined;
-  }
-
-  /**
-   * Keeps `value` under `key` when the catalog is still at `version`, read before the reads
-   * that found it (a write meanwhile may have changed what they saw); returns `value`.
-   */
-  #keep<T>(key: string, version: number | undefined, value: T): T {
-    if (version !== undefined && this.#catalog.readVersion?.() === version) this.#remembered.set(key, { version, value });
-    return value;
+    return { user, principals: [user, PUBLIC_GROUP, ...groups], admin: record.kind === 'admin' };
   }
 
   async #require(actor: Actor, path: Path, level: AccessLevel): Promise<void> {

@@ -440,14 +440,6 @@ export interface Catalog extends NamespaceStore, AccountStore, SessionStore, Job
    * catalog does not offer it.
    */
   readonly inline?: InlineStore;
-  /**
-   * A number that changes whenever what any read may answer could have changed: a write of
-   * this catalog's, a rollback, or another process's commit (seen, as by the SQLite catalog's
-   * remembered reads, from the next turn of the event loop on). Absent when the catalog
-   * cannot tell cheaply (one that other nodes write): then nothing may be remembered across
-   * reads.
-   */
-  readVersion?(): number;
   close(): Promise<void>;
 }
 

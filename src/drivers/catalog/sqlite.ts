@@ -47,7 +47,7 @@ export function createSqliteCatalog(options: SqliteCatalogOptions): Catalog {
     uploads: createSqliteUploads(db),
   };
   for (const role of Object.values(roles) as Record<string, unknown>[]) durableWrites(db, role);
-  return { ...composeCatalog('sqlite', () => db.close(), roles), inline: createSqliteInline(db, kept), readVersion: () => db.readVersion() };
+  return { ...composeCatalog('sqlite', () => db.close(), roles), inline: createSqliteInline(db, kept) };
 }
 
 /**

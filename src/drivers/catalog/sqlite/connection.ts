@@ -44,12 +44,6 @@ export interface SqliteConnection {
    */
   memo<T>(key: string, read: () => T): T;
   /**
-   * A number that moves whenever what `memo` remembers may have gone stale (any change of
-   * this connection's, a rollback, another connection's commit as `memo` sees it): the
-   * catalog's `readVersion`.
-   */
-  readVersion(): number;
-  /**
    * Resolves once every transaction committed before the call is on disk (it survives a power
    * cut); concurrent callers share one flush of the write-ahead log (group commit). Rejects
    * when the flush fails, and always once a flush of the database file has failed (the disk
@@ -176,17 +170,6 @@ export function openSqlite(file: string, options: OpenSqliteOptions = {}): Sqlit
   let askedThisTurn = false;
   const nextTurn = (): void => {
     askedThisTurn = false;
-  };
-  /** Moves `epoch` when another connection committed since this turn's first look. */
-  const askOncePerTurn = (): void => {
-    if (askedThisTurn) return;
-    askedThisTurn = true;
-    setImmediate(nextTurn).unref();
-    const version = dataVersion();
-    if (version !== seenDataVersion) {
-      seenDataVersion = version;
-      epoch++;
-    }
   };
   const changedWith = tablesChangedWith(db);
   const versions = new Map<string, number>();
@@ -356,13 +339,16 @@ export function openSqlite(file: string, options: OpenSqliteOptions = {}): Sqlit
         throw err;
       }
     },
-    readVersion(): number {
-      askOncePerTurn();
-      // NOTE: both only grow, so their sum moves whenever either does.
-      return epoch + written;
-    },
     memo<T>(key: string, read: () => T): T {
-      askOncePerTurn();
+      if (!askedThisTurn) {
+        askedThisTurn = true;
+        setImmediate(nextTurn).unref();
+        const version = dataVersion();
+        if (version !== seenDataVersion) {
+          seenDataVersion = version;
+          epoch++;
+        }
+      }
       if (memoEpoch !== epoch) {
         memos.clear();
         memoEpoch = epoch;
