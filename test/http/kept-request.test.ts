@@ -8,13 +8,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { gc } from '../helpers/gc.ts';
 import { rawRequest, startTestServer, type TestServer } from '../helpers/server.ts';
-
-// NOTE: as the reclaimer does, so that the suite needs no --expose-gc.
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as (options: { type: 'major' }) => void;
 
 /** Collects fully, in turns of its own, until what can die has died. */
 async function collect(): Promise<void> {

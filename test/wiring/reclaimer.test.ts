@@ -10,14 +10,11 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { getHeapStatistics, setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { getHeapStatistics } from 'node:v8';
+import { gc } from '../helpers/gc.ts';
 import { startReclaimer } from '../../src/wiring/reclaimer.ts';
 import { mallocTrim } from '../../src/wiring/malloc-trim.ts';
 
-// NOTE: as the reclaimer does, so that the suite needs no --expose-gc.
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as (options: { type: 'major'; flavor?: 'regular' | 'last-resort' }) => void;
 
 /** A server on a free port answering with `handle` (default: at once). */
 async function listening(handle: (res: ServerResponse) => void = (res) => res.end('ok')): Promise<{ server: Server; url: string }> {
