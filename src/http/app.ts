@@ -141,18 +141,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.server.headersTimeout = 60_000;
   app.decorateRequest('auth', null);
-  // NOTE: the request being answered, and once the server is idle the last one answered, stay
-  // reachable with its reply. When the server falls idle, the reclaimer collects the heap
+  // NOTE: the reply being sent, and once the server is idle the last one sent, stays reachable,
+  // and with it its request (`reply.request`). When the server falls idle, the reclaimer collects the heap
   // fully; with no request left alive, the hidden classes of these objects and of what they hold
   // would die too, and V8 would deoptimise the request path compiled against them. The first
   // 2 s of the next burst then cost 30–56% more CPU than after a short pause, against 14–19%
   // with one kept (bench/README.md).
-  let lastRequest: FastifyRequest | null = null;
   let lastReply: FastifyReply | null = null;
   // NOTE: synchronous hooks (a throw is the request's error, as a rejection would be) keep a
   // promise and a turn of the microtask queue off every request.
   app.addHook('onRequest', (request, reply, done) => {
-    lastRequest = request;
     lastReply = reply;
     reply.header('X-Request-Id', request.id);
     // NOTE: links in answers are made from the Host when no public URL is configured, so a

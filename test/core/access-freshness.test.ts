@@ -26,13 +26,14 @@ describe('access on remembered reads', () => {
   let admin: AdminService;
   const as = (user: string): BackendCredential => ({ kind: 'trusted', user });
   const home = parsePath('/z/home/ann');
+  const backendOn = (c: Catalog) => new Backend({ catalog: c, resource, authority: trustedAuthority, clock: systemClock, zone: 'z', maxUploadBytes: 1 << 20 });
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'lading-remembered-'));
+    dir = await mkdtemp(join(tmpdir(), 'lading-access-'));
     file = join(dir, 'c.sqlite');
     catalog = createSqliteCatalog({ file });
     resource = await createFsResource({ root: join(dir, 'r') });
-    const backend = new Backend({ catalog, resource, authority: trustedAuthority, clock: systemClock, zone: 'z', maxUploadBytes: 1 << 20 });
+    const backend = backendOn(catalog);
     await backend.init(new Date());
     admin = new AdminService({ backend, catalog, credentials: trustedCredentials, clock: systemClock, hashPassword: async (p) => `hashed:${p}` });
     await admin.addUser('ann', { admin: false, password: 'pw' });
@@ -44,8 +45,6 @@ describe('access on remembered reads', () => {
     await catalog.close();
     await rm(dir, { recursive: true, force: true });
   });
-
-  const backendOn = (c: Catalog) => new Backend({ catalog: c, resource, authority: trustedAuthority, clock: systemClock, zone: 'z', maxUploadBytes: 1 << 20 });
 
   it('sees a grant, a revocation and a new member of a group at the next request', async () => {
     const backend = backendOn(catalog);

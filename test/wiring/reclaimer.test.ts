@@ -15,7 +15,6 @@ import { gc } from '../helpers/gc.ts';
 import { startReclaimer } from '../../src/wiring/reclaimer.ts';
 import { mallocTrim } from '../../src/wiring/malloc-trim.ts';
 
-
 /** A server on a free port answering with `handle` (default: at once). */
 async function listening(handle: (res: ServerResponse) => void = (res) => res.end('ok')): Promise<{ server: Server; url: string }> {
   const server = createServer((_req, res) => handle(res));
