@@ -342,15 +342,17 @@ export class Backend {
 
     const blob = randomUUID();
     // NOTE: the blob must be tracked (durably) before it can appear under its key, or a crash
-    // between that and the commit would leave it stored and unknown to the sweeper; before the
-    // write begins is more than that needs. The resource publishes it only once the tracking is
-    // done, so the catalog's flush overlaps the body and the flush of its bytes instead of
-    // preceding them.
-    const tracked = this.#catalog.trackBlob(blob, this.#clock.now(), this.#node);
+    // between that and the commit would leave it stored and unknown to the sweeper. The
+    // resource starts the tracking when it begins to store bytes and publishes them only once
+    // it is done, so the catalog's flush overlaps the body and the flush of its bytes instead
+    // of preceding them. A small object kept for the catalog's commit stores nothing before
+    // it, so it is never tracked: its upload spares a transaction and a flush of the log.
+    let tracked = null as Promise<void> | null;
+    const track = (): Promise<void> => (tracked ??= this.#catalog.trackBlob(blob, this.#clock.now(), this.#node));
     const meter = new Meter({ limit: this.#maxUploadBytes, md5: options.expected?.md5 !== undefined });
     const detach = feed(source, meter);
     try {
-      await this.#resource.write(blob, meter, { publishAfter: tracked });
+      await this.#resource.write(blob, meter, { publishAfter: track });
       const { size, sha256, md5 } = meter.result;
       const expected = options.expected;
       if (expected?.sha256 && !expected.sha256.equals(sha256)) {
@@ -374,7 +376,7 @@ export class Backend {
       detach();
       meter.destroy();
       // NOTE: untracking before the tracking has settled could leave the row behind.
-      await tracked.catch(() => {});
+      await tracked?.catch(() => {});
       await this.#discard(blob);
       throw err;
     }

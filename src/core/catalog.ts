@@ -43,7 +43,8 @@ export interface NamespaceStore {
    * object exists and `overwrite` is false or when `path` is a collection,
    * `NOT_FOUND` when the parent is missing, `NOT_A_COLLECTION` when the parent is a data object.
    * Overwriting keeps the object's owner, access list, metadata and creation time. With
-   * `fenced`, `blob` must still be tracked: when recovery took it for abandoned meanwhile (its
+   * `fenced`, `blob` must still be tracked, or have its bytes kept for this commit
+   * (`InlineStore.put`, never tracked): when recovery took it for abandoned meanwhile (its
    * writer was silent too long, so its bytes may be gone), rejects with `UNAVAILABLE` and
    * commits nothing. With `upload`, the bytes are those of that resumable upload (see
    * `UploadStore`), which the same transaction marks complete, recording the object and

@@ -69,12 +69,15 @@ export interface Resource {
    * `InlineStore.put`); when it rejects —
    * source error, abort, full disk (`STORAGE_FULL`) — nothing remains under `key` and no
    * temporary is left behind. Never holds the whole body in memory. With `publishAfter`, the
-   * key does not become readable before that promise resolves, and when it rejects the write
-   * rejects with its error, leaving nothing: a driver waits for it as late as it can (before
-   * it renames a flushed file into place, or before the store sees the body's end), so the
-   * wait overlaps the writing of the bytes.
+   * driver calls it once, as soon as it begins to store bytes of its own (a file, an upload
+   * to the store), and not at all when it stores none (the small objects whose bytes the
+   * catalog's commit stores: `InlineStore.put`); the key then does not become readable before
+   * the promise it returned resolves, and when that rejects the write rejects with its error,
+   * leaving nothing. A driver waits for it as late as it can (before it renames a flushed file
+   * into place, or before the store sees the body's end), so the wait overlaps the writing of
+   * the bytes.
    */
-  write(key: string, source: Readable, options?: { signal?: AbortSignal; publishAfter?: Promise<unknown> }): Promise<{ size: number }>;
+  write(key: string, source: Readable, options?: { signal?: AbortSignal; publishAfter?: () => Promise<unknown> }): Promise<{ size: number }>;
   /**
    * Opens `key` for reading, the whole object or `range`. The object is opened before the
    * promise resolves; with `deleteSparesOpenReads`, a later `delete` does not cut the stream

@@ -123,6 +123,31 @@ describe('upload safety (in-process server)', () => {
     assert.deepEqual(await s.deps.catalog.trackedBlobs(new Date(Date.now() + 1000)), []);
   });
 
+  it('tracks a large upload\'s blob until its commit, and never a small one\'s, whose bytes wait for the commit in memory', async () => {
+    const catalog = s.deps.catalog;
+    const track = catalog.trackBlob;
+    const tracked: string[] = [];
+    catalog.trackBlob = (blob, now, owner) => {
+      tracked.push(blob);
+      return track.call(catalog, blob, now, owner);
+    };
+    try {
+      const put = (name: string, body: Buffer): Promise<Response> => fetch(s.home('alice', name), {
+        method: 'PUT', headers: { authorization: alice, 'content-type': 'application/octet-stream' }, body,
+      });
+      assert.equal((await put('tracked-small.bin', randomBytes(1000))).status, 200);
+      assert.deepEqual(tracked, [], 'a small upload is never tracked');
+      assert.equal((await put('tracked-large.bin', randomBytes(100 * 1024))).status, 200);
+      assert.equal(tracked.length, 1, 'a large upload is tracked');
+      assert.deepEqual(await catalog.trackedBlobs(new Date(Date.now() + 1000)), [], 'and untracked by its commit');
+      const got = await fetch(`${s.home('alice', 'tracked-small.bin')}?download=true`, { headers: { authorization: alice } });
+      assert.equal(got.status, 200);
+      assert.equal(Buffer.from(await got.arrayBuffer()).length, 1000);
+    } finally {
+      catalog.trackBlob = track;
+    }
+  });
+
   it('concurrent uploads to one new path without force: one wins, the others get 409', async () => {
     const results = await Promise.all([1, 2, 3, 4].map((n) => fetch(s.home('alice', 'once.bin'), {
       method: 'PUT', headers: { authorization: alice, 'content-type': 'application/octet-stream' }, body: Buffer.alloc(1024 * 1024, n),

@@ -312,7 +312,8 @@ export async function createFsResource(options: FsResourceOptions): Promise<Reso
       // times that on a busy event loop: 2% of a small upload's main-thread time).
       const temp = join(tmp, `${key}.${randomUUID().slice(24)}`);
       // NOTE: awaited only after the bytes are flushed; a rejection before then is this write's.
-      opts.publishAfter?.catch(() => {});
+      const publishable = opts.publishAfter?.();
+      publishable?.catch(() => {});
       try {
         const opening = open(temp, 'wx');
         let size: number;
@@ -323,7 +324,7 @@ export async function createFsResource(options: FsResourceOptions): Promise<Reso
           // for a write or flush still running.
           await (await opening.catch(() => null))?.close();
         }
-        await opts.publishAfter;
+        await publishable;
         await publish(temp, dest);
         return { size };
       } catch (err) {

@@ -34,7 +34,8 @@ export function inlineSmallObjects(inner: Resource, store: InlineStore, limit = 
     async write(key, source, options = {}) {
       const small = await takeAtMost(source, limit, options.signal);
       if (small === null) return inner.write(key, source, options);
-      await options.publishAfter;
+      // NOTE: no `publishAfter`: nothing is stored outside the commit that makes the object
+      // visible, so there is nothing a crash could leave behind for the caller to track.
       if (options.signal?.aborted) throw options.signal.reason;
       await store.put(key, small);
       return { size: small.length };

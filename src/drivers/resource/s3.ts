@@ -165,9 +165,9 @@ export function createS3Resource(options: S3ResourceOptions): Resource {
     async write(key, source: Readable, opts = {}) {
       const Key = objectKey(key);
       let size = 0;
-      const publishAfter = opts.publishAfter;
       // NOTE: the store makes the object readable as soon as it has the body's end (the last
       // part completes the upload), so that end is what waits for `publishAfter`.
+      const publishAfter = opts.publishAfter?.();
       publishAfter?.catch(() => {});
       const counter = new Transform({
         transform(chunk: Buffer, _encoding, callback) {

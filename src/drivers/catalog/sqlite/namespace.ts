@@ -96,8 +96,10 @@ export function createSqliteNamespace(db: SqliteConnection, kept: KeptBytes = ne
           q('INSERT INTO acls (entity_id, principal, level) VALUES (?, ?, ?)').run(res.lastInsertRowid, owner, ACCESS_RANK.own);
           event = { type: 'object.created', entityId: uid, path };
         }
-        if (!untrackBlobRow(db, blob) && fenced && !upload) throw abandonedBlob(path);
+        // NOTE: bytes kept for this commit were never tracked (their upload stored nothing
+        // before it) and so cannot have been taken for abandoned: they are stored now.
         stored = storeKeptBytes(db, kept, blob);
+        if (!untrackBlobRow(db, blob) && !stored && fenced && !upload) throw abandonedBlob(path);
         const jobIds = insertJobs(db, jobs?.(event) ?? [], now);
         const object = entityAt(path) as DataObject;
         if (upload && !completeUploadRow(db, { ...upload, entityId: object.id, jobIds, now })) throw uploadNotHeld(upload.id);
