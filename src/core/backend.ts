@@ -388,8 +388,10 @@ export class Backend {
    * without `overwrite`), `NOT_FOUND` (no parent), `NOT_A_COLLECTION`.
    */
   async checkUploadTarget(actor: Actor, path: Path, overwrite: boolean): Promise<void> {
-    await this.#require(actor, path, 'write');
     const existing = await this.#catalog.getEntity(path);
+    // NOTE: nothing at `path` has no access list of its own, so its access is its parent's,
+    // which every upload into the same collection reads and the catalog can remember.
+    await this.#require(actor, path, 'write', existing ? path : parentOf(path));
     if (existing?.kind === 'collection') throw new LadingError('CONFLICT', `'${path}' is a collection.`);
     if (existing && !overwrite) throw new LadingError('CONFLICT', `'${path}' already exists.`);
     await this.#mustBeCollection(parentOf(path));
@@ -475,9 +477,10 @@ export class Backend {
     return { user, principals: [user, PUBLIC_GROUP, ...groups], admin: record.kind === 'admin' };
   }
 
-  async #require(actor: Actor, path: Path, level: AccessLevel): Promise<void> {
+  /** Refuses unless `actor` holds `level` on `path`, whose access is that of `from` (by default itself). */
+  async #require(actor: Actor, path: Path, level: AccessLevel, from: Path = path): Promise<void> {
     if (actor.admin) return;
-    const held = await this.#catalog.accessLevel(path, actor.principals);
+    const held = await this.#catalog.accessLevel(from, actor.principals);
     if (held === null || ACCESS_RANK[held] < ACCESS_RANK[level]) {
       throw new LadingError('FORBIDDEN', `You do not have ${level} access to '${path}'.`);
     }

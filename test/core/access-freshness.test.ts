@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { AdminService } from '../../src/core/admin.ts';
 import { Backend } from '../../src/core/backend.ts';
@@ -59,6 +60,28 @@ describe('access on remembered reads', () => {
     assert.equal((await backend.stat(as('bob'), home)).path, home, 'a new member of a group that may read');
     await backend.setAccess(as('ann'), home, 'team', null);
     await rejectsWith(backend.stat(as('bob'), home), 'FORBIDDEN');
+  });
+
+  it('decides each upload into a collection on its access now, however many uploads came between', async () => {
+    const backend = backendOn(catalog);
+    const put = (user: string, name: string, overwrite = false) => backend.upload(as(user), parsePath(`${home}/${name}`), Readable.from([Buffer.from(name)]), { overwrite });
+    await rejectsWith(put('bob', 'b0'), 'FORBIDDEN');
+    await backend.setAccess(as('ann'), home, 'bob', 'write');
+    await put('bob', 'b1');
+    await put('ann', 'a1');
+    await put('ann', 'a2');
+    await put('bob', 'a1', true);
+    await backend.setAccess(as('ann'), home, 'bob', 'read');
+    await rejectsWith(put('bob', 'b2'), 'FORBIDDEN');
+    await rejectsWith(put('bob', 'a2', true), 'FORBIDDEN');
+    await put('ann', 'a3');
+    await backend.setAccess(as('ann'), home, 'team', 'write');
+    await admin.addToGroup('team', 'bob');
+    await put('bob', 'b3');
+    await put('ann', 'a4');
+    await backend.setAccess(as('ann'), home, 'team', null);
+    await rejectsWith(put('bob', 'b4'), 'FORBIDDEN');
+    await backend.setAccess(as('ann'), home, 'bob', null);
   });
 
   it('sees another process\'s grant from the next turn of the event loop on', async () => {

@@ -107,6 +107,76 @@ describe('sqlite catalog', () => {
     assert.equal((await catalog.getUser('ada'))?.disabled, true);
   });
 
+  it('keeps a read remembered with a path across changes at paths off its lineage, and drops it at a change on it or anywhere', (t) => {
+    const db = openSqlite(join(dir, `c${n++}.sqlite`));
+    t.after(() => db.close());
+    const insert = (path: string): void => {
+      db.q("INSERT INTO entities (uid, path, parent, name, kind, owner, created_at, modified_at) VALUES (?, ?, '', '', 'collection', 'ada', 0, 0)").run(path, path);
+    };
+    db.tx(() => insert('/z'));
+    let reads = 0;
+    const read = (path: string) => () => {
+      reads++;
+      return (db.q('SELECT count(*) AS n FROM entities WHERE path = ?').get(path) as { n: number }).n;
+    };
+    const remembered = (path: string): number => db.memo(`n\0${path}`, read(path), path);
+    const at = (path: string) => ({ path, tables: new Set(['entities']) });
+    assert.equal(remembered('/z/data'), 0);
+    assert.equal(reads, 1);
+    db.tx(() => insert('/z/other'), at('/z/other'));
+    db.tx(() => insert('/z/data2'), at('/z/data2'));
+    assert.equal(remembered('/z/data'), 0);
+    assert.equal(reads, 1, 'changes at a sibling and at a path that only starts alike left it remembered');
+    db.tx(() => insert('/z/data'), at('/z/data'));
+    assert.equal(remembered('/z/data'), 1, 'a change at its own path is seen');
+    assert.equal(reads, 2);
+    assert.equal(remembered('/z/data/x'), 0);
+    db.tx(() => db.q("UPDATE entities SET modified_at = 1 WHERE path = '/z'").run(), at('/z'));
+    assert.equal(remembered('/z/data/x'), 0);
+    assert.equal(reads, 4, 'a change at an ancestor is on its lineage');
+    db.tx(() => insert('/y'));
+    assert.equal(remembered('/z/data/x'), 0);
+    assert.equal(reads, 5, 'a change whose place is not told is anywhere');
+    db.tx(() => db.q("INSERT INTO users (name, kind, created_at) VALUES ('ada', 'user', 0)").run(), at('/y'));
+    assert.equal(remembered('/z/data/x'), 0);
+    assert.equal(reads, 5, 'a write to a table the read did not look at');
+    // Without a path, a change anywhere in a table it read drops it, as before.
+    const plain = (): number => db.memo('plain', read('/z/data'));
+    assert.equal(plain(), 1);
+    db.tx(() => insert('/z/elsewhere'), at('/z/elsewhere'));
+    const before = reads;
+    assert.equal(plain(), 1);
+    assert.equal(reads, before + 1);
+  });
+
+  it('sees a new or replaced data object and its access at its own path, and keeps its collection remembered', async (t) => {
+    const catalog = createSqliteCatalog({ file: join(dir, `c${n++}.sqlite`) });
+    t.after(() => catalog.close());
+    const now = new Date();
+    await catalog.createCollection({ path: '/z' as never, owner: 'ada', now });
+    await catalog.createCollection({ path: '/z/data' as never, owner: 'ada', now });
+    const collection = await catalog.getEntity('/z/data' as never);
+    assert.equal(await catalog.getEntity('/z/data/x' as never), null);
+    assert.equal(await catalog.accessLevel('/z/data/x' as never, ['ada']), 'own');
+    assert.equal(await catalog.accessLevel('/z/data/x/y' as never, ['ada']), 'own');
+    const sizeAt = async (path: string): Promise<number | null> => {
+      const entity = await catalog.getEntity(path as never);
+      return entity?.kind === 'dataobject' ? entity.size : null;
+    };
+    const commit = (size: number, overwrite: boolean) => catalog.commitObject({ path: '/z/data/x' as never, owner: 'ada', size, checksum: 'sha2:x', blob: `blob${size}`.padEnd(16, '0'), now, overwrite });
+    await commit(1, false);
+    assert.equal(await catalog.getEntity('/z/data' as never), collection, 'the collection is not read again');
+    assert.equal(await sizeAt('/z/data/x'), 1, 'the new object is seen');
+    await commit(2, true);
+    assert.equal(await sizeAt('/z/data/x'), 2, 'and its new content');
+    await catalog.setAccess('/z/data' as never, 'bob', 'read');
+    assert.equal(await catalog.accessLevel('/z/data/x' as never, ['bob']), 'read', 'a grant on the collection reaches the object');
+    assert.equal(await catalog.getEntity('/z/data' as never), collection, 'a grant changes no entity');
+    await catalog.rename('/z/data/x' as never, '/z/data/w' as never, now);
+    assert.notEqual(await catalog.getEntity('/z/data' as never), collection, 'a rename, whose place is not told, is taken to change any entity');
+    assert.equal(await catalog.getEntity('/z/data/x' as never), null);
+  });
+
   it('drops what it remembers when a foreign key action changes a table it read', (t) => {
     const db = openSqlite(join(dir, `c${n++}.sqlite`));
     t.after(() => db.close());

@@ -22,9 +22,12 @@ export interface SqliteConnection {
   /**
    * Runs `fn` in one write transaction (`BEGIN IMMEDIATE`), committed when it returns and
    * rolled back when it throws. Not re-entrant: helpers meant for use inside a transaction
-   * take the connection and never open one.
+   * take the connection and never open one. With `at`, the caller promises that its
+   * statements writing `at.tables` change only the rows of the entity at `at.path` and rows
+   * that refer to it, and no key a foreign key refers to: remembered reads of other paths
+   * survive them (see `memo`).
    */
-  tx<T>(fn: () => T): T;
+  tx<T>(fn: () => T, at?: ChangeAt): T;
   /** The statement for `sql`, prepared on its first use and reused after. */
   q(sql: string): Statement;
   /**
@@ -41,8 +44,12 @@ export interface SqliteConnection {
    * (the session, the user, the entity, the access level). `read` must be a pure function of
    * the database's contents for `key`, reading only through `q`; the value is frozen
    * (shallowly) and shared by every caller until then. At most `MEMO_ENTRIES` values are kept.
+   * With `path`, `read` promises to read only rows of the entities on the lineage of `path`
+   * (itself and its ancestors) and rows that refer to them: a transaction's changes at
+   * another path (`tx`'s `at`) then leave the value in place, unless that path is on the
+   * lineage too.
    */
-  memo<T>(key: string, read: () => T): T;
+  memo<T>(key: string, read: () => T, path?: string): T;
   /**
    * Resolves once every transaction committed before the call is on disk (it survives a power
    * cut); concurrent callers share one flush of the write-ahead log (group commit). Rejects
@@ -55,6 +62,22 @@ export interface SqliteConnection {
   /** Closes the database. Idempotent. */
   close(): Promise<void>;
 }
+
+/** Where a transaction's changes to some tables fall (`tx`'s `at`). */
+export interface ChangeAt {
+  /** The path of the one entity whose rows, and rows referring to it, the writes change. */
+  readonly path: string;
+  /** The tables whose writes fall there; writes to other tables count as anywhere. */
+  readonly tables: ReadonlySet<string>;
+}
+
+/** Whether a change at `changed` may alter a read of the lineage of `path`: it lies on it. */
+function onLineage(changed: string, path: string): boolean {
+  return changed === path || changed === '/' || (path.startsWith(changed) && path.charCodeAt(changed.length) === 47 /* '/' */);
+}
+
+/** How many changes of each table are remembered with where they fell (see `bump`). */
+const CHANGES_KEPT = 256;
 
 const TABLE_NAME = /\b(?:FROM|JOIN)\s+"?(\w+)/gi;
 
@@ -173,9 +196,23 @@ export function openSqlite(file: string, options: OpenSqliteOptions = {}): Sqlit
   };
   const changedWith = tablesChangedWith(db);
   const versions = new Map<string, number>();
-  const bump = (table: string): void => {
-    versions.set(table, (versions.get(table) ?? 0) + 1);
+  // NOTE: for each table, where each of its last changes fell: `at[i]` is the path of the
+  // change that made version `first + i` (null: anywhere). A read remembered with a path
+  // looks here for the changes since it was read (`current`).
+  const changes = new Map<string, { first: number; at: (string | null)[] }>();
+  const bump = (table: string, at: string | null = null): void => {
+    const version = (versions.get(table) ?? 0) + 1;
+    versions.set(table, version);
+    let log = changes.get(table);
+    if (!log) changes.set(table, (log = { first: version, at: [] }));
+    log.at.push(at);
+    if (log.at.length >= 2 * CHANGES_KEPT) {
+      log.at.splice(0, CHANGES_KEPT);
+      log.first += CHANGES_KEPT;
+    }
   };
+  // NOTE: the `at` of the transaction now running, if any.
+  let changingAt: ChangeAt | null = null;
   const changedTables = (sql: string): ReadonlySet<string> | null => {
     const table = tableWritten(sql);
     return table === null || changedWith === null ? null : changedWith.get(table) ?? new Set([table]);
@@ -186,10 +223,22 @@ export function openSqlite(file: string, options: OpenSqliteOptions = {}): Sqlit
   // NOTE: a plain map, emptied whenever the epoch moves and trimmed oldest first: on a busy
   // server it rarely lives long enough for recency to matter, and a hit costs one lookup and
   // a look at the versions of the one or two tables it read.
-  type Remembered = { value: unknown; deps: [table: string, version: number][] };
+  type Remembered = { value: unknown; deps: [table: string, version: number][]; path: string | undefined };
   const memos = new Map<string, Remembered>();
   const current = (entry: Remembered): boolean => {
-    for (const [table, version] of entry.deps) if ((versions.get(table) ?? 0) !== version) return false;
+    for (const dep of entry.deps) {
+      const now = versions.get(dep[0]) ?? 0;
+      if (now === dep[1]) continue;
+      if (entry.path === undefined) return false;
+      const log = changes.get(dep[0]);
+      if (!log || dep[1] + 1 < log.first) return false;
+      for (let version = dep[1] + 1; version <= now; version++) {
+        const at = log.at[version - log.first];
+        if (at === null || at === undefined || onLineage(at, entry.path)) return false;
+      }
+      // NOTE: none of the changes since touched this read: it is current up to now.
+      dep[1] = now;
+    }
     return true;
   };
   // NOTE: the log file stays the same while this connection is open (SQLite removes it only
@@ -295,7 +344,8 @@ export function openSqlite(file: string, options: OpenSqliteOptions = {}): Sqlit
   // every catalog call was a few percent of a metadata GET.
   const counted = (statement: StatementSync, sql: string): Statement => {
     const reads = tablesRead(sql) ?? new Set([ANY_TABLE]);
-    const changes = changedTables(sql);
+    const target = tableWritten(sql);
+    const changed = changedTables(sql);
     const noteRead = (): void => {
       if (reading !== null) for (const t of reads) reading.add(t);
     };
@@ -306,8 +356,11 @@ export function openSqlite(file: string, options: OpenSqliteOptions = {}): Sqlit
         if (Number(result.changes) > 0) {
           written++;
           bump(ANY_TABLE);
-          if (changes === null) epoch++;
-          else for (const t of changes) bump(t);
+          if (changed === null) epoch++;
+          else {
+            const at = changingAt !== null && target !== null && changingAt.tables.has(target) ? changingAt.path : null;
+            for (const t of changed) bump(t, at);
+          }
           maybeCheckpoint();
         }
         return result;
@@ -327,8 +380,9 @@ export function openSqlite(file: string, options: OpenSqliteOptions = {}): Sqlit
     };
   };
   return {
-    tx<T>(fn: () => T): T {
+    tx<T>(fn: () => T, at?: ChangeAt): T {
       db.exec('BEGIN IMMEDIATE');
+      changingAt = at ?? null;
       try {
         const out = fn();
         db.exec('COMMIT');
@@ -337,9 +391,11 @@ export function openSqlite(file: string, options: OpenSqliteOptions = {}): Sqlit
         db.exec('ROLLBACK');
         epoch++;
         throw err;
+      } finally {
+        changingAt = null;
       }
     },
-    memo<T>(key: string, read: () => T): T {
+    memo<T>(key: string, read: () => T, path?: string): T {
       if (!askedThisTurn) {
         askedThisTurn = true;
         setImmediate(nextTurn).unref();
@@ -372,7 +428,7 @@ export function openSqlite(file: string, options: OpenSqliteOptions = {}): Sqlit
       if (memoEpoch === epoch && written === before) {
         memos.delete(key);
         if (memos.size >= MEMO_ENTRIES) memos.delete(memos.keys().next().value!);
-        memos.set(key, { value, deps: [...tables].map((t) => [t, versions.get(t) ?? 0]) });
+        memos.set(key, { value, deps: [...tables].map((t) => [t, versions.get(t) ?? 0]), path });
       }
       return value;
     },

@@ -12,10 +12,17 @@ import {
 } from '../../../core/types.ts';
 import { abandonedBlob, levelOf, toEntity, uploadNotHeld } from '../rows.ts';
 import { trackBlobRow, untrackBlobRow } from './blobs.ts';
-import type { Row, SqliteConnection } from './connection.ts';
+import type { ChangeAt, Row, SqliteConnection } from './connection.ts';
 import { type KeptBytes, storeKeptBytes } from './inline.ts';
 import { insertJobs } from './jobs.ts';
 import { completeUploadRow, uploadHeldRow } from './uploads.ts';
+
+/**
+ * Where a transaction that creates or replaces the one entity at `path` changes rows: its row
+ * and its access list (and, through their foreign keys, nothing: no key changes).
+ */
+const ENTITY_TABLES: ReadonlySet<string> = new Set(['entities', 'acls']);
+const changeAt = (path: string): ChangeAt => ({ path, tables: ENTITY_TABLES });
 
 const ENTITY_COLUMNS = `e.id, e.uid, e.path, e.name, e.kind, e.owner, e.size, e.checksum, e.blob, e.created_at, e.modified_at,
   (SELECT value FROM avus v WHERE v.entity_id = e.id AND v.attribute = 'PID' ORDER BY v.value LIMIT 1) AS pid`;
@@ -43,7 +50,7 @@ export function createSqliteNamespace(db: SqliteConnection, kept: KeptBytes = ne
 
   return {
     async getEntity(path) {
-      return db.memo(`entity\0${path}`, () => entityAt(path));
+      return db.memo(`entity\0${path}`, () => entityAt(path), path);
     },
 
     async listChildren(path) {
@@ -69,7 +76,7 @@ export function createSqliteNamespace(db: SqliteConnection, kept: KeptBytes = ne
         q('INSERT INTO acls (entity_id, principal, level) VALUES (?, ?, ?)').run(res.lastInsertRowid, owner, ACCESS_RANK.own);
         insertJobs(db, jobs?.({ type: 'collection.created', entityId: uid, path }) ?? [], now);
         return entityAt(path) as Collection;
-      });
+      }, changeAt(path));
     },
 
     async commitObject({ path, owner, size, checksum, blob, now, overwrite, jobs, fenced, upload }) {
@@ -104,7 +111,7 @@ export function createSqliteNamespace(db: SqliteConnection, kept: KeptBytes = ne
         const object = entityAt(path) as DataObject;
         if (upload && !completeUploadRow(db, { ...upload, entityId: object.id, jobIds, now })) throw uploadNotHeld(upload.id);
         return { object, replacedBlob, jobIds };
-      });
+      }, changeAt(path));
       if (stored) kept.delete(blob);
       return out;
     },
@@ -178,7 +185,7 @@ export function createSqliteNamespace(db: SqliteConnection, kept: KeptBytes = ne
           WHERE e.path IN (${paths.map(() => '?').join(',')}) AND a.principal IN (${principals.map(() => '?').join(',')})`)
           .get(...paths, ...principals) as Row;
         return row.level === null ? null : levelOf(Number(row.level));
-      });
+      }, path);
     },
 
     async addMeta(path, { attribute, value, unit }) {
