@@ -12,6 +12,7 @@ import { mkdtemp, open, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { Path } from '../../src/core/path.ts';
 import { createSqliteCatalog, type SqliteCatalogOptions } from '../../src/drivers/catalog/sqlite.ts';
 import { type CheckpointStep, openSqlite, tableWritten, tablesChangedWith, tablesRead } from '../../src/drivers/catalog/sqlite/connection.ts';
 import { DatabaseSync } from 'node:sqlite';
@@ -119,8 +120,8 @@ describe('sqlite catalog', () => {
       reads++;
       return (db.q('SELECT count(*) AS n FROM entities WHERE path = ?').get(path) as { n: number }).n;
     };
-    const remembered = (path: string): number => db.memo(`n\0${path}`, read(path), path);
-    const at = (path: string) => ({ path, tables: new Set(['entities']) });
+    const remembered = (path: string): number => db.memo(`n\0${path}`, read(path), path as Path);
+    const at = (path: string) => ({ path: path as Path, tables: new Set(['entities']) });
     assert.equal(remembered('/z/data'), 0);
     assert.equal(reads, 1);
     db.tx(() => insert('/z/other'), at('/z/other'));

@@ -6,6 +6,7 @@
 import { DatabaseSync, type SQLInputValue, type SQLOutputValue, type StatementResultingChanges, type StatementSync } from 'node:sqlite';
 import { fileFlushGroup, flushGroup } from '../../flush-group.ts';
 import { SQLITE_MIGRATIONS } from './migrations.ts';
+import { type Path, isWithin } from '../../../core/path.ts';
 
 export type Row = Record<string, SQLInputValue>;
 
@@ -49,7 +50,7 @@ export interface SqliteConnection {
    * another path (`tx`'s `at`) then leave the value in place, unless that path is on the
    * lineage too.
    */
-  memo<T>(key: string, read: () => T, path?: string): T;
+  memo<T>(key: string, read: () => T, path?: Path): T;
   /**
    * Resolves once every transaction committed before the call is on disk (it survives a power
    * cut); concurrent callers share one flush of the write-ahead log (group commit). Rejects
@@ -66,14 +67,9 @@ export interface SqliteConnection {
 /** Where a transaction's changes to some tables fall (`tx`'s `at`). */
 export interface ChangeAt {
   /** The path of the one entity whose rows, and rows referring to it, the writes change. */
-  readonly path: string;
+  readonly path: Path;
   /** The tables whose writes fall there; writes to other tables count as anywhere. */
   readonly tables: ReadonlySet<string>;
-}
-
-/** Whether a change at `changed` may alter a read of the lineage of `path`: it lies on it. */
-function onLineage(changed: string, path: string): boolean {
-  return changed === path || changed === '/' || (path.startsWith(changed) && path.charCodeAt(changed.length) === 47 /* '/' */);
 }
 
 /** How many changes of each table are remembered with where they fell (see `bump`). */
@@ -199,8 +195,8 @@ export function openSqlite(file: string, options: OpenSqliteOptions = {}): Sqlit
   // NOTE: for each table, where each of its last changes fell: `at[i]` is the path of the
   // change that made version `first + i` (null: anywhere). A read remembered with a path
   // looks here for the changes since it was read (`current`).
-  const changes = new Map<string, { first: number; at: (string | null)[] }>();
-  const bump = (table: string, at: string | null = null): void => {
+  const changes = new Map<string, { first: number; at: (Path | null)[] }>();
+  const bump = (table: string, at: Path | null = null): void => {
     const version = (versions.get(table) ?? 0) + 1;
     versions.set(table, version);
     let log = changes.get(table);
@@ -223,7 +219,7 @@ export function openSqlite(file: string, options: OpenSqliteOptions = {}): Sqlit
   // NOTE: a plain map, emptied whenever the epoch moves and trimmed oldest first: on a busy
   // server it rarely lives long enough for recency to matter, and a hit costs one lookup and
   // a look at the versions of the one or two tables it read.
-  type Remembered = { value: unknown; deps: [table: string, version: number][]; path: string | undefined };
+  type Remembered = { value: unknown; deps: [table: string, version: number][]; path: Path | undefined };
   const memos = new Map<string, Remembered>();
   const current = (entry: Remembered): boolean => {
     for (const dep of entry.deps) {
@@ -234,7 +230,8 @@ export function openSqlite(file: string, options: OpenSqliteOptions = {}): Sqlit
       if (!log || dep[1] + 1 < log.first) return false;
       for (let version = dep[1] + 1; version <= now; version++) {
         const at = log.at[version - log.first];
-        if (at === null || at === undefined || onLineage(at, entry.path)) return false;
+        // NOTE: a change at the read's path or at an ancestor lies on its lineage.
+        if (at === null || at === undefined || isWithin(entry.path, at)) return false;
       }
       // NOTE: none of the changes since touched this read: it is current up to now.
       dep[1] = now;
@@ -395,7 +392,7 @@ export function openSqlite(file: string, options: OpenSqliteOptions = {}): Sqlit
         changingAt = null;
       }
     },
-    memo<T>(key: string, read: () => T, path?: string): T {
+    memo<T>(key: string, read: () => T, path?: Path): T {
       if (!askedThisTurn) {
         askedThisTurn = true;
         setImmediate(nextTurn).unref();

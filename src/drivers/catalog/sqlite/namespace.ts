@@ -22,7 +22,7 @@ import { completeUploadRow, uploadHeldRow } from './uploads.ts';
  * and its access list (and, through their foreign keys, nothing: no key changes).
  */
 const ENTITY_TABLES: ReadonlySet<string> = new Set(['entities', 'acls']);
-const changeAt = (path: string): ChangeAt => ({ path, tables: ENTITY_TABLES });
+const changeAt = (path: Path): ChangeAt => ({ path, tables: ENTITY_TABLES });
 
 const ENTITY_COLUMNS = `e.id, e.uid, e.path, e.name, e.kind, e.owner, e.size, e.checksum, e.blob, e.created_at, e.modified_at,
   (SELECT value FROM avus v WHERE v.entity_id = e.id AND v.attribute = 'PID' ORDER BY v.value LIMIT 1) AS pid`;
