@@ -377,7 +377,9 @@ export class Backend {
       meter.destroy();
       // NOTE: untracking before the tracking has settled could leave the row behind.
       await tracked?.catch(() => {});
-      await this.#discard(blob);
+      // NOTE: a commit whose answer was lost may have made the object visible with these
+      // bytes: they stay, tracked, for the sweeper to judge once this node is gone.
+      if (!isLadingError(err, 'UNAVAILABLE') || err.details.maybeCommitted !== true) await this.#discard(blob);
       throw err;
     }
   }

@@ -49,7 +49,9 @@ export interface NamespaceStore {
    * commits nothing. With `upload`, the bytes are those of that resumable upload (see
    * `UploadStore`), which the same transaction marks complete, recording the object and
    * the jobs: it must be open and leased by `upload.holder`, or this rejects with `CONFLICT`
-   * and commits nothing.
+   * and commits nothing. Rejects with `UNAVAILABLE` when the catalog cannot be reached; then
+   * nothing was committed, unless `details.maybeCommitted` says the connection was lost while
+   * committing (the object may be visible, with `blob` as its bytes).
    */
   commitObject(input: {
     path: Path; owner: string; size: number; checksum: string; blob: string; now: Date; overwrite: boolean; jobs?: JobsFor; fenced?: boolean;
@@ -167,6 +169,9 @@ export interface SessionStore {
  * transaction with the event they cause, so a change and the jobs it causes commit together.
  * Contract: `test/contracts/catalog-jobs-contract.ts`.
  */
+/** What `JobStore.watchJobs` tells its listener. */
+export type JobEvent = { settled: string } | { enqueued: true } | { interrupted: unknown } | { resumed: true };
+
 export interface JobStore {
   /** Enqueues jobs outside any namespace change; returns their ids. */
   enqueueJobs(jobs: JobInput[], now: Date): Promise<string[]>;
@@ -185,10 +190,13 @@ export interface JobStore {
   /**
    * Calls `listener` whenever a job settles (done, or failed for good) or jobs are enqueued —
    * also by other processes sharing this catalog — so waiters and idle workers wake at once.
+   * When the channel is lost (the catalog stopped or restarts) it says so once with
+   * `interrupted`, keeps trying to get it back for as long as it watches, and says `resumed`
+   * when it has: events of the time between are lost, so a listener looks again then.
    * Optional: a catalog only one process uses needs no channel besides the worker's own
    * events. Resolves with a function that stops watching.
    */
-  watchJobs?(listener: (event: { settled: string } | { enqueued: true }) => void): Promise<() => Promise<void>>;
+  watchJobs?(listener: (event: JobEvent) => void): Promise<() => Promise<void>>;
   /** Jobs, newest first, optionally of one state. */
   listJobs(state: JobState | null, limit: number): Promise<JobRecord[]>;
 }

@@ -24,7 +24,7 @@ export interface JobWorkerOptions {
   concurrency?: number;
   /** Attempts before a job is marked failed. */
   maxAttempts?: number;
-  log?: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  log?: { info?(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
 
 export class JobWorker {
@@ -49,7 +49,15 @@ export class JobWorker {
     if (watch) {
       this.#unwatch = watch((event) => {
         if ('settled' in event) this.#settled.emit(event.settled);
-        else this.wake();
+        else if ('enqueued' in event) this.wake();
+        else if ('interrupted' in event) {
+          this.#o.log?.warn({ err: event.interrupted }, 'job events from other nodes are interrupted; waiting falls back to deadlines and polling until they are back');
+        } else {
+          this.#o.log?.info?.({}, 'job events from other nodes are back');
+          // NOTE: what settled or was enqueued while the channel was down was not heard.
+          this.#recheckWaiters();
+          this.wake();
+        }
       }).catch((err: unknown) => {
         this.#o.log?.warn({ err }, 'cannot watch job events; waiting falls back to deadlines and polling');
         return null;
@@ -91,6 +99,16 @@ export class JobWorker {
       }, () => {});
     }));
     return (await Promise.all(waits)).every(Boolean);
+  }
+
+  /** Looks up every job someone waits for, and ends the waits of those that have settled. */
+  #recheckWaiters(): void {
+    for (const id of this.#settled.eventNames()) {
+      if (typeof id !== 'string') continue;
+      void this.#o.catalog.getJob(id).then((job) => {
+        if (!job || job.state === 'done' || job.state === 'failed') this.#settled.emit(id);
+      }, () => {});
+    }
   }
 
   async #run(): Promise<void> {

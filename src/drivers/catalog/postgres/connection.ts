@@ -1,12 +1,16 @@
 /**
  * The connection the roles of the PostgreSQL catalog share: the pool (its own or the
  * caller's), the schema's migrations, transactions retried after deadlocks, query helpers,
- * and a dedicated connection for LISTEN. The only module of the catalog that imports `pg`:
- * the rest of lading sees only the `Catalog` port, and callers that bring their own pool see
- * only `PgPoolLike`. It holds no role's SQL.
+ * and a dedicated connection for LISTEN. It is the boundary where a lost or refused
+ * connection becomes `UNAVAILABLE` (`failures.ts`), once, for every role, and where a
+ * PostgreSQL that stops or restarts is ridden out: no connection's error can end the
+ * process, and LISTEN reconnects for as long as it is wanted. The only module of the catalog
+ * that imports `pg`: the rest of lading sees only the `Catalog` port, and callers that bring
+ * their own pool see only `PgPoolLike`. It holds no role's SQL.
  */
 import pg from 'pg';
 import { LadingError, isLadingError } from '../../../core/errors.ts';
+import { catalogError, isConnectionFailure } from './failures.ts';
 import { POSTGRES_MIGRATIONS } from './migrations.ts';
 
 /** The part of a `pg` query result this driver reads. */
@@ -19,6 +23,9 @@ export interface PgResultLike {
 export interface PgClientLike {
   query(text: string, values?: unknown[]): Promise<PgResultLike>;
   release(err?: Error | boolean): void;
+  /** A real client's events: 'error' when its connection breaks (see `checkout`). */
+  on?(event: 'error', listener: (err: Error) => void): unknown;
+  off?(event: 'error', listener: (err: Error) => void): unknown;
 }
 
 /** The part of a `pg.Pool` this driver uses; a real `pg.Pool` satisfies it. */
@@ -39,8 +46,17 @@ export type PgConnectOptions = {
   maxConnections: number;
 } & ({ connectionString: string; pool?: undefined } | { pool: PgPoolLike; connectionString?: undefined });
 
+/** What happens to a LISTEN connection, besides its notifications. */
+export interface ListenState {
+  /** The connection was lost, or could not be made: notifications are missed until `resumed`. Called once per loss. */
+  interrupted(err: unknown): void;
+  /** Listening again after `interrupted`: what was notified meanwhile is lost, so look again. */
+  resumed(): void;
+}
+
 /** An open PostgreSQL catalog schema. */
 export interface PostgresConnection {
+  /** The pool, whose failures to reach PostgreSQL reject with `UNAVAILABLE`. */
   pool: PgPoolLike;
   /** The schema's name, as given (a plain SQL identifier). */
   schema: string;
@@ -48,15 +64,22 @@ export interface PostgresConnection {
   S: string;
   /**
    * Runs `fn` in one transaction, again (with a fresh transaction) after a deadlock or a
-   * serialization failure, and turns a unique violation into `CONFLICT`.
+   * serialization failure, or once after the connection was lost before the commit (a pooled
+   * connection that PostgreSQL had closed), and turns a unique violation into `CONFLICT`.
+   * Rejects with `UNAVAILABLE` when PostgreSQL cannot be reached; then nothing was committed,
+   * except when the connection was lost during the commit itself, which the error's
+   * `details.maybeCommitted` says (the change may or may not have been made).
    */
   tx<T>(fn: (c: PgClientLike) => Promise<T>): Promise<T>;
   /**
    * Calls `onPayload` with the payload of each notification on `channel`, until the function
-   * it resolves with is called. With a caller's pool (no connection string) it listens to
-   * nothing: a catalog only one process uses needs no channel.
+   * it resolves with is called. The connection is its own; when it is lost or cannot be made
+   * it is made again, with a backoff growing to `LISTEN_RETRY_MAX_MS`, for as long as the
+   * listening lasts, and `state` hears of each loss and recovery. Resolves once the first
+   * attempt has succeeded or failed (then it goes on trying). With a caller's pool (no
+   * connection string) it listens to nothing: a catalog only one process uses needs no channel.
    */
-  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+  listen(channel: string, onPayload: (payload: string) => void, state?: ListenState): Promise<() => Promise<void>>;
   /** Ends the pool when the driver created it; a caller's pool stays open. */
   close(): Promise<void>;
 }
@@ -65,6 +88,9 @@ export interface PostgresConnection {
 const RETRYABLE = new Set(['40001', '40P01']);
 const UNIQUE_VIOLATION = '23505';
 const MAX_ATTEMPTS = 5;
+/** First and longest wait between two attempts to reopen a lost LISTEN connection. */
+const LISTEN_RETRY_MIN_MS = 250;
+export const LISTEN_RETRY_MAX_MS = 10_000;
 /** Key of the advisory lock that serialises migrations across nodes starting at once. */
 const MIGRATION_LOCK = 0x6c616469; // "ladi"
 
@@ -93,80 +119,178 @@ export function quoteIdent(name: string): string {
 export async function openPostgres(options: PgConnectOptions): Promise<PostgresConnection> {
   const { schema } = options;
   const owned = !options.pool;
-  let pool: PgPoolLike;
+  let raw: PgPoolLike;
   if (options.pool) {
-    pool = options.pool;
+    raw = options.pool;
   } else {
     const created = new pg.Pool({
       connectionString: options.connectionString, max: options.maxConnections, connectionTimeoutMillis: 10_000,
     });
     // NOTE: an idle connection that the server drops emits 'error' on the pool; without a
-    // listener that would end the process. The next query simply opens a new connection.
+    // listener that would end the process. pg-pool has already removed that connection, so
+    // the next query simply opens a new one.
     created.on('error', () => {});
-    pool = created;
+    raw = created;
   }
   const S = quoteIdent(schema) + '.';
 
   try {
-    await migrate(pool, schema, S);
+    await migrate(raw, schema, S);
   } catch (err) {
-    if (owned) await pool.end().catch(() => {});
+    if (owned) await raw.end().catch(() => {});
     if (isLadingError(err)) throw err;
     throw new LadingError('UNAVAILABLE', `The PostgreSQL catalog cannot be opened: ${describe(err)}`, { cause: err });
   }
+
+  // NOTE: every statement the roles run outside a transaction goes through here, so a
+  // connection failure reaches them, and through them every request, as `UNAVAILABLE`.
+  const pool: PgPoolLike = {
+    query: (text, values) => raw.query(text, values).catch((err: unknown) => { throw catalogError(err); }),
+    connect: () => raw.connect().catch((err: unknown) => { throw catalogError(err); }),
+    end: () => raw.end(),
+  };
 
   return {
     pool,
     schema,
     S,
     async tx(fn) {
+      let reconnected = false;
       for (let attempt = 1; ; attempt++) {
-        const client = await pool.connect();
+        let out: Checkout;
+        try {
+          out = await checkout(raw);
+        } catch (err) {
+          throw catalogError(err);
+        }
+        const { client } = out;
+        let committing = false;
         let broken: Error | undefined;
         try {
           await client.query('BEGIN');
-          const out = await fn(client);
+          const result = await fn(client);
+          committing = true;
           await client.query('COMMIT');
-          return out;
+          return result;
         } catch (err) {
           await client.query('ROLLBACK').catch((e: Error) => { broken = e; });
           const state = sqlState(err);
           if (state && RETRYABLE.has(state) && attempt < MAX_ATTEMPTS) continue;
           if (state === UNIQUE_VIOLATION) throw new LadingError('CONFLICT', 'It already exists.', { cause: err });
+          if (isConnectionFailure(err)) {
+            // NOTE: a COMMIT whose answer was lost may have been carried out: the caller
+            // must not undo what the transaction would have made visible (stored bytes).
+            if (committing) throw catalogError(err, { maybeCommitted: true });
+            // NOTE: a session PostgreSQL ended (a restart) can still be in the pool until its
+            // end is read: the transaction, rolled back with it, runs once more on a new one.
+            if (!reconnected) {
+              reconnected = true;
+              continue;
+            }
+            throw catalogError(err);
+          }
           throw err;
         } finally {
-          client.release(broken);
+          out.release(broken);
         }
       }
     },
-    async listen(channel, onPayload) {
+    async listen(channel, onPayload, state) {
+      const { connectionString } = options;
+      if (!connectionString) return async () => {};
       // A connection of its own: LISTEN lasts as long as the session, which a pooled
       // connection would lose when it goes back to the pool.
       let client: pg.Client | null = null;
       let stopped = false;
-      const open = async (): Promise<void> => {
-        const c = options.connectionString ? new pg.Client({ connectionString: options.connectionString }) : null;
-        if (!c) return;
+      let interrupted = false;
+      let retry: ReturnType<typeof setTimeout> | undefined;
+      let delay = LISTEN_RETRY_MIN_MS;
+      const attempt = async (): Promise<void> => {
+        retry = undefined;
+        if (stopped) return;
+        const c = new pg.Client({ connectionString, connectionTimeoutMillis: 10_000 });
+        let gone = false;
+        const lost = (err: unknown): void => {
+          if (gone) return;
+          gone = true;
+          if (client === c) client = null;
+          if (stopped) return;
+          c.removeAllListeners('notification');
+          void c.end().catch(() => {});
+          if (!interrupted) {
+            interrupted = true;
+            state?.interrupted(err);
+          }
+          // NOTE: with jitter, so that nodes do not all come back at the same instant.
+          retry = setTimeout(() => void attempt(), delay * (0.75 + Math.random() / 2));
+          retry.unref();
+          delay = Math.min(delay * 2, LISTEN_RETRY_MAX_MS);
+        };
+        // NOTE: the listener stays for the client's life: pg may emit 'error' more than once
+        // on a broken connection, and one nobody hears would end the process.
+        c.on('error', lost);
+        c.on('end', () => lost(new Error('Connection terminated unexpectedly')));
         c.on('notification', (msg) => {
           if (msg.channel === channel && msg.payload) onPayload(msg.payload);
         });
-        // NOTE: a lost connection is reopened; until then job waiters fall back to their
-        // deadline and workers to their polling.
-        c.on('error', () => {
-          if (!stopped) setTimeout(() => void open().catch(() => {}), 1000).unref();
-        });
-        await c.connect();
-        await c.query(`LISTEN ${quoteIdent(channel)}`);
+        try {
+          await c.connect();
+          await c.query(`LISTEN ${quoteIdent(channel)}`);
+        } catch (err) {
+          lost(err);
+          return;
+        }
+        if (gone) return;
+        if (stopped) {
+          gone = true;
+          await c.end().catch(() => {});
+          return;
+        }
         client = c;
+        delay = LISTEN_RETRY_MIN_MS;
+        if (interrupted) {
+          interrupted = false;
+          state?.resumed();
+        }
       };
-      await open();
+      await attempt();
       return async () => {
         stopped = true;
-        await client?.end().catch(() => {});
+        clearTimeout(retry);
+        const c = client;
+        client = null;
+        await c?.end().catch(() => {});
       };
     },
     async close() {
-      if (owned) await pool.end();
+      if (owned) await raw.end();
+    },
+  };
+}
+
+/** A client taken from the pool, and how to give it back. */
+interface Checkout {
+  client: PgClientLike;
+  /** Puts the client back, or drops it when `err` is given or its connection broke while out. */
+  release(err?: Error): void;
+}
+
+/**
+ * Takes a client from `pool` with a listener on its 'error' event while it is out: pg-pool
+ * takes its own listener off a client it hands out, and a connection that breaks between two
+ * statements (PostgreSQL stopping sends its notice then) would emit an 'error' nobody hears,
+ * which ends the process. The statement that follows fails instead.
+ */
+async function checkout(pool: PgPoolLike): Promise<Checkout> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  const onError = (err: Error): void => { broken ??= err; };
+  client.on?.('error', onError);
+  return {
+    client,
+    release(err) {
+      client.off?.('error', onError);
+      client.release(err ?? broken);
     },
   };
 }
@@ -188,7 +312,7 @@ function describe(err: unknown): string {
  * lock, so nodes starting together wait for one another and each migration runs once.
  */
 async function migrate(pool: PgPoolLike, schema: string, S: string): Promise<void> {
-  const client = await pool.connect();
+  const { client, release } = await checkout(pool);
   let broken: Error | undefined;
   try {
     await client.query('BEGIN');
@@ -210,6 +334,6 @@ async function migrate(pool: PgPoolLike, schema: string, S: string): Promise<voi
     await client.query('ROLLBACK').catch((e: Error) => { broken = e; });
     throw err;
   } finally {
-    client.release(broken);
+    release(broken);
   }
 }

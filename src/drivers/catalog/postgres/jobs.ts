@@ -75,6 +75,9 @@ export function createPostgresJobs(db: PostgresConnection): JobStore {
       return db.listen(channel, (payload) => {
         if (payload === 'enqueued') listener({ enqueued: true });
         else if (payload.startsWith('settled:')) listener({ settled: payload.slice('settled:'.length) });
+      }, {
+        interrupted: (err) => listener({ interrupted: err }),
+        resumed: () => listener({ resumed: true }),
       });
     },
 
