@@ -46,8 +46,26 @@ export const STATUS_BY_CODE = {
   HTTP_VERSION_NOT_SUPPORTED: { status: 505, title: 'HTTP version not supported', advice: 'Speak HTTP/1.1 (or HTTP/1.0).' },
   STORAGE_FULL: { status: 507, title: 'Insufficient storage', advice: 'The storage is full; retry later or contact the operators.' },
   CHECKSUM_MISMATCH: { status: 460, title: 'Checksum mismatch', advice: 'The bytes of this resumable-upload request do not match the digest it announced and were not kept: send them again from the upload\'s offset, or start a new upload where the message says so.' },
-  UNAVAILABLE: { status: 503, title: 'Service unavailable', advice: 'A dependency is down; retry later.' },
+  UNAVAILABLE: { status: 503, title: 'Service unavailable', advice: 'A dependency (the catalog database, the object store, the identity provider) is down or restarting; retry after Retry-After seconds.' },
 } as const satisfies Record<ErrorCode, ErrorMapping>;
+
+/**
+ * Seconds a `503` asks the client to wait (`Retry-After`) unless the error says otherwise: a
+ * dependency that restarts (PostgreSQL, the S3 store, the identity provider) is usually back
+ * within a few seconds, and a client retrying sooner only adds load.
+ */
+export const UNAVAILABLE_RETRY_AFTER = 5;
+
+/**
+ * The `Retry-After` an answer carrying `err` sends, or null: the seconds the error names for
+ * `TOO_MANY_REQUESTS`, and for `UNAVAILABLE` those it names or `UNAVAILABLE_RETRY_AFTER`.
+ */
+export function retryAfterOf(err: LadingError): string | null {
+  const named = typeof err.details.retryAfter === 'number' ? String(err.details.retryAfter) : null;
+  if (err.code === 'TOO_MANY_REQUESTS') return named;
+  if (err.code === 'UNAVAILABLE') return named ?? String(UNAVAILABLE_RETRY_AFTER);
+  return null;
+}
 
 /** The content type of every envelope. */
 export const JSON_TYPE = 'application/json; charset=utf-8';
@@ -117,7 +135,8 @@ export function sendError(reply: FastifyReply, err: LadingError): FastifyReply {
   }
   if (err.code === 'METHOD_NOT_ALLOWED') reply.header('Allow', String(err.details.allow ?? 'GET, HEAD, PUT, POST, PATCH'));
   if (err.code === 'RANGE_NOT_SATISFIABLE' && typeof err.details.size === 'number') reply.header('Content-Range', `bytes */${err.details.size}`);
-  if (err.code === 'TOO_MANY_REQUESTS' && typeof err.details.retryAfter === 'number') reply.header('Retry-After', String(err.details.retryAfter));
+  const retryAfter = retryAfterOf(err);
+  if (retryAfter !== null) reply.header('Retry-After', retryAfter);
   // NOTE: when the request body was not read to its end, keeping the connection would make
   // the next request start in the middle of the old body.
   if (!reply.request.raw.complete) reply.header('Connection', 'close');

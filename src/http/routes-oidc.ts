@@ -20,7 +20,7 @@ import { PAGE_HEADERS, type Finish, type Page } from '../identity/oidc/interacti
 import { PROVIDER_MOUNT } from '../identity/oidc/provider.ts';
 import { LOGIN_STATE_SECONDS, loginKindOf } from '../identity/oidc/relying-party.ts';
 import { envelope } from './envelope.ts';
-import { errorEnvelopeOf, handleError, sendError, toLadingError } from './errors.ts';
+import { errorEnvelopeOf, handleError, retryAfterOf, sendError, toLadingError } from './errors.ts';
 import { sessionCookie, secureCookies } from './authorization.ts';
 import { preferredType } from './negotiation.ts';
 import { AuthResult, CliClientResult, ExchangeBody, type TypedApp, envelopeOrPage, errorResponses } from './schemas.ts';
@@ -77,7 +77,10 @@ function writeError(res: ServerResponse, err: LadingError): void {
     return;
   }
   const { status, body } = errorEnvelopeOf(err);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+  const retryAfter = retryAfterOf(err);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...(retryAfter === null ? {} : { 'retry-after': retryAfter }),
+  });
   res.end(JSON.stringify(body));
 }
 

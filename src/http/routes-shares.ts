@@ -20,7 +20,7 @@ import { hasBody } from './protocol.ts';
 import { Bytes, Envelope, ErrorEnvelope, type TypedApp, errorResponses } from './schemas.ts';
 import { UploadForm } from './upload-form.ts';
 import { preferredType } from './negotiation.ts';
-import { STATUS_BY_CODE, toLadingError } from './errors.ts';
+import { STATUS_BY_CODE, retryAfterOf, toLadingError } from './errors.ts';
 import type { SendAppPage } from './routes-web.ts';
 
 interface ShareRouteDeps {
@@ -279,7 +279,8 @@ export function registerShareRoutes(app: TypedApp, deps: ShareRouteDeps): void {
       if (code >= 500) request.log.error({ err }, 'share page failed');
       else request.log.info({ code: mapped.code, reason: mapped.message }, 'request refused');
       if (mapped.details.passwordRequired) reply.header('WWW-Authenticate', 'Basic realm="lading share link", charset="UTF-8"');
-      if (mapped.code === 'TOO_MANY_REQUESTS' && typeof mapped.details.retryAfter === 'number') reply.header('Retry-After', String(mapped.details.retryAfter));
+      const retryAfter = retryAfterOf(mapped);
+      if (retryAfter !== null) reply.header('Retry-After', retryAfter);
       share = { error: { status: code, title, message: mapped.message, passwordRequired: mapped.details.passwordRequired === true } };
     }
     return send(reply, { status, title: 'Shared with you · lading', data: { share } });
