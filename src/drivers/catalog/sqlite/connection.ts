@@ -7,6 +7,7 @@ import { DatabaseSync, type SQLInputValue, type SQLOutputValue, type StatementRe
 import { fileFlushGroup, flushGroup } from '../../flush-group.ts';
 import { SQLITE_MIGRATIONS } from './migrations.ts';
 import { type Path, isWithin } from '../../../core/path.ts';
+import { LadingError } from '../../../core/errors.ts';
 
 export type Row = Record<string, SQLInputValue>;
 
@@ -70,6 +71,34 @@ export interface ChangeAt {
   readonly path: Path;
   /** The tables whose writes fall there; writes to other tables count as anywhere. */
   readonly tables: ReadonlySet<string>;
+}
+
+/** SQLite's primary result code for a full disk (`SQLITE_FULL`; extended codes share its low byte). */
+const SQLITE_FULL = 13;
+/**
+ * `SQLITE_IOERR_SHMSIZE`: the shared-memory file of the log could not grow, which on a file
+ * system that holds it (tmpfs, the data directory's) means no space is left.
+ */
+const SQLITE_IOERR_SHMSIZE = 4874;
+
+/**
+ * Whether `err` says the disk holding the database (or its log) is full: `SQLITE_FULL` (SQLite
+ * turns a short write for lack of space, ENOSPC, into it), the log's index that could not grow,
+ * or a flush failing with ENOSPC or EDQUOT.
+ */
+export function isDiskFull(err: unknown): boolean {
+  const { errcode, code } = (err ?? {}) as { errcode?: unknown; code?: unknown };
+  if (typeof errcode === 'number') return (errcode & 0xff) === SQLITE_FULL || errcode === SQLITE_IOERR_SHMSIZE;
+  return code === 'ENOSPC' || code === 'EDQUOT';
+}
+
+/**
+ * `err` in the error model where the client can act on it: a full disk becomes `STORAGE_FULL`
+ * (nothing of the failed change was kept); anything else is returned unchanged.
+ */
+export function catalogError(err: unknown): unknown {
+  if (!isDiskFull(err)) return err;
+  return new LadingError('STORAGE_FULL', 'The storage of the catalog is full; the change was not made. Retry once space is freed.', { cause: err });
 }
 
 /** How many changes of each table are remembered with where they fell (see `bump`). */
@@ -349,7 +378,15 @@ export function openSqlite(file: string, options: OpenSqliteOptions = {}): Sqlit
     return {
       run: (...params: SQLInputValue[]) => {
         noteRead();
-        const result = statement.run(...params);
+        let result: StatementResultingChanges;
+        try {
+          result = statement.run(...params);
+        } catch (err) {
+          // NOTE: after a failed statement SQLite may have rolled back the transaction around
+          // it (SQLITE_FULL does), undoing changes remembered reads may have seen.
+          epoch++;
+          throw catalogError(err);
+        }
         if (Number(result.changes) > 0) {
           written++;
           bump(ANY_TABLE);
@@ -378,16 +415,29 @@ export function openSqlite(file: string, options: OpenSqliteOptions = {}): Sqlit
   };
   return {
     tx<T>(fn: () => T, at?: ChangeAt): T {
-      db.exec('BEGIN IMMEDIATE');
+      try {
+        db.exec('BEGIN IMMEDIATE');
+      } catch (err) {
+        throw catalogError(err);
+      }
       changingAt = at ?? null;
       try {
         const out = fn();
         db.exec('COMMIT');
         return out;
       } catch (err) {
-        db.exec('ROLLBACK');
+        // NOTE: after some errors (SQLITE_FULL, SQLITE_IOERR, …) SQLite has rolled the
+        // transaction back itself, and a ROLLBACK then throws ("no transaction is active"):
+        // only an open one is rolled back, and a failing rollback never hides the error that
+        // led to it. Either way what was remembered may have read the undone changes.
         epoch++;
-        throw err;
+        try {
+          if (db.isTransaction) db.exec('ROLLBACK');
+        } catch {
+          // NOTE: the rollback failed too (the disk is failing); SQLite rolls the transaction
+          // back when it next reads, and the error that matters is `err`.
+        }
+        throw catalogError(err);
       } finally {
         changingAt = null;
       }
@@ -438,7 +488,7 @@ export function openSqlite(file: string, options: OpenSqliteOptions = {}): Sqlit
       return statement;
     },
     changes: () => written,
-    durable: () => (broken ? Promise.reject(broken.err) : group.flush()),
+    durable: () => (broken ? Promise.reject(catalogError(broken.err)) : group.flush().catch((err: unknown) => { throw catalogError(err); })),
     get flushes() {
       return group.flushes;
     },
