@@ -3,6 +3,7 @@
  * schema up to date, and gives the roles a write transaction, statements prepared once, and
  * the group commit that makes committed transactions durable. It holds no role's SQL.
  */
+import { statSync } from 'node:fs';
 import { DatabaseSync, type SQLInputValue, type SQLOutputValue, type StatementResultingChanges, type StatementSync } from 'node:sqlite';
 import { fileFlushGroup, flushGroup } from '../../flush-group.ts';
 import { SQLITE_MIGRATIONS } from './migrations.ts';
@@ -175,6 +176,11 @@ export const LOG_PAGES = 16384;
 export type CheckpointStep = 'snapshot' | 'log flushed' | 'copied' | 'database flushed' | 'released';
 
 export interface OpenSqliteOptions {
+  /**
+   * Check the file's structure before anything is read or written (see `checkIntegrity`);
+   * a damaged file is refused with `CatalogDamagedError`. For a start; off by default.
+   */
+  checkIntegrity?: boolean;
   /** Changed statements between checkpoints (default `CHECKPOINT_AFTER`; tests use fewer). */
   checkpointAfter?: number;
   /** Pages in the log past which a checkpoint catches up (default `LOG_PAGES`; tests use fewer). */
@@ -183,9 +189,67 @@ export interface OpenSqliteOptions {
   onCheckpoint?: (step: CheckpointStep) => void;
 }
 
+/** A catalog file SQLite reads as damaged (or as no database at all). */
+export class CatalogDamagedError extends Error {
+  override name = 'CatalogDamagedError';
+  /** What SQLite found, on one line. */
+  readonly problems: string;
+
+  constructor(problems: string) {
+    super(`the database is damaged (${problems})`);
+    this.problems = problems;
+  }
+}
+
+/**
+ * Up to how many bytes a catalog file is checked whole at a start: `PRAGMA quick_check` reads
+ * every page once (~0.4 s for 170 MB from the page cache, a few seconds from a disk), so a
+ * start stays within seconds. A larger file has the tables every request reads checked only.
+ */
+export const FULL_CHECK_MAX_BYTES = 1024 * 1024 * 1024;
+
+/** The tables checked in a catalog larger than `FULL_CHECK_MAX_BYTES`: those of every request. */
+const ALWAYS_CHECKED = ['schema_migrations', 'users', 'group_members', 'sessions'];
+
+/**
+ * Throws `CatalogDamagedError` naming the first problems when `PRAGMA quick_check` finds the
+ * structure of the database `db` (the file `size` bytes long) damaged, or SQLite cannot read it
+ * as a database. Bounded: a file over `maxBytes` has only `ALWAYS_CHECKED` tables checked.
+ */
+export function checkIntegrity(db: DatabaseSync, size: number, maxBytes = FULL_CHECK_MAX_BYTES): void {
+  const problems: string[] = [];
+  try {
+    const tables = size <= maxBytes
+      ? [null]
+      : ALWAYS_CHECKED.filter((t) => db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?").get(t));
+    for (const table of tables) {
+      // NOTE: at most 5 problems: the first ones say enough, and listing all of a badly damaged
+      // file takes as long as the check.
+      const rows = db.prepare(`PRAGMA quick_check(${table ?? 5})`).all() as Row[];
+      for (const row of rows) {
+        const text = String(Object.values(row)[0]);
+        if (text !== 'ok') problems.push(text);
+      }
+    }
+  } catch (err) {
+    problems.push((err as Error).message);
+  }
+  if (problems.length > 0) {
+    throw new CatalogDamagedError(problems.slice(0, 5).join('; ').replace(/\s+/g, ' '));
+  }
+}
+
 /** Opens (creating when missing) the database at `file` and applies the missing migrations. */
 export function openSqlite(file: string, options: OpenSqliteOptions = {}): SqliteConnection {
   const db = new DatabaseSync(file);
+  if (options.checkIntegrity && file !== ':memory:' && file !== '') {
+    try {
+      checkIntegrity(db, statSync(file).size);
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+  }
   // NOTE: in WAL mode SQLite flushes nothing at a commit unless synchronous = FULL, which
   // flushes at every commit, one at a time, blocking the event loop for each. Instead
   // `durable` flushes the log from the thread pool, once for all the commits waiting on it,
