@@ -180,11 +180,11 @@ export class ResumableUploads {
    * end of the body or when the body breaks off: what arrived is kept), or, with a checksum,
    * only after the whole body matched it. Rejects with `NOT_FOUND` (unknown, terminated,
    * expired, or another user's), `CONFLICT` (the offset is not the upload's, it is complete,
-   * or another request is appending to it), `BAD_REQUEST` (a length that contradicts the
-   * upload's or its offset), `PAYLOAD_TOO_LARGE` (past the upload's length or the limit; what
-   * fitted is kept), `CHECKSUM_MISMATCH` (nothing of the body is kept; or the whole upload is
-   * not `whole`: see `AppendInput`), `INCOMPLETE_BODY`,
-   * `STORAGE_FULL`, and as the commit does (see `Backend.commitStagedAs`).
+   * or another request is appending to it: `details.retryAfter` says in how many seconds its
+   * lease ends), `BAD_REQUEST` (a length that contradicts the upload's or its offset),
+   * `PAYLOAD_TOO_LARGE` (past the upload's length or the limit; what fitted is kept),
+   * `CHECKSUM_MISMATCH` (nothing of the body is kept; or the whole upload is not `whole`: see
+   * `AppendInput`), `INCOMPLETE_BODY`, `STORAGE_FULL`, and as the commit does (see `Backend.commitStagedAs`).
    */
   async append(actor: Actor, id: string, offset: number, body: AppendInput & { length?: number }): Promise<UploadView> {
     let row = await this.#owned(actor, id);
@@ -349,7 +349,12 @@ export class ResumableUploads {
       const row = await this.#o.catalog.getUpload(id);
       if (!row) throw new LadingError('NOT_FOUND', `No upload ${id}: it was terminated meanwhile.`);
       if (row.status === 'complete') throw new LadingError('CONFLICT', 'This upload is complete already.');
-      if (Date.now() >= deadline) throw new LadingError('CONFLICT', 'An upload request is already running for this upload; retry when it has ended.');
+      if (Date.now() >= deadline) {
+        // NOTE: the holder may be a node that died mid-request: its lease then ends on its own,
+        // and the client learns when (Retry-After) instead of guessing.
+        const left = row.leaseUntil ? Math.ceil((row.leaseUntil.getTime() - now.getTime()) / 1000) : 1;
+        throw new LadingError('CONFLICT', 'An upload request is already running for this upload; retry when it has ended.', { details: { retryAfter: Math.max(1, left) } });
+      }
       await new Promise((resolve) => setTimeout(resolve, LEASE_POLL_MS));
     }
   }

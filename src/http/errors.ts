@@ -117,7 +117,9 @@ export function sendError(reply: FastifyReply, err: LadingError): FastifyReply {
   }
   if (err.code === 'METHOD_NOT_ALLOWED') reply.header('Allow', String(err.details.allow ?? 'GET, HEAD, PUT, POST, PATCH'));
   if (err.code === 'RANGE_NOT_SATISFIABLE' && typeof err.details.size === 'number') reply.header('Content-Range', `bytes */${err.details.size}`);
-  if (err.code === 'TOO_MANY_REQUESTS' && typeof err.details.retryAfter === 'number') reply.header('Retry-After', String(err.details.retryAfter));
+  // NOTE: a refusal that ends by itself says when: too many requests (429), an upload another
+  // request holds (409, the seconds left on its lease).
+  if ((err.code === 'TOO_MANY_REQUESTS' || err.code === 'CONFLICT') && typeof err.details.retryAfter === 'number') reply.header('Retry-After', String(err.details.retryAfter));
   // NOTE: when the request body was not read to its end, keeping the connection would make
   // the next request start in the middle of the old body.
   if (!reply.request.raw.complete) reply.header('Connection', 'close');
