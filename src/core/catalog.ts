@@ -368,6 +368,12 @@ export interface UploadStore {
   /** Gives up `holder`'s lease. No-op when it does not hold it. */
   releaseUpload(id: string, holder: string): Promise<void>;
   /**
+   * Ends every upload's lease, whoever holds it; resolves with how many there were. Only for a
+   * process that knows no other one is appending: a start on a catalog no other process uses
+   * (the data directory's lock held), whose leases are its dead predecessors'.
+   */
+  releaseUploadLeases(): Promise<number>;
+  /**
    * Records `offset` and `state` (JSON), extends the lease to `leaseUntil` and the expiry to
    * `expiresAt`: only while `holder` holds the lease of the open upload (false otherwise, and
    * nothing changes). An offset never goes down.

@@ -99,6 +99,13 @@ export class ResumableUploads {
    * state, so a node that did not see the earlier bytes rebuilds it (see `#hashAt`).
    */
   readonly #hashes = new BoundedCache<string, HashAt>(HASH_CACHE_ENTRIES);
+  /**
+   * For each upload whose lease a request of this node could not release (the catalog refused
+   * the write: its disk was full), the holder that still has it. That request has ended, so the
+   * next request for the upload on this node takes the lease over as that holder at once,
+   * instead of being refused until the lease runs out.
+   */
+  readonly #unreleased = new BoundedCache<string, string>(HASH_CACHE_ENTRIES);
 
   constructor(options: ResumableUploadsOptions) {
     this.#o = options;
@@ -161,7 +168,7 @@ export class ResumableUploads {
       this.#hashes.delete(id);
       throw err;
     } finally {
-      await this.#o.catalog.releaseUpload(id, holder);
+      await this.#release(id, holder);
     }
     return this.#view(actor, (await this.#o.catalog.getUpload(id))!);
   }
@@ -173,11 +180,11 @@ export class ResumableUploads {
    * end of the body or when the body breaks off: what arrived is kept), or, with a checksum,
    * only after the whole body matched it. Rejects with `NOT_FOUND` (unknown, terminated,
    * expired, or another user's), `CONFLICT` (the offset is not the upload's, it is complete,
-   * or another request is appending to it), `BAD_REQUEST` (a length that contradicts the
-   * upload's or its offset), `PAYLOAD_TOO_LARGE` (past the upload's length or the limit; what
-   * fitted is kept), `CHECKSUM_MISMATCH` (nothing of the body is kept; or the whole upload is
-   * not `whole`: see `AppendInput`), `INCOMPLETE_BODY`,
-   * `STORAGE_FULL`, and as the commit does (see `Backend.commitStagedAs`).
+   * or another request is appending to it: `details.retryAfter` says in how many seconds its
+   * lease ends), `BAD_REQUEST` (a length that contradicts the upload's or its offset),
+   * `PAYLOAD_TOO_LARGE` (past the upload's length or the limit; what fitted is kept),
+   * `CHECKSUM_MISMATCH` (nothing of the body is kept; or the whole upload is not `whole`: see
+   * `AppendInput`), `INCOMPLETE_BODY`, `STORAGE_FULL`, and as the commit does (see `Backend.commitStagedAs`).
    */
   async append(actor: Actor, id: string, offset: number, body: AppendInput & { length?: number }): Promise<UploadView> {
     let row = await this.#owned(actor, id);
@@ -201,7 +208,7 @@ export class ResumableUploads {
       row = await this.#append(row, holder, body, () => this.#targetStillFree(actor, current));
       if (row.length === row.offset) await this.#finish(actor, row, holder, body.whole);
     } finally {
-      await this.#o.catalog.releaseUpload(id, holder);
+      await this.#release(id, holder);
     }
     return this.#view(actor, (await this.#o.catalog.getUpload(id))!);
   }
@@ -222,7 +229,7 @@ export class ResumableUploads {
           // NOTE: the commit is refused (the target appeared, access was withdrawn) or a
           // dependency failed: the upload is reported as it is; the next look tries again.
         } finally {
-          await this.#o.catalog.releaseUpload(id, holder);
+          await this.#release(id, holder);
         }
       }
       return this.#view(actor, (await this.#o.catalog.getUpload(id))!);
@@ -248,11 +255,17 @@ export class ResumableUploads {
       await this.#o.catalog.deleteUpload(id);
       return;
     }
-    await this.#claim(id);
-    const current = (await this.#o.catalog.getUpload(id))!;
-    await this.#requireStaging().abort(current.blob, JSON.parse(current.state) as StagedState);
-    await this.#o.catalog.deleteUpload(id);
+    const holder = await this.#claim(id);
+    try {
+      const current = (await this.#o.catalog.getUpload(id))!;
+      await this.#requireStaging().abort(current.blob, JSON.parse(current.state) as StagedState);
+      await this.#o.catalog.deleteUpload(id);
+    } catch (err) {
+      await this.#release(id, holder);
+      throw err;
+    }
     this.#hashes.delete(id);
+    this.#unreleased.delete(id);
   }
 
   /**
@@ -312,18 +325,50 @@ export class ResumableUploads {
     return row;
   }
 
-  /** Takes the lease of `id` for a new holder, waiting up to `leaseWaitMs` for it. `CONFLICT`. */
+  /**
+   * Takes the lease of `id` for a new holder (or for the holder of an ended request of this
+   * node that could not release it), waiting up to `leaseWaitMs` for it. `CONFLICT`.
+   */
   async #claim(id: string): Promise<string> {
-    const holder = randomUUID();
+    // NOTE: taken out of the map before the first await, so that one request only takes over.
+    const left = this.#unreleased.get(id);
+    this.#unreleased.delete(id);
+    const holder = left ?? randomUUID();
     const deadline = Date.now() + (this.#o.leaseWaitMs ?? 2000);
     for (;;) {
       const now = this.#o.clock.now();
-      if (await this.#o.catalog.claimUpload(id, holder, now, this.#leaseEnd(now))) return holder;
+      let claimed: boolean;
+      try {
+        claimed = await this.#o.catalog.claimUpload(id, holder, now, this.#leaseEnd(now));
+      } catch (err) {
+        // NOTE: the catalog refused the claim (its disk is still full): the lease is as it was.
+        if (left !== undefined) this.#unreleased.set(id, left);
+        throw err;
+      }
+      if (claimed) return holder;
       const row = await this.#o.catalog.getUpload(id);
       if (!row) throw new LadingError('NOT_FOUND', `No upload ${id}: it was terminated meanwhile.`);
       if (row.status === 'complete') throw new LadingError('CONFLICT', 'This upload is complete already.');
-      if (Date.now() >= deadline) throw new LadingError('CONFLICT', 'An upload request is already running for this upload; retry when it has ended.');
+      if (Date.now() >= deadline) {
+        // NOTE: the holder may be a node that died mid-request: its lease then ends on its own,
+        // and the client learns when (Retry-After) instead of guessing.
+        const left = row.leaseUntil ? Math.ceil((row.leaseUntil.getTime() - now.getTime()) / 1000) : 1;
+        throw new LadingError('CONFLICT', 'An upload request is already running for this upload; retry when it has ended.', { details: { retryAfter: Math.max(1, left) } });
+      }
       await new Promise((resolve) => setTimeout(resolve, LEASE_POLL_MS));
+    }
+  }
+
+  /**
+   * Releases the lease of `holder` on `id`. Never rejects: the request's own outcome is what its
+   * client must learn. When the catalog refuses the write (a full disk), the holder is kept in
+   * `#unreleased`, for the next request on this node to take over.
+   */
+  async #release(id: string, holder: string): Promise<void> {
+    try {
+      await this.#o.catalog.releaseUpload(id, holder);
+    } catch {
+      this.#unreleased.set(id, holder);
     }
   }
 

@@ -62,7 +62,9 @@ export const UNAVAILABLE_RETRY_AFTER = 5;
  */
 export function retryAfterOf(err: LadingError): string | null {
   const named = typeof err.details.retryAfter === 'number' ? String(err.details.retryAfter) : null;
-  if (err.code === 'TOO_MANY_REQUESTS') return named;
+  // NOTE: a refusal that ends by itself says when: too many requests (429), an upload another
+  // request holds (409, the seconds left on its lease).
+  if (err.code === 'TOO_MANY_REQUESTS' || err.code === 'CONFLICT') return named;
   if (err.code === 'UNAVAILABLE') return named ?? String(UNAVAILABLE_RETRY_AFTER);
   return null;
 }

@@ -4,6 +4,7 @@
  * place that maps those keys to driver options; `loadConfig` has already checked that the
  * chosen driver has what it needs. It never logs, prints or puts a secret in an error message.
  */
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Config, ConfigError } from './config.ts';
 import { OperatorError } from './operator-error.ts';
@@ -11,7 +12,7 @@ import { secretSetting } from './secret-file.ts';
 import type { RecoveryCutoff } from '../core/backend.ts';
 import type { Catalog, Resource } from '../core/ports.ts';
 import { type CatalogOption, CatalogOptionError } from '../drivers/catalog/options.ts';
-import { createSqliteCatalog } from '../drivers/catalog/sqlite.ts';
+import { CatalogDamagedError, createSqliteCatalog } from '../drivers/catalog/sqlite.ts';
 import { createFsResource } from '../drivers/resource/fs.ts';
 
 /** The configuration key behind each catalog driver option. */
@@ -23,7 +24,8 @@ const CATALOG_KEYS: Record<CatalogOption, string> = {
  * Opens the configured catalog (`<dataDir>/catalog.sqlite`, or PostgreSQL). Rejects with
  * `ConfigError` naming the key when `catalog.url_file` cannot be read or the driver refuses an
  * option, with `UNAVAILABLE` when PostgreSQL cannot be reached, and with `OperatorError`
- * naming the file when SQLite cannot open it.
+ * naming the file when SQLite cannot open it, finds it damaged (a bounded `PRAGMA
+ * quick_check`), or it is missing or empty in a data directory an earlier start used.
  */
 export async function openCatalog(config: Config, dataDir: string): Promise<Catalog> {
   try {
@@ -43,13 +45,37 @@ async function openConfiguredCatalog(config: Config, dataDir: string): Promise<C
     return createPostgresCatalog({ connectionString: connectionString ?? '', schema: c.schema });
   }
   const file = join(dataDir, 'catalog.sqlite');
+  await requireCatalogOf(dataDir, file);
   try {
-    return createSqliteCatalog({ file });
+    return createSqliteCatalog({ file, checkIntegrity: true });
   } catch (err) {
     if (err instanceof CatalogOptionError) throw err;
+    if (err instanceof CatalogDamagedError) {
+      throw new OperatorError(`catalog: '${file}' is damaged (${err.problems}); lading does not start on it: restore the catalog from a backup.`, { cause: err });
+    }
     // NOTE: SQLite's own message ("unable to open database file") names no file.
     throw new OperatorError(`catalog: cannot open '${file}' (${(err as Error).message}).`, { cause: err });
   }
+}
+
+/** What a start creates in the data directory besides the catalog (see `createDeps`). */
+const MADE_BY_A_START = ['resource', 'ca', 'keys'];
+
+/**
+ * Rejects with `OperatorError` when the SQLite catalog `file` is missing or empty while the data
+ * directory `dataDir` holds what an earlier start made (`MADE_BY_A_START`): the catalog was
+ * lost, and opening it would silently begin a new, empty deployment next to the old one's
+ * bytes, CA and keys. A new or empty directory passes.
+ */
+async function requireCatalogOf(dataDir: string, file: string): Promise<void> {
+  const size = await stat(file).then((s) => s.size, (err: unknown) => {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new OperatorError(`catalog: cannot use '${file}' (${(err as NodeJS.ErrnoException).code ?? 'error'}).`, { cause: err });
+  });
+  if (size !== null && size > 0) return;
+  const present = (await readdir(dataDir).catch(() => [] as string[])).filter((name) => MADE_BY_A_START.includes(name)).sort();
+  if (present.length === 0) return;
+  throw new OperatorError(`catalog: '${file}' is ${size === null ? 'missing' : 'empty'}, but the data directory '${dataDir}' holds ${present.map((p) => `${p}/`).join(', ')} of an earlier start; restore the catalog from a backup, or give a new deployment another --data.`);
 }
 
 /**

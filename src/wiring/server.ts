@@ -73,6 +73,13 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
     await deps.catalog.heartbeat(deps.node, new Date());
     const { swept } = await deps.backend.init(recoveryCutoff(config, new Date(), true));
     if (swept > 0) deps.logger.info({ swept }, 'removed leftovers of interrupted uploads');
+    // NOTE: holding the lock, this process is the only one that may append to an upload, so
+    // every lease in the catalog is a dead predecessor's: left in place, each would refuse its
+    // upload's client until it ran out. With a shared catalog other nodes hold live ones.
+    if (lock) {
+      const released = await deps.catalog.releaseUploadLeases();
+      if (released > 0) deps.logger.info({ released }, 'released the upload leases an earlier process held');
+    }
     const app = await buildApp({
       backend: deps.backend, accessControl: deps.accessControl, metadata: deps.metadata, publishing: deps.publishing, sessions: deps.sessions, logger: deps.logger, publicBase: deps.publicBase,
       backendUrl: config.backend_url, maxUploadBytes: config.limits.upload_bytes, trustProxy: config.trust_proxy,

@@ -73,3 +73,23 @@ export function startServe(args: string[], env: Record<string, string> = {}): { 
   proc.stderr!.on('data', (c) => { out += String(c); });
   return { proc, output: () => out };
 }
+
+/**
+ * Runs `bin/lading serve --data <data> --listen 127.0.0.1:0`: resolves with its exit code and
+ * outputs when it exits (a refused start), or with `null` once it listens (it is then stopped).
+ */
+export function serveOrRefuse(data: string, env: Record<string, string> = {}): Promise<Ran | null> {
+  const proc = spawn(LADING_BIN, ['serve', '--data', data, '--listen', '127.0.0.1:0'], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  return new Promise((resolve) => {
+    const listening = (): void => {
+      if (!/listening on /.test(stdout + stderr)) return;
+      proc.kill('SIGKILL');
+      resolve(null);
+    };
+    proc.stdout!.on('data', (c) => { stdout += String(c); listening(); });
+    proc.stderr!.on('data', (c) => { stderr += String(c); listening(); });
+    proc.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+  });
+}

@@ -68,6 +68,20 @@ export const uploadsContract: ContractSuite = ({ name, create }) => {
       assert.equal(await c.claimUpload('missing1', 'h3', at(22), at(30)), false);
     });
 
+    it('ends every lease at once, whoever holds it, for a start that owns the catalog', async () => {
+      await c.createUpload(input('up000011', { lease: { holder: 'h1', until: at(60) } }));
+      await c.createUpload(input('up000012', { lease: { holder: 'h2', until: at(60) } }));
+      await c.createUpload(input('up000013'));
+      assert.equal(await c.releaseUploadLeases(), 2);
+      for (const id of ['up000011', 'up000012']) {
+        assert.equal((await c.getUpload(id))?.leaseHolder, null, id);
+        assert.equal(await c.claimUpload(id, 'h3', at(1), at(30)), true, `${id} is free at once`);
+      }
+      assert.equal((await c.getUpload('up000011'))?.offset, 0, 'nothing else changes');
+      assert.equal(await c.releaseUploadLeases(), 2);
+      assert.equal(await c.releaseUploadLeases(), 0);
+    });
+
     it('records checkpoints only for the lease holder, never lowering the offset', async () => {
       await c.createUpload(input('up000020', { lease: { holder: 'h1', until: at(10) } }));
       const cp = (holder: string, offset: number) => c.checkpointUpload('up000020', holder, { offset, state: `{"o":${offset}}`, now: at(1), expiresAt: at(7200), leaseUntil: at(20) });

@@ -12,9 +12,10 @@ import { mkdtemp, open, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { LadingError } from '../../src/core/errors.ts';
 import type { Path } from '../../src/core/path.ts';
 import { createSqliteCatalog, type SqliteCatalogOptions } from '../../src/drivers/catalog/sqlite.ts';
-import { type CheckpointStep, openSqlite, tableWritten, tablesChangedWith, tablesRead } from '../../src/drivers/catalog/sqlite/connection.ts';
+import { type CheckpointStep, catalogError, openSqlite, tableWritten, tablesChangedWith, tablesRead } from '../../src/drivers/catalog/sqlite/connection.ts';
 import { DatabaseSync } from 'node:sqlite';
 import { runCatalogContracts } from '../contracts/catalog-contract.ts';
 import { onDatasync } from '../helpers/datasync.ts';
@@ -254,6 +255,34 @@ describe('sqlite catalog', () => {
       throw new Error('abort');
     }), /abort/);
     assert.equal(db.memo('ghost', read), null);
+  });
+
+  it('when SQLite rolled the transaction back itself (as after SQLITE_FULL), rejects with the error that ended it and forgets what it read', (t) => {
+    const db = openSqlite(join(dir, `c${n++}.sqlite`));
+    t.after(() => db.close());
+    const read = () => (db.q("SELECT name FROM users WHERE name = 'ghost'").get()?.name as string | undefined) ?? null;
+    assert.equal(db.memo('ghost', read), null);
+    assert.throws(() => db.tx(() => {
+      db.q("INSERT INTO users (name, kind, created_at) VALUES ('ghost', 'user', 0)").run();
+      assert.equal(db.memo('ghost', read), 'ghost');
+      // What SQLite does by itself when a write finds the disk full: the transaction is gone.
+      db.q('ROLLBACK').run();
+      throw new Error('the disk is full');
+    }), /the disk is full/);
+    assert.equal(db.memo('ghost', read), null);
+    db.tx(() => db.q("INSERT INTO users (name, kind, created_at) VALUES ('ada', 'user', 0)").run());
+    assert.equal(db.q("SELECT count(*) AS n FROM users WHERE name = 'ada'").get()?.n, 1, 'the connection writes again');
+  });
+
+  it('turns a full disk into STORAGE_FULL', async () => {
+    const full = Object.assign(new Error('database or disk is full'), { code: 'ERR_SQLITE_ERROR', errcode: 13 });
+    for (const err of [full, Object.assign(new Error('shm'), { errcode: 4874 }), Object.assign(new Error('flush'), { code: 'ENOSPC' })]) {
+      const mapped = catalogError(err) as LadingError;
+      assert.equal(mapped.code, 'STORAGE_FULL', err.message);
+      assert.equal(mapped.cause, err);
+    }
+    const other = Object.assign(new Error('constraint'), { errcode: 2067 });
+    assert.equal(catalogError(other), other);
   });
 
   /** The salts in the log's header: SQLite draws new ones whenever it restarts the log from its beginning. */

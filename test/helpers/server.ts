@@ -99,18 +99,19 @@ export async function rawRequest(
 }
 
 /**
- * Starts a PUT of a raw body that the test feeds itself (`write`, then `end`), so something can
- * happen while the upload is in flight: chunked, or with `contentLength` announced. `write`
- * resolves once its chunk is handed to the socket; `answer` with the status and the body text.
+ * Starts a PUT (or `method`, with `headers` added: a tus PATCH) of a raw body that the test
+ * feeds itself (`write`, then `end`), so something can happen while the upload is in flight:
+ * chunked, or with `contentLength` announced. `write` resolves once its chunk is handed to the
+ * socket; `answer` with the status and the body text.
  */
-export function heldUpload(url: string, authorization: string, options: { contentLength?: number } = {}): {
+export function heldUpload(url: string, authorization: string, options: { contentLength?: number; method?: string; headers?: Record<string, string> } = {}): {
   write(chunk: Buffer): Promise<void>;
   end(chunk?: Buffer): void;
   answer: Promise<{ status: number; body: string }>;
 } {
-  const headers: Record<string, string | number> = { authorization, 'content-type': 'application/octet-stream' };
+  const headers: Record<string, string | number> = { authorization, 'content-type': 'application/octet-stream', ...options.headers };
   if (options.contentLength !== undefined) headers['content-length'] = options.contentLength;
-  const req = request(new URL(url), { method: 'PUT', headers });
+  const req = request(new URL(url), { method: options.method ?? 'PUT', headers });
   const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
     req.on('response', (res) => {
       let body = '';

@@ -21,18 +21,26 @@ import { createSqliteSessions } from './sqlite/sessions.ts';
 import { createSqliteShares } from './sqlite/shares.ts';
 import { createSqliteUploads } from './sqlite/uploads.ts';
 
+export { CatalogDamagedError } from './sqlite/connection.ts';
+
 export interface SqliteCatalogOptions {
   /** File name of the database, or `:memory:`. */
   file: string;
+  /**
+   * Check the file's structure first (bounded: see `checkIntegrity` in `sqlite/connection.ts`)
+   * and refuse a damaged one with `CatalogDamagedError`. For a start; off by default.
+   */
+  checkIntegrity?: boolean;
 }
 
 /**
  * Creates a SQLite catalog and brings its schema up to date. Throws `CatalogOptionError` (a
- * `TypeError`) naming `file` when it is not a non-empty string.
+ * `TypeError`) naming `file` when it is not a non-empty string, and `CatalogDamagedError` when
+ * `checkIntegrity` finds the file damaged.
  */
 export function createSqliteCatalog(options: SqliteCatalogOptions): Catalog {
   if (typeof options.file !== 'string' || options.file === '') throw new CatalogOptionError('sqlite', 'file', 'is required');
-  const db = openSqlite(options.file);
+  const db = openSqlite(options.file, { checkIntegrity: options.checkIntegrity === true });
   const kept: KeptBytes = new Map();
   const roles: CatalogRoles = {
     namespace: createSqliteNamespace(db, kept),

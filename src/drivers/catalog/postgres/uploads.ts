@@ -72,6 +72,10 @@ export function createPostgresUploads(db: PostgresConnection): UploadStore {
       await pool.query(`UPDATE ${S}uploads SET lease_holder = NULL, lease_until = NULL WHERE id = $1 AND lease_holder = $2`, [id, holder]);
     },
 
+    async releaseUploadLeases() {
+      return count(pool, `UPDATE ${S}uploads SET lease_holder = NULL, lease_until = NULL WHERE lease_holder IS NOT NULL`, []);
+    },
+
     async checkpointUpload(id, holder, { offset, state, now, expiresAt, leaseUntil }) {
       return (await count(pool, `UPDATE ${S}uploads SET received = $1, state = $2, updated_at = $3, expires_at = $4, lease_until = $5
         WHERE id = $6 AND status = 'open' AND lease_holder = $7 AND received <= $1`,

@@ -68,6 +68,10 @@ export function createSqliteUploads(db: SqliteConnection): UploadStore {
       q('UPDATE uploads SET lease_holder = NULL, lease_until = NULL WHERE id = ? AND lease_holder = ?').run(id, holder);
     },
 
+    async releaseUploadLeases() {
+      return Number(q('UPDATE uploads SET lease_holder = NULL, lease_until = NULL WHERE lease_holder IS NOT NULL').run().changes);
+    },
+
     async checkpointUpload(id, holder, { offset, state, now, expiresAt, leaseUntil }) {
       const res = q(`UPDATE uploads SET received = ?, state = ?, updated_at = ?, expires_at = ?, lease_until = ?
         WHERE id = ? AND status = 'open' AND lease_holder = ? AND received <= ?`)
