@@ -130,7 +130,7 @@ export const CONFIG_SCHEMA = Type.Object({
     request_window: amount(60, 'Length, in seconds, of the fixed window in which requests to share links are counted (shares.requests_per_link, shares.requests_per_address), by every node together.'),
     requests_per_link: amount(12000, 'Requests one share link may receive per window, from all addresses together (downloads, ranges, listings, uploads); further ones get 429. A genome viewer reading by ranges sends a few hundred a minute.'),
     requests_per_address: amount(3000, 'Requests one client address may send to /api/shared per window, to any link or to unknown tokens; further ones get 429.'),
-    max_failed_passwords: amount(10, 'Wrong passwords a password-protected share link accepts per shares.password_window; further attempts get 429, with the right password too.'),
+    max_failed_passwords: amount(10, 'Wrong passwords a password-protected share link accepts from one client address per shares.password_window; further attempts from that address get 429, with the right password too. From every address together the link accepts five times as many before refusing everyone.'),
     password_window: amount(900, 'Length, in seconds, of the window in which wrong share-link passwords are counted.'),
     expired_retention: amount(2592000, 'Seconds an expired share link is kept, answering 410 Gone and listed to its creator as expired, before it is removed (then its token answers 404, as one that never existed). Removal runs every 10 minutes.'),
   }),
