@@ -26,7 +26,11 @@ export interface ShareLimits {
   requestsPerLink: number;
   /** Requests one client address may send to share links per window, to any link or none. */
   requestsPerAddress: number;
-  /** Wrong passwords one link accepts per password window before refusing every attempt. */
+  /**
+   * Wrong passwords one link accepts from one address per password window before refusing that
+   * address every attempt; from every address together it accepts `LINK_PASSWORD_FACTOR` times
+   * as many before refusing everyone.
+   */
   maxFailedPasswords: number;
   /** Length of the window failed passwords are counted in, in seconds. */
   passwordWindowSeconds: number;
@@ -81,6 +85,13 @@ export interface ShareView {
   path: Path | null;
   state: ShareState;
 }
+
+/**
+ * A link accepts this many times `maxFailedPasswords` wrong passwords from every address
+ * together: a guesser at one address cannot lock the password out for the others, and one
+ * spread over many addresses is still stopped.
+ */
+export const LINK_PASSWORD_FACTOR = 5;
 
 /** Longest password a link may have (scrypt takes any length; this bounds the work a request asks for). */
 export const MAX_SHARE_PASSWORD_LENGTH = 1024;
@@ -286,8 +297,9 @@ export class ShareService {
    * everything on the spot: the requests of the address and of the link in the current window
    * (`TOO_MANY_REQUESTS` with `details.retryAfter`), the token (`NOT_FOUND`: unknown or
    * revoked), the password when the link has one (`UNAUTHENTICATED` with
-   * `details.passwordRequired` when it is missing or wrong; `TOO_MANY_REQUESTS` once the link
-   * has had `maxFailedPasswords` wrong ones in the window, even for the right one), the expiry
+   * `details.passwordRequired` when it is missing or wrong; `TOO_MANY_REQUESTS`, even for the
+   * right one, once the link has had `maxFailedPasswords` wrong ones from this address in the
+   * window, or `LINK_PASSWORD_FACTOR` times as many from every address), the expiry
    * and the uses (`GONE`), and that the entity is still there and its creator still holds the
    * access the link grants (`NOT_FOUND`).
    */
@@ -418,10 +430,14 @@ export class ShareService {
 
   async #checkPassword(share: ShareRecord, hash: string, client: { password: string | null; address: string }, now: Date): Promise<void> {
     const { catalog, limits } = this.#o;
-    const key = `share-password-fail:${share.id}`;
-    const failures = await catalog.oidcCount(key, now, limits.passwordWindowSeconds, false);
-    if (failures.count >= limits.maxFailedPasswords) {
-      const retryAfter = secondsUntil(failures.resetsAt, now);
+    const window = limits.passwordWindowSeconds;
+    // NOTE: a link's id holds no '/', so the first one ends it: no two pairs share a key.
+    const keys = [`share-password-fail:${share.id}/${client.address}`, `share-password-fail:${share.id}`];
+    const bounds = [limits.maxFailedPasswords, limits.maxFailedPasswords * LINK_PASSWORD_FACTOR];
+    const counts = await Promise.all(keys.map((key) => catalog.oidcCount(key, now, window, false)));
+    const limited = counts.filter((c, i) => c.count >= bounds[i]!);
+    if (limited.length > 0) {
+      const retryAfter = secondsUntil(new Date(Math.max(...limited.map((c) => c.resetsAt.getTime()))), now);
       this.#o.log.warn({ share: share.id, address: client.address, retryAfter }, 'share link refused: too many wrong passwords');
       throw tooMany('Too many wrong passwords for this link.', retryAfter);
     }
@@ -429,7 +445,7 @@ export class ShareService {
       throw new LadingError('UNAUTHENTICATED', 'This link needs its password: send it with HTTP Basic authentication, any user name (curl -u :PASSWORD).', { details: { passwordRequired: true } });
     }
     if (await this.#passwordMatches(share, hash, client.password, now)) return;
-    await catalog.oidcCount(key, now, limits.passwordWindowSeconds, true);
+    await Promise.all(keys.map((key) => catalog.oidcCount(key, now, window, true)));
     this.#o.log.warn({ share: share.id, address: client.address }, 'share link: wrong password');
     throw new LadingError('UNAUTHENTICATED', 'Wrong password for this link.', { details: { passwordRequired: true } });
   }

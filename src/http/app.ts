@@ -19,6 +19,7 @@ import type { SessionService, AuthenticatedSession } from '../identity/sessions/
 import { authenticator } from './authorization.ts';
 import type { Urls } from './envelope.ts';
 import { registerBodyParsers } from './body-parsers.ts';
+import { startAnswer } from './caching.ts';
 import { registerErrorHandlers, sendError, toLadingError } from './errors.ts';
 import { registerMethodRules } from './methods.ts';
 import { clientErrorHandler, registerProtocolRules } from './protocol.ts';
@@ -131,6 +132,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Errors Fastify raises before routing (e.g. a URL that is not valid percent-encoding)
     // get the same envelope as every other error.
     frameworkErrors: (err, _request, reply) => {
+      // NOTE: before routing, so before the onRequest hook below.
+      startAnswer(reply);
       const mapped = err.code === 'FST_ERR_BAD_URL'
         ? new LadingError('INVALID_PATH', 'The URL is not valid percent-encoded UTF-8.', { cause: err })
         : toLadingError(err);
@@ -152,6 +155,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // promise and a turn of the microtask queue off every request.
   app.addHook('onRequest', (request, reply, done) => {
     lastReply = reply;
+    startAnswer(reply);
     reply.header('X-Request-Id', request.id);
     // NOTE: links in answers are made from the Host when no public URL is configured, so a
     // Host that is not host[:port] must not get that far.

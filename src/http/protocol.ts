@@ -10,6 +10,7 @@ import type { Duplex } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { LadingError } from '../core/errors.ts';
 import { JSON_TYPE, errorEnvelopeOf } from './errors.ts';
+import { PRIVATE_NO_STORE } from './caching.ts';
 
 // NOTE: taken from the module object rather than imported: an ES import of node:http makes
 // Node evaluate all its exports, and its WebSocket ones load the whole of undici (~10 MiB).
@@ -45,6 +46,7 @@ function rawResponse(err: LadingError): string {
   const { status, body } = errorEnvelopeOf(err);
   const text = JSON.stringify(body);
   return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${JSON_TYPE}\r\n`
+    + `X-Content-Type-Options: nosniff\r\nCache-Control: ${PRIVATE_NO_STORE}\r\n`
     + `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`;
 }
 

@@ -106,13 +106,12 @@ export function registerAccessRoutes(app: TypedApp, deps: AccessRouteDeps): void
       description: 'Each record is a listing\'s entity record with `access`, your level there. An entity below one listed is not listed again; what is granted to `public` (every user) or published is not "shared with you" and is left out. Sorted by path in byte order; at most 1,000 entities, the first by path, with Meta.truncated true when there are more.',
       response: { 200: SharedList, ...errorResponses(401) },
     },
-  }, async (request, reply) => {
+  }, async (request) => {
     await deps.authenticate(request);
     const actor = await backend.actorOf(request.auth!.credential);
     const { shared, truncated } = await deps.accessControl.sharedWith(actor);
     const urls = deps.urls(request);
     const data = shared.map(({ entity, level }) => ({ [entity.name]: { ...entityRecord(urls, entity)[entity.name]!, access: level } }));
-    reply.header('cache-control', 'no-store');
     const answer = envelope(data);
     return { ...answer, Meta: { ...answer.Meta, truncated } };
   });

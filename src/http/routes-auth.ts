@@ -51,11 +51,10 @@ export function registerAuthRoutes(app: TypedApp, deps: AuthRouteDeps): void {
 
   app.get('/auth/proxy', {
     schema: { summary: 'The state of the caller\'s proxy certificate: subject, issuer, validity, time left', tags: ['auth'], security: [{ bearer: [] }], response: { 200: ProxyStateResult, ...errorResponses(401) } },
-  }, async (request, reply) => {
+  }, async (request) => {
     const token = await deps.authenticate(request);
     const { session, status, now } = await deps.sessions.credentialStatus(token, request.auth!.session.kind);
     const left = Math.floor((status.notAfter.getTime() - now.getTime()) / 1000);
-    reply.header('cache-control', 'no-store');
     return envelope({
       subject: status.subject,
       issuer: status.issuer ?? null,

@@ -25,6 +25,7 @@ import { sessionCookie, secureCookies } from './authorization.ts';
 import { preferredType } from './negotiation.ts';
 import { AuthResult, CliClientResult, ExchangeBody, type TypedApp, envelopeOrPage, errorResponses } from './schemas.ts';
 import { signinFailurePage } from './signin-page.ts';
+import { PRIVATE_NO_STORE } from './caching.ts';
 
 // NOTE: in its own module, which the logger imports without the routes (and their schemas).
 export { logSafeUrl } from './log-safe-url.ts';
@@ -79,7 +80,7 @@ function writeError(res: ServerResponse, err: LadingError): void {
   const { status, body } = errorEnvelopeOf(err);
   const retryAfter = retryAfterOf(err);
   res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...(retryAfter === null ? {} : { 'retry-after': retryAfter }),
+    'content-type': 'application/json; charset=utf-8', 'cache-control': PRIVATE_NO_STORE, ...(retryAfter === null ? {} : { 'retry-after': retryAfter }),
   });
   res.end(JSON.stringify(body));
 }
@@ -133,7 +134,6 @@ export async function registerOidcRoutes(app: TypedApp, deps: OidcRouteDeps): Pr
     }
     const { url, binding } = await parts.rp.start();
     reply.header('set-cookie', stateCookie(binding, LOGIN_STATE_SECONDS, parts.base.startsWith('https:')));
-    reply.header('cache-control', 'no-store');
     return reply.redirect(url, 302);
   });
 
@@ -164,7 +164,6 @@ export async function registerOidcRoutes(app: TypedApp, deps: OidcRouteDeps): Pr
     }
     const { url, binding } = await parts.rp.start({ purpose: BROWSER_PURPOSE, next }, SIGNIN_KIND);
     reply.header('set-cookie', stateCookie(binding, LOGIN_STATE_SECONDS, parts.base.startsWith('https:')));
-    reply.header('cache-control', 'no-store');
     return reply.redirect(url, 302);
   });
 
@@ -199,7 +198,6 @@ export async function registerOidcRoutes(app: TypedApp, deps: OidcRouteDeps): Pr
     ),
   }, async (request, reply) => {
     const parts = oidc.parts();
-    reply.header('cache-control', 'no-store');
     // NOTE: the state cookie is single-use whatever the outcome.
     reply.header('set-cookie', stateCookie('', 0, parts.base.startsWith('https:')));
     const query = new URLSearchParams(request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '');
@@ -235,11 +233,10 @@ export async function registerOidcRoutes(app: TypedApp, deps: OidcRouteDeps): Pr
       body: ExchangeBody,
       response: { 200: AuthResult, ...errorResponses(401, 403, 413, 415) },
     },
-  }, async (request, reply) => {
+  }, async (request) => {
     const user = await oidc.userOfAccessToken(request.body.access_token);
     const token = await deps.sessions.open(user);
     request.log.info({ user, issuer: oidc.issuer }, 'login by exchanging a provider access token');
-    reply.header('cache-control', 'no-store');
     return envelope({ storage_home: deps.backend.homeOf(user), storage_user: user, token });
   });
 

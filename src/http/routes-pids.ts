@@ -12,6 +12,7 @@ import type { Path } from '../core/path.ts';
 import type { PidProvider } from '../core/ports.ts';
 import type { Publishing } from '../core/publishing.ts';
 import { type Urls, encodePath, envelope, publicLinkOf } from './envelope.ts';
+import { PRIVATE_NO_STORE } from './caching.ts';
 import { preferredType } from './negotiation.ts';
 import { type DownloadOffer, PID_PAGE_HEADERS, renderElsewherePage, renderPidPage, renderUnknownPidPage } from './pid-page.ts';
 import { entityTarget } from './target.ts';
@@ -94,7 +95,10 @@ export function registerPidRoutes(app: TypedApp, deps: PidRouteDeps): void {
     else if (published) download = { kind: 'link', href: `${publicUrl}?download=true` };
     else if (viewerMayRead) download = { kind: 'link', href: `${base}/api/pids/${encoded}?download=true` };
     else download = { kind: 'none', reason: `This data object is not public. Users with access download it with their token: GET ${base}/api/pids/${handle}?download=true, or ask its owner to publish it.` };
-    return reply.headers(PID_PAGE_HEADERS).send(renderPidPage({
+    reply.headers(PID_PAGE_HEADERS);
+    // NOTE: the page of what is not published offers its download by what the viewer may read.
+    if (!published) reply.header('cache-control', PRIVATE_NO_STORE);
+    return reply.send(renderPidPage({
       handle, kind: entity.kind, name: entity.name, owner: entity.owner, createdAt: entity.createdAt, modifiedAt: entity.modifiedAt,
       ...(entity.kind === 'dataobject' ? { size: entity.size, checksum: entity.checksum } : {}),
       download, listing: entity.kind === 'collection' && published ? `${base}/api/public${encodePath(entity.path)}/` : null, recordHref,

@@ -106,10 +106,9 @@ export function registerSessionRoutes(app: TypedApp, deps: SessionRouteDeps): vo
       description: 'With the browser session cookie (set by /auth/signin) or a bearer token. 401 when not signed in.',
       tags: ['auth'], security, response: { 200: SessionInfo, ...errorResponses(401) },
     },
-  }, async (request, reply) => {
+  }, async (request) => {
     const token = await deps.authenticate(request);
     const { session } = request.auth!;
-    reply.header('cache-control', 'no-store');
     return envelope({
       user: session.user,
       home: deps.backend.homeOf(session.user) as string,
@@ -128,7 +127,6 @@ export function registerSessionRoutes(app: TypedApp, deps: SessionRouteDeps): vo
     },
   }, async (request, reply) => {
     const clear = sessionCookie(null, secureCookies(deps.publicBase.forRequest(request)));
-    reply.header('cache-control', 'no-store');
     let token: string;
     try {
       token = await deps.authenticate(request);
@@ -151,9 +149,8 @@ export function registerSessionRoutes(app: TypedApp, deps: SessionRouteDeps): vo
       tags: ['auth'], security, response: { 200: TokenList, ...errorResponses(401) },
     },
     preHandler,
-  }, async (request, reply) => {
+  }, async (request) => {
     const { session } = request.auth!;
-    reply.header('cache-control', 'no-store');
     return envelope((await sessions.listTokens(session.user)).map((t) => tokenRecord(t, session)));
   });
 
@@ -170,7 +167,7 @@ export function registerSessionRoutes(app: TypedApp, deps: SessionRouteDeps): vo
     const { session } = request.auth!;
     const made = await sessions.createToken(session.user, request.body.label);
     request.log.info({ user: session.user, token: made.session.id }, 'API token made');
-    reply.code(201).header('cache-control', 'no-store');
+    reply.code(201);
     return envelope({ ...tokenRecord(made.session, session), token: made.token }, 201);
   });
 

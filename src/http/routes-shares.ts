@@ -40,6 +40,13 @@ const SHARED = '/api/shared';
 // NOTE: the longest expiry `expires_in` takes: a century, well inside what a Date holds.
 const MAX_EXPIRES_IN = 100 * 365 * 86400;
 
+/**
+ * How answers read through a link may be cached: by the browser of whoever holds it only, and
+ * asked again each time (cheaply, by ETag), so a revoked or expired link, or a changed
+ * password, stops at once — the link's token is in the URL, and its password is checked again.
+ */
+const SHARED_CACHING = 'private, no-cache';
+
 const ShareKindSchema = Type.Union([Type.Literal('read'), Type.Literal('upload')], {
   description: 'read: anyone with the link downloads the data object, or lists and downloads the collection\'s members at any depth. upload: a drop box onto a collection; anyone with the link deposits new files directly inside it, and can neither list nor download.',
 });
@@ -283,7 +290,7 @@ export function registerShareRoutes(app: TypedApp, deps: ShareRouteDeps): void {
       if (retryAfter !== null) reply.header('Retry-After', retryAfter);
       share = { error: { status: code, title, message: mapped.message, passwordRequired: mapped.details.passwordRequired === true } };
     }
-    return send(reply, { status, title: 'Shared with you · lading', data: { share } });
+    return send(reply, { status, title: 'Shared with you · lading', data: { share }, cacheControl: SHARED_CACHING });
   };
 
   /** Whether a request is a browser opening a link: a GET preferring HTML that asks for no download. */
@@ -292,8 +299,7 @@ export function registerShareRoutes(app: TypedApp, deps: ShareRouteDeps): void {
     && preferredType(request.headers.accept, ['application/json', 'text/html']) === 'text/html';
 
   const read = async (request: FastifyRequest, reply: FastifyReply) => {
-    // NOTE: caches must ask again each time, so a revoked or expired link stops at once.
-    reply.header('Cache-Control', 'private, no-cache');
+    reply.header('Cache-Control', SHARED_CACHING);
     reply.header('Vary', 'Accept');
     if (deps.page && wantsPage(request)) return sharePage(request, reply, deps.page);
     const { token, path } = sharedTarget(request.url);

@@ -216,7 +216,6 @@ export function registerUploadRoutes(app: TypedApp, deps: UploadRoutesDeps): voi
     onRequest: tusRequest,
     handler: async (request, reply) => {
       const view = await uploads.get(await actorOf(request), request.params.id);
-      reply.header('Cache-Control', 'no-store');
       tusHeaders(request, reply, view);
       if (view.length === null) reply.header('Upload-Defer-Length', '1');
       else reply.header('Upload-Length', String(view.length));

@@ -55,15 +55,19 @@ ${block}</head>
 `;
 }
 
-/** Sends the app's page with `status`, `data` for the app and the page headers. */
-export type SendAppPage = (reply: FastifyReply, options: { status?: number; title: string; data?: unknown }) => Promise<FastifyReply>;
+/**
+ * Sends the app's page with `status`, `data` for the app and the page headers; `cacheControl`
+ * replaces the page's `no-cache` when `data` depends on who asks.
+ */
+export type SendAppPage = (reply: FastifyReply, options: { status?: number; title: string; data?: unknown; cacheControl?: string }) => Promise<FastifyReply>;
 
 const Html = Type.String({ description: 'The web app\'s page.' });
 
 export function registerWebRoutes(app: TypedApp, deps: WebRouteDeps): { sendPage: SendAppPage } {
   const sendPage: SendAppPage = async (reply, options) => {
     const build = await deps.assets.build();
-    return reply.code(options.status ?? 200).headers(APP_PAGE_HEADERS).send(appPage(build, options.title, options.data));
+    const headers = options.cacheControl ? { ...APP_PAGE_HEADERS, 'cache-control': options.cacheControl } : APP_PAGE_HEADERS;
+    return reply.code(options.status ?? 200).headers(headers).send(appPage(build, options.title, options.data));
   };
 
   app.route({

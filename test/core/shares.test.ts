@@ -374,14 +374,20 @@ describe('share service', () => {
       await perAddress.open(b.token, client());
     });
 
-    it('refuses every attempt, the right password too, once a link had too many wrong ones', async () => {
+    it('refuses every attempt from an address, the right password too, once it sent too many wrong ones; and from everyone once the link had five times as many', async () => {
       const shares = service({ maxFailedPasswords: 3, passwordWindowSeconds: 900 });
       const { token } = await shares.create(alice, { path: home('alice', 'data'), kind: 'read', password: 'right' });
-      for (let i = 0; i < 3; i++) await rejectsWith(shares.open(token, client(`wrong-${i}`)), 'UNAUTHENTICATED');
-      await assert.rejects(shares.open(token, client('right')), (err) => isLadingError(err, 'TOO_MANY_REQUESTS') && err.details.retryAfter === 900);
+      const guesser = (password: string) => ({ password, address: '192.0.2.99' });
+      for (let i = 0; i < 3; i++) await rejectsWith(shares.open(token, guesser(`wrong-${i}`)), 'UNAUTHENTICATED');
+      await assert.rejects(shares.open(token, guesser('right')), (err) => isLadingError(err, 'TOO_MANY_REQUESTS') && err.details.retryAfter === 900);
       assert.ok(log.lines.some((l) => l.message === 'share link refused: too many wrong passwords'));
+      await shares.open(token, client('right'));
+      // 3 from the guesser and 12 from other addresses: 15, the link's bound.
+      for (let i = 0; i < 12; i++) await rejectsWith(shares.open(token, client(`wrong-${i}`)), 'UNAUTHENTICATED');
+      await assert.rejects(shares.open(token, client('right')), (err) => isLadingError(err, 'TOO_MANY_REQUESTS') && err.details.retryAfter === 900);
       clock.advance(900);
       await shares.open(token, client('right'));
+      await shares.open(token, guesser('right'));
     });
   });
 });

@@ -219,7 +219,7 @@ describe('browser sessions', () => {
       assert.equal(res.status, status, text);
       assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
       assert.match(res.headers.get('content-security-policy') ?? '', /^default-src 'none'; style-src 'sha256-[^']+'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'$/);
-      assert.equal(res.headers.get('cache-control'), 'no-store');
+      assert.equal(res.headers.get('cache-control'), 'private, no-store');
       assert.match(text, new RegExp(`<h1>${heading}</h1>`));
       assert.ok(!text.includes('"Meta"'), 'not the envelope');
       return text;

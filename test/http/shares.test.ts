@@ -321,3 +321,46 @@ describe('share link limits over HTTP', () => {
     await assert429(await fetch(`${s.url}/api/shared/no-such-token`), /This address sent more than 12 requests/);
   });
 });
+
+describe('wrong share-link passwords, counted per link and address', () => {
+  let s: TestServer;
+  let alice: string;
+  before(async () => {
+    // NOTE: addresses are set with X-Forwarded-For, as a reverse proxy would; 2 wrong passwords
+    // per address, so 10 per link from every address together.
+    s = await startTestServer({ trust_proxy: true, 'shares.max_failed_passwords': 2 });
+    alice = await s.bearer('alice');
+    await fetch(s.home('alice', 'f.txt'), { method: 'PUT', headers: { authorization: alice, 'content-type': 'application/octet-stream' }, body: 'f' });
+  });
+  after(() => s.stop());
+
+  const from = (address: string, password: string) => ({ 'x-forwarded-for': address, authorization: basic(password) });
+
+  it('lets a guesser at one address lock out only that address, and stops one spread over many at the per-link bound', async () => {
+    const created = await fetch(`${s.url}/api/shares`, {
+      method: 'POST', headers: { authorization: alice, 'content-type': 'application/json' },
+      body: JSON.stringify({ path: '/tz/home/alice/f.txt', kind: 'read', password: 'right one' }),
+    });
+    const l = (await json(created)).Response.data as CreatedLink;
+    for (let i = 0; i < 2; i++) assert.equal((await fetch(l.url, { headers: from('198.51.100.1', `wrong-${i}`) })).status, 401);
+    const limited = await fetch(l.url, { headers: from('198.51.100.1', 'right one') });
+    assert.equal(limited.status, 429, 'the guessing address is refused, with the right password too');
+    assert.ok(Number(limited.headers.get('retry-after')) >= 1);
+    await limited.arrayBuffer();
+
+    // Whoever holds the link elsewhere still opens it with the password.
+    const other = await fetch(l.url, { headers: from('198.51.100.2', 'right one') });
+    assert.equal(other.status, 200);
+    assert.equal(await other.text(), 'f');
+
+    // A guesser spread over four more addresses reaches the link's bound (2 + 4 × 2 = 10).
+    for (let a = 3; a <= 6; a++) {
+      for (let i = 0; i < 2; i++) assert.equal((await fetch(l.url, { headers: from(`198.51.100.${a}`, `guess-${a}-${i}`) })).status, 401);
+    }
+    const stopped = await fetch(l.url, { headers: from('198.51.100.7', 'right one') });
+    const body = await json(stopped);
+    assert.equal(stopped.status, 429, JSON.stringify(body));
+    assert.ok(Number(stopped.headers.get('retry-after')) >= 1);
+    assert.match(Object.values(body.Response.errors![0]!)[0]!, /Too many wrong passwords/);
+  });
+});

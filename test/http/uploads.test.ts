@@ -109,7 +109,7 @@ describe('resumable uploads (tus 1.0)', () => {
     assert.equal(h.headers.get('upload-offset'), '0');
     assert.equal(h.headers.get('upload-length'), '11');
     assert.equal(h.headers.get('upload-metadata'), `filename ${b64('pieces.txt')},filetype ${b64('text/plain')}`);
-    assert.equal(h.headers.get('cache-control'), 'no-store');
+    assert.equal(h.headers.get('cache-control'), 'private, no-store');
     assert.ok(h.headers.get('upload-expires'));
 
     const listed = (await json(await fetch(`${s.url}/api/uploads`, { headers: { authorization: auth } }))).Response.data;

@@ -49,7 +49,7 @@ describe('LoginService', () => {
     for (const secret of ['guess-one', 'guess-two', 'frank-secret']) assert.ok(!text.includes(secret), `${secret} is not logged`);
   });
 
-  it('clears the account count on success, so earlier failures do not add up to a lockout', async () => {
+  it('clears the count of the account from that address on success, so earlier failures there do not add up to a lockout', async () => {
     const login = new LoginService({ catalog, clock: systemClock, logger, maxFailedLogins: 2 });
     const attempt = { username: 'frank', address: '198.51.100.1', via: 'api' as const };
     await assert.rejects(login.verify({ ...attempt, password: 'x' }), { code: 'UNAUTHENTICATED' });

@@ -85,7 +85,7 @@ describe('command-line login, server side', () => {
     const token = await server.login('alice', 'alice-password');
     const res = await fetch(`${server.url}/auth/proxy`, { headers: { authorization: `Bearer ${token}` } });
     assert.equal(res.status, 200);
-    assert.equal(res.headers.get('cache-control'), 'no-store');
+    assert.equal(res.headers.get('cache-control'), 'private, no-store');
     const p = ((await res.json()) as { Response: { data: Record<string, unknown> } }).Response.data;
     assert.match(String(p.subject), /CN=alice/);
     assert.match(String(p.issuer), /CN=alice/);

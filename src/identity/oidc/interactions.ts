@@ -43,7 +43,7 @@ export interface Page {
 /** Headers every interaction page carries: no framing, no caching, no third-party anything. */
 export const PAGE_HEADERS: Record<string, string> = {
   'content-type': 'text/html; charset=utf-8',
-  'cache-control': 'no-store',
+  'cache-control': 'private, no-store',
   'x-frame-options': 'DENY',
   // NOTE: not no-referrer, under which browsers send `Origin: null` with the form and the origin check fails.
   'referrer-policy': 'same-origin',

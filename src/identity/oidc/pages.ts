@@ -102,7 +102,7 @@ ${notice.footer ? `<footer>${esc(notice.footer)}</footer>` : ''}`, { style: NOTI
  */
 export const NOTICE_PAGE_HEADERS: Readonly<Record<string, string>> = {
   'content-type': 'text/html; charset=utf-8',
-  'cache-control': 'no-store',
+  'cache-control': 'private, no-store',
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',

@@ -1,9 +1,15 @@
 /**
  * Password login, once for every way in: `POST /auth/login`, `/auth/b2safeproxy` and the
  * embedded OpenID Provider's sign-in page all call `LoginService.verify`. It holds the one
- * timing defence for unknown users, the one failed-attempt limiter (per account and per
- * address, counted in the catalog so the limit holds across nodes) and the one audit line per
- * attempt. It opens no session and never logs a password.
+ * timing defence for unknown users, the one failed-attempt limiter (counted in the catalog so
+ * the limit holds across nodes) and the one audit line per attempt. It opens no session and
+ * never logs a password.
+ *
+ * Failures are counted under three keys, each with its own bound, so that one person's typos or
+ * a guesser at one account never lock out anyone else: the account from one address (the low
+ * bound: a guesser, or a user who forgot the password), the account from every address together
+ * (a guesser spread over many addresses), and the address over every account (a password spray;
+ * much higher, since many users may share one NAT or reverse proxy).
  */
 import { LadingError } from '../../core/errors.ts';
 import type { AccountStore, Clock, OidcStore } from '../../core/ports.ts';
@@ -12,8 +18,15 @@ import { hashPassword, verifyPassword } from '../secrets/password.ts';
 /** Length of the window failed attempts are counted in. */
 export const LOGIN_WINDOW_SECONDS = 15 * 60;
 
-/** An address may fail this many times more often than one account (several users behind one NAT). */
-const ADDRESS_FACTOR = 4;
+/** An account may fail this many times the per-address bound, from every address together. */
+export const ACCOUNT_FACTOR = 4;
+
+/**
+ * An address may fail this many times the per-address bound, over every account together: high
+ * enough that the typos of many users behind one NAT or reverse proxy never reach it, low
+ * enough to stop one address trying a password on account after account.
+ */
+export const ADDRESS_FACTOR = 20;
 
 /** The structured logger the audit lines go to (pino's shape). */
 export interface AuditLog {
@@ -25,14 +38,18 @@ export interface LoginServiceOptions {
   catalog: Pick<AccountStore, 'getUser'> & Pick<OidcStore, 'oidcCount' | 'oidcResetCount'>;
   clock: Clock;
   logger: AuditLog;
-  /** Failed attempts allowed per account per window; an address gets four times as many. */
+  /**
+   * Failed attempts allowed per window for one account from one address; the account from every
+   * address gets `ACCOUNT_FACTOR` times as many, and one address over every account
+   * `ADDRESS_FACTOR` times as many.
+   */
   maxFailedLogins: number;
 }
 
 export interface LoginAttempt {
   username: string;
   password: string;
-  /** The client's address, for the per-address limit and the audit line. */
+  /** The client's address, for the limits and the audit line. */
   address: string;
   /** Which door the attempt came through, for the audit line: `api` or `browser`. */
   via: 'api' | 'browser';
@@ -51,28 +68,29 @@ export class LoginService {
 
   /**
    * Checks a local user's password and resolves with the user's name. Rejects with
-   * `TOO_MANY_REQUESTS` (`details.retryAfter` in seconds) when the account or the address has
-   * failed too often in the current window — before the password is looked at, so a correct
-   * one does not get through either — and with `UNAUTHENTICATED` and one message for an
+   * `TOO_MANY_REQUESTS` (`details.retryAfter` in seconds) when, in the current window, the
+   * account has failed too often from this address or from every address together, or this
+   * address has failed too often over every account — before the password is looked at, so a
+   * correct one does not get through either — and with `UNAUTHENTICATED` and one message for an
    * unknown user, a wrong password, a group or a user without a password. The right password
-   * of a disabled account gets `UNAUTHENTICATED` saying so. A success clears the account's
-   * counter. Logs one line per attempt.
+   * of a disabled account gets `UNAUTHENTICATED` saying so. A refused attempt counts nowhere; a
+   * failed one counts under all three keys; a success clears the count of the account from this
+   * address only (a guesser elsewhere keeps the account's count). Logs one line per attempt.
    */
   async verify(attempt: LoginAttempt): Promise<string> {
     const { catalog, clock, logger, maxFailedLogins } = this.#o;
     const username = attempt.username.trim();
     const audit = { user: username, address: attempt.address, via: attempt.via };
     const now = clock.now();
-    const accountKey = `login-fail:account:${username.toLowerCase()}`;
+    const name = username.toLowerCase();
+    // NOTE: an address holds no '/', so the first one ends it: no two pairs share a key.
+    const pairKey = `login-fail:pair:${attempt.address}/${name}`;
+    const accountKey = `login-fail:account:${name}`;
     const addressKey = `login-fail:address:${attempt.address}`;
-    const [byAccount, byAddress] = await Promise.all([
-      catalog.oidcCount(accountKey, now, LOGIN_WINDOW_SECONDS, false),
-      catalog.oidcCount(addressKey, now, LOGIN_WINDOW_SECONDS, false),
-    ]);
-    const limited = [
-      byAccount.count >= maxFailedLogins ? byAccount : null,
-      byAddress.count >= maxFailedLogins * ADDRESS_FACTOR ? byAddress : null,
-    ].filter((c) => c !== null);
+    const keys = [pairKey, accountKey, addressKey];
+    const bounds = [maxFailedLogins, maxFailedLogins * ACCOUNT_FACTOR, maxFailedLogins * ADDRESS_FACTOR];
+    const counts = await Promise.all(keys.map((key) => catalog.oidcCount(key, now, LOGIN_WINDOW_SECONDS, false)));
+    const limited = counts.filter((c, i) => c.count >= bounds[i]!);
     if (limited.length > 0) {
       const resetsAt = Math.max(...limited.map((c) => c.resetsAt.getTime()));
       const retryAfter = Math.max(1, Math.ceil((resetsAt - now.getTime()) / 1000));
@@ -85,14 +103,11 @@ export class LoginService {
     dummyHash ??= hashPassword('not a password');
     const ok = await verifyPassword(attempt.password, hash ?? (await dummyHash));
     if (!user || !hash || !ok) {
-      await Promise.all([
-        catalog.oidcCount(accountKey, now, LOGIN_WINDOW_SECONDS, true),
-        catalog.oidcCount(addressKey, now, LOGIN_WINDOW_SECONDS, true),
-      ]);
+      await Promise.all(keys.map((key) => catalog.oidcCount(key, now, LOGIN_WINDOW_SECONDS, true)));
       logger.warn(audit, 'login failed: wrong user name or password');
       throw new LadingError('UNAUTHENTICATED', 'Wrong user name or password.');
     }
-    await catalog.oidcResetCount(accountKey);
+    await catalog.oidcResetCount(pairKey);
     if (user.disabled) {
       logger.warn({ ...audit, user: user.name }, 'login refused: the account is disabled');
       throw new LadingError('UNAUTHENTICATED', 'This account is disabled; ask the operators of this service.');
