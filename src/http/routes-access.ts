@@ -134,7 +134,7 @@ export function registerAccessRoutes(app: TypedApp, deps: AccessRouteDeps): void
     schema: {
       tags: ['metadata'], security, operationId: 'addMetadata', params: metaParams, body: AvuBody,
       summary: 'Add an attribute–value–unit triple to an entity (needs write); answers all of its metadata',
-      description: 'Adding a triple that is there changes nothing. 403 for `PID` and `EUDAT/…`, which the PID rules write; 400 for a part over 2,700 bytes, control characters in the attribute, or an entity that carries 1,000 AVUs already.',
+      description: 'Adding a triple that is there changes nothing. 403 for `PID` and `EUDAT/…` (in any case, and for names that read the same: compared after NFKC normalisation, with invisible characters and surrounding space removed), which the PID rules write; 400 for a part over 2,700 bytes, control characters in the attribute, or an entity that carries 1,000 AVUs already.',
       response: { 200: MetadataResult, ...errorResponses(401, 403, 404, 413, 415) },
     },
   }, async (request) => {

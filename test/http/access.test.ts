@@ -205,6 +205,19 @@ describe('access lists, metadata and publishing over the API', () => {
       assert.equal((await api('POST', at('metadata', 'proj/readme.txt'), admin, avu('PID', 'x'))).status, 403, 'administrators too');
     });
 
+    it('keeps names that read as PID or EUDAT/… read-only too: invisible characters, surrounding space, fullwidth forms (403)', async () => {
+      for (const attribute of ['PID\u200b', ' PID', 'ＰＩＤ', 'EUDAT／x', '\u00adpid\u3000', 'EUDAT\u2060/ror']) {
+        const res = await api('POST', at('metadata', 'proj/readme.txt'), alice, avu(attribute, '21.T1/forged'));
+        assert.equal(res.status, 403, JSON.stringify(attribute));
+        assert.match(JSON.stringify((await json(res)).Response.errors), /PID rules/);
+        assert.equal((await api('DELETE', `${at('metadata', 'proj/readme.txt')}?attribute=${encodeURIComponent(attribute)}`, alice)).status, 403, JSON.stringify(attribute));
+      }
+      const list = await data(await api('GET', at('metadata', 'proj/readme.txt'), alice));
+      assert.ok(!list.some((m: { value: string }) => m.value === '21.T1/forged'), 'nothing was stored');
+      assert.equal((await api('POST', at('metadata', 'proj/readme.txt'), alice, avu('PIDs', 'x'))).status, 200, 'other names are free');
+      assert.equal((await api('DELETE', `${at('metadata', 'proj/readme.txt')}?attribute=PIDs`, alice)).status, 200);
+    });
+
     it('refuses parts over 2,700 bytes, control characters in attributes, empty values (400)', async () => {
       const long = 'é'.repeat(1351); // 2,702 bytes in 1,351 characters
       assert.equal((await api('POST', at('metadata', 'proj/readme.txt'), alice, avu(long, 'v'))).status, 400);
