@@ -3,9 +3,10 @@
  * users, groups and `public` (every signed-in user) — on the entity itself and inherited from
  * the collections above it. Only a holder of `own` (or an admin) reads or changes a list. The
  * `anonymous` principal is not set here: publishing (`publishing.ts`) is its only way in. An
- * entity never loses its last owner. Takes ports; knows nothing of HTTP.
+ * entity never loses its last owner; `public` never holds `own` (every user could then take the
+ * entity over); the owner of a home keeps `own` on it. Takes ports; knows nothing of HTTP.
  */
-import { type Actor, ANONYMOUS, type Backend, PUBLIC_GROUP, SYSTEM_OWNER } from './backend.ts';
+import { type Actor, ANONYMOUS, type Backend, PUBLIC_GROUP, SYSTEM_OWNER, refusePublicOwn } from './backend.ts';
 import { LadingError } from './errors.ts';
 import { type Path, lineage } from './path.ts';
 import type { AccountStore, NamespaceStore } from './ports.ts';
@@ -69,14 +70,17 @@ export class AccessControl {
    * Gives `principal` exactly `level` on `path` (and so on everything below it), replacing
    * what it held there; answers the new list. Rejects with `FORBIDDEN` unless `actor` holds
    * `own`, `NOT_FOUND` when the path does not exist or the principal is no user, admin or group
-   * (nor `public`), `BAD_REQUEST` for an unknown level or for `anonymous` (publish instead), and
-   * `CONFLICT` when lowering an `own` entry would leave the entity without an owner.
+   * (nor `public`), `BAD_REQUEST` for an unknown level, for `anonymous` (publish instead) and
+   * for `own` to `public`, `CONFLICT` when lowering an `own` entry would leave the entity without
+   * an owner, and `FORBIDDEN` when lowering the home owner's entry on their home.
    */
   async grant(actor: Actor, path: Path, principal: string, level: AccessLevel): Promise<AccessList> {
-    await this.#ownedEntity(actor, path);
+    const owner = await this.#ownedEntity(actor, path);
     if (!ACCESS_LEVELS.includes(level)) throw new LadingError('BAD_REQUEST', `level must be one of ${ACCESS_LEVELS.join(', ')}.`);
     await this.#mustBePrincipal(principal);
+    refusePublicOwn(principal, level);
     await this.#keepsAnOwner(path, principal, level);
+    if (level !== 'own') this.#keepsHomeOwner(path, owner, principal);
     await this.#o.catalog.setAccess(path, principal, level);
     return this.list(actor, path);
   }
@@ -85,11 +89,11 @@ export class AccessControl {
    * Removes `principal`'s entry on `path` itself; answers the new list. Rejects with
    * `FORBIDDEN` unless `actor` holds `own`, `NOT_FOUND` when the path does not exist or has no
    * entry of `principal` (an inherited entry is changed on the collection it is set on),
-   * `BAD_REQUEST` for `anonymous` (unpublish instead), and `CONFLICT` when the entry is the
-   * entity's last `own`.
+   * `BAD_REQUEST` for `anonymous` (unpublish instead), `CONFLICT` when the entry is the
+   * entity's last `own`, and `FORBIDDEN` for the home owner's entry on their home.
    */
   async revoke(actor: Actor, path: Path, principal: string): Promise<AccessList> {
-    await this.#ownedEntity(actor, path);
+    const owner = await this.#ownedEntity(actor, path);
     if (principal === ANONYMOUS) throw this.#anonymousRefused();
     const entries = await this.#o.catalog.listAccess(path);
     if (!entries.some((e) => e.principal === principal)) {
@@ -99,6 +103,7 @@ export class AccessControl {
         : `'${principal}' has no entry on '${path}'.`);
     }
     await this.#keepsAnOwner(path, principal, null);
+    this.#keepsHomeOwner(path, owner, principal);
     await this.#o.catalog.setAccess(path, principal, null);
     return this.list(actor, path);
   }
@@ -167,6 +172,16 @@ export class AccessControl {
     if (principal === ANONYMOUS) throw this.#anonymousRefused();
     if (principal === PUBLIC_GROUP) return;
     if (!(await this.#o.catalog.getUser(principal))) throw new LadingError('NOT_FOUND', `There is no user or group '${principal}'.`);
+  }
+
+  /**
+   * `FORBIDDEN` when `principal` is the user whose home `path` is: nobody, a co-owner or the
+   * user, lowers or removes that entry. The backend lets a user own their home whatever its
+   * list says; refusing here keeps the list saying what holds.
+   */
+  #keepsHomeOwner(path: Path, owner: string, principal: string): void {
+    if (principal !== owner || path !== this.#o.backend.homeOf(principal)) return;
+    throw new LadingError('FORBIDDEN', `'${principal}' owns the home '${path}' and always keeps own on it; that entry cannot be lowered or removed.`);
   }
 
   /**

@@ -6,7 +6,7 @@
  * configuration, prints nothing.
  */
 import type { Backend } from './backend.ts';
-import { PUBLIC_GROUP } from './backend.ts';
+import { PUBLIC_GROUP, refusePublicOwn } from './backend.ts';
 import { LadingError } from './errors.ts';
 import { type Path, parsePath } from './path.ts';
 import type { AccountStore, Clock, CredentialManager, CredentialStatus, JobStore, NamespaceStore, SessionStore } from './ports.ts';
@@ -110,13 +110,14 @@ export class AdminService {
   /**
    * Grants `principal` (a user, an administrator, a group, or `public`: every user) `level` on
    * `path` and what lies below it; `none` revokes what it held there. `INVALID_PATH` for a
-   * malformed path, `BAD_REQUEST` for an unknown level, `NOT_FOUND` when the path or the
+   * malformed path, `BAD_REQUEST` for an unknown level or `own` for `public`, `NOT_FOUND` when the path or the
    * principal does not exist.
    */
   async setAccess(path: string, principal: string, level: string): Promise<void> {
     if (level !== 'none' && !ACCESS_LEVELS.includes(level as AccessLevel)) {
       throw new LadingError('BAD_REQUEST', `level must be one of ${ACCESS_LEVELS.join(', ')} or none`);
     }
+    refusePublicOwn(principal, level === 'none' ? null : (level as AccessLevel));
     const target = await this.#existing(path);
     if (principal !== PUBLIC_GROUP && !(await this.#o.catalog.getUser(principal))) {
       throw new LadingError('NOT_FOUND', `no user or group '${principal}'`);

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { LadingError, isLadingError } from './errors.ts';
 import { Meter, checksumString } from './meter.ts';
-import { type Path, childOf, lineage, parentOf, parseName, parsePath } from './path.ts';
+import { type Path, childOf, isWithin, lineage, parentOf, parseName, parsePath } from './path.ts';
 import type { Authority, BackendCredential, ByteRange, Catalog, Clock, Resource, ResourceStream, TrackedBlob } from './ports.ts';
 import type { RuleSet } from './rules.ts';
 import {
@@ -25,6 +25,17 @@ export const PUBLIC_GROUP = 'public';
  * what publishing an entity means (`/api/public/…`); no user or group can take the name.
  */
 export const ANONYMOUS = 'anonymous';
+/**
+ * Rejects with `BAD_REQUEST` when `level` is `own` for `public`: every signed-in user would hold
+ * `own`, could change the access list and so take the entity over. Every writer of access
+ * entries asks this first.
+ */
+export function refusePublicOwn(principal: string, level: AccessLevel | null): void {
+  if (principal === PUBLIC_GROUP && level === 'own') {
+    throw new LadingError('BAD_REQUEST', `'${PUBLIC_GROUP}' (every signed-in user) cannot be given own: any user could then change the access list and take the entity over. Give own to a user or a group instead.`);
+  }
+}
+
 /** Owner of the zone's top collections; not a name a user can take. */
 export const SYSTEM_OWNER = '_system';
 
@@ -234,9 +245,12 @@ export class Backend {
     return this.#require(actor, path, level);
   }
 
-  /** The highest level `actor` holds on `path`, or null; `own` for an admin. */
+  /**
+   * The highest level `actor` holds on `path`, or null; `own` for an admin, and for a user in
+   * their own home (see `#ownsAsHome`).
+   */
   async levelOf(actor: Actor, path: Path): Promise<AccessLevel | null> {
-    if (actor.admin) return 'own';
+    if (actor.admin || this.#ownsAsHome(actor, path)) return 'own';
     return this.#catalog.accessLevel(path, actor.principals);
   }
 
@@ -463,11 +477,12 @@ export class Backend {
     return renamed;
   }
 
-  /** Grants (or with null revokes) access; the caller needs `own`. `FORBIDDEN`, `NOT_FOUND`. */
+  /** Grants (or with null revokes) access; the caller needs `own`. `FORBIDDEN`, `NOT_FOUND`, `BAD_REQUEST` (see `refusePublicOwn`). */
   async setAccess(cred: BackendCredential, path: Path, principal: string, level: AccessLevel | null): Promise<void> {
     const actor = await this.#actor(cred);
     await this.#require(actor, path, 'own');
     await this.#mustExist(path);
+    refusePublicOwn(principal, level);
     await this.#catalog.setAccess(path, principal, level);
   }
 
@@ -481,11 +496,19 @@ export class Backend {
 
   /** Refuses unless `actor` holds `level` on `path`, whose access is that of `from` (by default itself). */
   async #require(actor: Actor, path: Path, level: AccessLevel, from: Path = path): Promise<void> {
-    if (actor.admin) return;
+    if (actor.admin || this.#ownsAsHome(actor, from)) return;
     const held = await this.#catalog.accessLevel(from, actor.principals);
     if (held === null || ACCESS_RANK[held] < ACCESS_RANK[level]) {
       throw new LadingError('FORBIDDEN', `You do not have ${level} access to '${path}'.`);
     }
+  }
+
+  /**
+   * Whether `path` lies in `actor`'s own home, where the user always holds `own`: whatever
+   * entries co-owners or an admin change there, the owner of a home is never locked out of it.
+   */
+  #ownsAsHome(actor: Actor, path: Path): boolean {
+    return actor.user !== ANONYMOUS && isWithin(path, this.homeOf(actor.user));
   }
 
   async #mustExist(path: Path): Promise<Entity> {

@@ -1,8 +1,8 @@
 /**
  * Attribute–value–unit metadata (AVUs) as users read and change them: read access lists an
  * entity's AVUs, write access adds and removes them. The attributes the backend's rules write
- * (`PID`, `EUDAT/…`) are read-only to everyone here, so a PID can be neither forged nor lost
- * through the API. Sizes follow iRODS (2,700 bytes an attribute, value or unit); an entity
+ * (`PID`, `EUDAT/…`, and every name that reads as one of them) are read-only to everyone here,
+ * so a PID can be neither forged nor lost through the API. Sizes follow iRODS (2,700 bytes an attribute, value or unit); an entity
  * holds at most `MAX_AVUS` AVUs. Takes ports; knows nothing of HTTP.
  */
 import type { Actor, Backend } from './backend.ts';
@@ -16,12 +16,26 @@ export const MAX_AVU_BYTES = 2700;
 /** Most AVUs one entity may carry. */
 export const MAX_AVUS = 1000;
 
+// NOTE: characters that render as nothing (zero-width spaces and joiners, soft hyphens,
+// variation selectors, the BOM, …).
+const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu;
+
+/**
+ * `attribute` as it reads: in Unicode compatibility form (NFKC: fullwidth `ＰＩＤ` is `PID`,
+ * `／` is `/`), without default-ignorable code points, without surrounding white space.
+ */
+export function attributeAsRead(attribute: string): string {
+  return attribute.normalize('NFKC').replace(INVISIBLE, '').trim();
+}
+
 /**
  * Whether the backend's rules own `attribute`: `PID` and anything under `EUDAT/`, in any case
- * (a `pid` next to `PID` would read as the same thing).
+ * (a `pid` next to `PID` would read as the same thing), decided on the name as it reads
+ * (`attributeAsRead`), so that no lookalike (`PID\u200b`, ` PID`, `ＰＩＤ`, `EUDAT／x`) passes
+ * for one the rules wrote.
  */
 export function isReservedAttribute(attribute: string): boolean {
-  const upper = attribute.toUpperCase();
+  const upper = attributeAsRead(attribute).toUpperCase();
   return upper === 'PID' || upper.startsWith('EUDAT/');
 }
 

@@ -78,7 +78,7 @@ export function registerAccessRoutes(app: TypedApp, deps: AccessRouteDeps): void
     schema: {
       tags: ['access'], security, operationId: 'grantAccess', params: aclParams, body: AclGrantBody,
       summary: 'Give a user, a group or public (every signed-in user) read, write or own access to an entity and what lies below it (needs own)',
-      description: 'Replaces the principal\'s entry on the entity. 404 for an unknown principal; 400 for `anonymous` (publish instead); 409 when lowering the last own entry would leave the entity without an owner.',
+      description: 'Replaces the principal\'s entry on the entity. 404 for an unknown principal; 400 for `anonymous` (publish instead) and for own to `public` (every user could take the entity over); 409 when lowering the last own entry would leave the entity without an owner; 403 for lowering the entry of a home\'s user on that home (they always keep own there).',
       response: { 200: AclResult, ...errorResponses(401, 403, 404, 409, 413, 415) },
     },
   }, async (request) => {
@@ -90,7 +90,7 @@ export function registerAccessRoutes(app: TypedApp, deps: AccessRouteDeps): void
     schema: {
       tags: ['access'], security, operationId: 'revokeAccess', params: aclParams, querystring: AclRevokeQuery,
       summary: 'Remove a principal\'s entry on an entity (needs own)',
-      description: '404 when the principal has no entry on the entity itself (an inherited entry is changed where it is set); 409 for the entity\'s last own entry.',
+      description: '404 when the principal has no entry on the entity itself (an inherited entry is changed where it is set); 409 for the entity\'s last own entry; 403 for the entry of a home\'s user on that home (they always keep own there).',
       response: { 200: AclResult, ...errorResponses(401, 403, 404, 409) },
     },
   }, async (request) => {
@@ -133,7 +133,7 @@ export function registerAccessRoutes(app: TypedApp, deps: AccessRouteDeps): void
     schema: {
       tags: ['metadata'], security, operationId: 'addMetadata', params: metaParams, body: AvuBody,
       summary: 'Add an attribute–value–unit triple to an entity (needs write); answers all of its metadata',
-      description: 'Adding a triple that is there changes nothing. 403 for `PID` and `EUDAT/…`, which the PID rules write; 400 for a part over 2,700 bytes, control characters in the attribute, or an entity that carries 1,000 AVUs already.',
+      description: 'Adding a triple that is there changes nothing. 403 for `PID` and `EUDAT/…` (in any case, and for names that read the same: compared after NFKC normalisation, with invisible characters and surrounding space removed), which the PID rules write; 400 for a part over 2,700 bytes, control characters in the attribute, or an entity that carries 1,000 AVUs already.',
       response: { 200: MetadataResult, ...errorResponses(401, 403, 404, 413, 415) },
     },
   }, async (request) => {

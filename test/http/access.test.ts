@@ -139,6 +139,36 @@ describe('access lists, metadata and publishing over the API', () => {
       assert.equal(inherited.status, 404);
       assert.match(JSON.stringify((await json(inherited)).Response.errors), /set on the collection '\/tz\/home\/alice\/proj'/);
     });
+
+    it('never gives own to public (400): every signed-in user could otherwise take the entity over', async () => {
+      await put('public-own.txt', 'mine');
+      const refused = await api('PUT', at('acl', 'public-own.txt'), alice, { principal: 'public', level: 'own' });
+      assert.equal(refused.status, 400);
+      assert.match(JSON.stringify((await json(refused)).Response.errors), /'public'.*cannot be given own/);
+      const list = await data(await api('GET', at('acl', 'public-own.txt'), alice));
+      assert.deepEqual(list.entries.map((e: { principal: string }) => e.principal), ['alice'], 'nothing was granted');
+      const takeover = await api('PUT', at('acl', 'public-own.txt'), dave, { principal: 'dave', level: 'own' });
+      assert.equal(takeover.status, 403, 'another user still cannot change the list');
+      await assert.rejects(s.deps.admin.setAccess('/tz/home/alice/public-own.txt', 'public', 'own'), { code: 'BAD_REQUEST' });
+    });
+
+    it('lets nobody lower or remove the home user\'s own entry on their home (403); the owner keeps their home', async () => {
+      const home = `${s.url}/api/acl/tz/home/bob`;
+      assert.equal((await api('PUT', home, bob, { principal: 'dave', level: 'own' })).status, 200);
+      const removed = await api('DELETE', `${home}?principal=bob`, dave);
+      assert.equal(removed.status, 403);
+      assert.match(JSON.stringify((await json(removed)).Response.errors), /always keeps own/);
+      assert.equal((await api('PUT', home, dave, { principal: 'bob', level: 'read' })).status, 403, 'nor lowered');
+      assert.equal((await api('DELETE', `${home}?principal=bob`, bob)).status, 403, 'not even by the owner');
+      const list = await data(await api('GET', home, bob));
+      assert.deepEqual(list.entries.find((e: { principal: string }) => e.principal === 'bob'), { principal: 'bob', level: 'own' });
+      assert.equal((await api('DELETE', `${home}?principal=dave`, bob)).status, 200, 'the owner takes the co-owner\'s own back');
+      // Even an entry an administrator removes outside the API leaves the user the owner of their home.
+      await s.deps.admin.setAccess('/tz/home/bob', 'bob', 'none');
+      assert.equal((await api('GET', home, bob)).status, 200);
+      assert.equal((await api('GET', `${s.url}/api/registered/tz/home/bob`, bob)).status, 200);
+      assert.equal((await api('PUT', home, bob, { principal: 'bob', level: 'own' })).status, 200, 'and can restore the entry');
+    });
   });
 
   describe('/api/metadata', () => {
@@ -173,6 +203,19 @@ describe('access lists, metadata and publishing over the API', () => {
       }
       assert.equal((await api('DELETE', `${at('metadata', 'proj/readme.txt')}?attribute=PID`, alice)).status, 403);
       assert.equal((await api('POST', at('metadata', 'proj/readme.txt'), admin, avu('PID', 'x'))).status, 403, 'administrators too');
+    });
+
+    it('keeps names that read as PID or EUDAT/… read-only too: invisible characters, surrounding space, fullwidth forms (403)', async () => {
+      for (const attribute of ['PID\u200b', ' PID', 'ＰＩＤ', 'EUDAT／x', '\u00adpid\u3000', 'EUDAT\u2060/ror']) {
+        const res = await api('POST', at('metadata', 'proj/readme.txt'), alice, avu(attribute, '21.T1/forged'));
+        assert.equal(res.status, 403, JSON.stringify(attribute));
+        assert.match(JSON.stringify((await json(res)).Response.errors), /PID rules/);
+        assert.equal((await api('DELETE', `${at('metadata', 'proj/readme.txt')}?attribute=${encodeURIComponent(attribute)}`, alice)).status, 403, JSON.stringify(attribute));
+      }
+      const list = await data(await api('GET', at('metadata', 'proj/readme.txt'), alice));
+      assert.ok(!list.some((m: { value: string }) => m.value === '21.T1/forged'), 'nothing was stored');
+      assert.equal((await api('POST', at('metadata', 'proj/readme.txt'), alice, avu('PIDs', 'x'))).status, 200, 'other names are free');
+      assert.equal((await api('DELETE', `${at('metadata', 'proj/readme.txt')}?attribute=PIDs`, alice)).status, 200);
     });
 
     it('refuses parts over 2,700 bytes, control characters in attributes, empty values (400)', async () => {

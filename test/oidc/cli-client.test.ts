@@ -98,3 +98,47 @@ describe('command-line login, server side', () => {
     assert.equal((await fetch(`${server.url}/auth/proxy`)).status, 401);
   });
 });
+
+describe('device authorization polling (RFC 8628 sections 3.2 and 3.5)', () => {
+  let polled: TestServer;
+  let now = Date.now();
+  before(async () => {
+    // NOTE: the server's clock stands still unless the test moves it, so "too soon" is exact.
+    polled = await startTestServer({}, { overrides: { clock: { now: () => new Date(now) } } });
+  });
+  after(async () => {
+    await polled?.stop();
+  });
+
+  it('says the interval, answers slow_down to a poll sooner than it, and adds 5 seconds after each', async () => {
+    const start = await fetch(`${polled.url}/oidc/device/auth`, {
+      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ client_id: 'lading-cli', scope: 'openid profile offline_access' }),
+    });
+    assert.equal(start.status, 200);
+    const device = (await start.json()) as { device_code: string; interval: number };
+    assert.equal(device.interval, 5);
+    const poll = async () => {
+      const res = await fetch(`${polled.url}/oidc/token`, {
+        method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: device.device_code, client_id: 'lading-cli' }),
+      });
+      assert.equal(res.status, 400);
+      return ((await res.json()) as { error: string }).error;
+    };
+    assert.equal(await poll(), 'authorization_pending', 'the first poll');
+    assert.equal(await poll(), 'slow_down', 'at once again');
+    now += 5_000;
+    assert.equal(await poll(), 'authorization_pending', 'an interval after the first poll');
+    now += 5_000;
+    assert.equal(await poll(), 'slow_down', 'the interval is now 10 seconds');
+    now += 10_000;
+    assert.equal(await poll(), 'authorization_pending', 'past the 10 seconds from the last poll in time');
+    now += 10_000;
+    assert.equal(await poll(), 'slow_down', 'the interval is now 15 seconds');
+    // Racing polls: only one of them is in time.
+    now += 20_000;
+    const raced = await Promise.all([poll(), poll(), poll(), poll()]);
+    assert.deepEqual(raced.filter((e) => e === 'authorization_pending').length, 1, raced.join());
+  });
+});

@@ -5,8 +5,9 @@
  * Its state lives in the catalog (`provider-adapter.ts`), so any node can serve any step.
  * It registers two clients: lading's own relying party, which reaches it over HTTP like any
  * other provider, and the public client of the `lading` command line, which signs in with the
- * device authorization grant (RFC 8628: the user enters a short code at `/oidc/device`). It
- * never opens lading sessions itself.
+ * device authorization grant (RFC 8628: the user enters a short code at `/oidc/device`; its
+ * polling interval and `slow_down` come from `device-polling.ts`). It never opens lading
+ * sessions itself.
  */
 import { createHmac, generateKeyPairSync } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -19,12 +20,15 @@ import type { Sealer } from '../secrets/sealing.ts';
 import type { AccountStore, Clock, OidcStore } from '../../core/ports.ts';
 import { catalogAdapterFactory } from './provider-adapter.ts';
 import { deviceFlowPages } from './device-pages.ts';
+import { devicePolling } from './device-polling.ts';
 
 /** Where the provider is mounted inside lading's HTTP server. */
 export const PROVIDER_MOUNT = '/oidc';
 
 const KEY_KIND = 'lading:signing-key';
 const KEY_PURPOSE = 'oidc signing key';
+/** Seconds a device code of the device authorization grant lives. */
+const DEVICE_CODE_TTL = 600;
 
 export interface EmbeddedProviderOptions {
   /** Issuer URL, `<public base>/oidc`. */
@@ -207,7 +211,7 @@ export class EmbeddedProvider {
       ttl: {
         AccessToken: 3600,
         AuthorizationCode: 60,
-        DeviceCode: 600,
+        DeviceCode: DEVICE_CODE_TTL,
         IdToken: 3600,
         Interaction: 3600,
         Grant: 30 * 86400,
@@ -224,6 +228,7 @@ export class EmbeddedProvider {
     };
     const provider = new OidcProvider(o.issuer, configuration);
     provider.proxy = o.trustProxy;
+    provider.use(devicePolling({ catalog: o.catalog, clock: o.clock, deviceCodeTtl: DEVICE_CODE_TTL }));
     const refused = (event: string) => (ctx: KoaContextWithOIDC | Error, err?: Error) => {
       const e = err ?? (ctx as Error);
       logger.warn({ event, error: (e as { error?: string }).error ?? e.name, description: (e as { error_description?: string }).error_description }, 'oidc provider refused a request');
