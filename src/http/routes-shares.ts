@@ -41,9 +41,9 @@ const SHARED = '/api/shared';
 const MAX_EXPIRES_IN = 100 * 365 * 86400;
 
 /**
- * How answers read through a link may be cached: by the browser of whoever holds it only, and
- * asked again each time (cheaply, by ETag), so a revoked or expired link, or a changed
- * password, stops at once — the link's token is in the URL, and its password is checked again.
+ * How answers read through a link (its page too) may be cached: by the browser of whoever
+ * holds it only, and asked again each time (cheaply, by ETag), so that a revoked or expired
+ * link stops at once and every reuse is checked again, its password included.
  */
 const SHARED_CACHING = 'private, no-cache';
 

@@ -126,6 +126,15 @@ describe('caching and sniffing headers', () => {
     }
   });
 
+  it('gives the page of a share link, which shows what the link leads to, to its holder\'s browser only', async () => {
+    const page = await fetch(`${s.url}/api/shared/${shareToken}`, { headers: { accept: BROWSER } });
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+    assert.match(await page.text(), /lading-data/);
+    assert.equal(page.headers.get('cache-control'), 'private, no-cache');
+    assert.equal(page.headers.get('x-content-type-options'), 'nosniff');
+  });
+
   it('keeps validators and nosniff on streamed downloads, and answers 304 with them', async () => {
     const authorization = `Bearer ${await s.login('alice')}`;
     const whole = await fetch(`${file()}?download=true`, { headers: { authorization } });

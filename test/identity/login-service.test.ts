@@ -1,7 +1,8 @@
 /**
  * The login service on its own: one audit line per attempt that names user, address and door
- * but never the password, the same refusal for unknown users and wrong passwords, and a
- * success that clears the account's failure count.
+ * but never the password, the same refusal for unknown users and wrong passwords, a success
+ * that clears the account's failure count from its address, and counters of past windows
+ * removed as failures come.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -63,5 +64,19 @@ describe('LoginService', () => {
       assert.ok(err.details.retryAfter > 0 && err.details.retryAfter <= 15 * 60);
       return true;
     });
+  });
+
+  it('removes the counters of past windows as failures come, so guessed names do not pile up in the catalog', async () => {
+    let at = Date.now();
+    const clock = { now: () => new Date(at) };
+    const login = new LoginService({ catalog, clock, logger, maxFailedLogins: 5 });
+    for (let i = 0; i < 3; i++) {
+      await assert.rejects(login.verify({ username: `guess-${i}`, password: 'x', address: '203.0.113.50', via: 'api' }), { code: 'UNAUTHENTICATED' });
+    }
+    at += 16 * 60_000;
+    await assert.rejects(login.verify({ username: 'guess-next', password: 'x', address: '203.0.113.51', via: 'api' }), { code: 'UNAUTHENTICATED' });
+    assert.equal(await catalog.oidcDeleteExpired(clock.now()), 0, 'the counters of the past window are gone');
+    // The current window's still count.
+    assert.equal((await catalog.oidcCount('login-fail:address:203.0.113.51', clock.now(), 900, false)).count, 1);
   });
 });

@@ -18,6 +18,9 @@ import { hashPassword, verifyPassword } from '../secrets/password.ts';
 /** Length of the window failed attempts are counted in. */
 export const LOGIN_WINDOW_SECONDS = 15 * 60;
 
+/** How often, at most, counters of past windows are removed while failures come. */
+const PURGE_EVERY_MS = 10 * 60_000;
+
 /** An account may fail this many times the per-address bound, from every address together. */
 export const ACCOUNT_FACTOR = 4;
 
@@ -35,7 +38,7 @@ export interface AuditLog {
 }
 
 export interface LoginServiceOptions {
-  catalog: Pick<AccountStore, 'getUser'> & Pick<OidcStore, 'oidcCount' | 'oidcResetCount'>;
+  catalog: Pick<AccountStore, 'getUser'> & Pick<OidcStore, 'oidcCount' | 'oidcResetCount' | 'oidcDeleteExpired'>;
   clock: Clock;
   logger: AuditLog;
   /**
@@ -61,6 +64,7 @@ let dummyHash: Promise<string> | undefined;
 
 export class LoginService {
   readonly #o: LoginServiceOptions;
+  #lastPurge = 0;
 
   constructor(options: LoginServiceOptions) {
     this.#o = options;
@@ -104,6 +108,7 @@ export class LoginService {
     const ok = await verifyPassword(attempt.password, hash ?? (await dummyHash));
     if (!user || !hash || !ok) {
       await Promise.all(keys.map((key) => catalog.oidcCount(key, now, LOGIN_WINDOW_SECONDS, true)));
+      await this.#purgeCounters(now);
       logger.warn(audit, 'login failed: wrong user name or password');
       throw new LadingError('UNAUTHENTICATED', 'Wrong user name or password.');
     }
@@ -114,5 +119,14 @@ export class LoginService {
     }
     logger.info({ ...audit, user: user.name }, 'login succeeded');
     return user.name;
+  }
+
+  // NOTE: each failure may add counters (one per account and address); counters of past
+  // windows count for nothing, and removing them once per ten minutes per process, riding on
+  // failures, keeps in the catalog only those of the last 25 minutes at most.
+  async #purgeCounters(now: Date): Promise<void> {
+    if (now.getTime() - this.#lastPurge < PURGE_EVERY_MS) return;
+    this.#lastPurge = now.getTime();
+    await this.#o.catalog.oidcDeleteExpired(now).catch((err: unknown) => this.#o.logger.warn({ err }, 'login: removing expired counters failed'));
   }
 }
