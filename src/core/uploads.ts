@@ -352,8 +352,8 @@ export class ResumableUploads {
       if (Date.now() >= deadline) {
         // NOTE: the holder may be a node that died mid-request: its lease then ends on its own,
         // and the client learns when (Retry-After) instead of guessing.
-        const left = row.leaseUntil ? Math.ceil((row.leaseUntil.getTime() - now.getTime()) / 1000) : 1;
-        throw new LadingError('CONFLICT', 'An upload request is already running for this upload; retry when it has ended.', { details: { retryAfter: Math.max(1, left) } });
+        const seconds = row.leaseUntil ? Math.ceil((row.leaseUntil.getTime() - now.getTime()) / 1000) : 1;
+        throw new LadingError('CONFLICT', 'An upload request is already running for this upload; retry when it has ended.', { details: { retryAfter: Math.max(1, seconds) } });
       }
       await new Promise((resolve) => setTimeout(resolve, LEASE_POLL_MS));
     }

@@ -239,7 +239,10 @@ export function checkIntegrity(db: DatabaseSync, size: number, maxBytes = FULL_C
   }
 }
 
-/** Opens (creating when missing) the database at `file` and applies the missing migrations. */
+/**
+ * Opens (creating when missing) the database at `file` and applies the missing migrations;
+ * with `checkIntegrity`, first refuses a damaged file (`CatalogDamagedError`).
+ */
 export function openSqlite(file: string, options: OpenSqliteOptions = {}): SqliteConnection {
   const db = new DatabaseSync(file);
   if (options.checkIntegrity && file !== ':memory:' && file !== '') {
@@ -498,8 +501,8 @@ export function openSqlite(file: string, options: OpenSqliteOptions = {}): Sqlit
         try {
           if (db.isTransaction) db.exec('ROLLBACK');
         } catch {
-          // NOTE: the rollback failed too (the disk is failing); SQLite rolls the transaction
-          // back when it next reads, and the error that matters is `err`.
+          // NOTE: the rollback failed too (the disk is failing): the error that matters, and
+          // the one the caller gets, is `err`.
         }
         throw catalogError(err);
       } finally {
