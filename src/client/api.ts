@@ -101,7 +101,7 @@ export function envelopeMessage(body: unknown): string | null {
 }
 
 /** Seconds of a Retry-After header (delta-seconds or an HTTP date), or undefined. */
-function retryAfterOf(value: string | null): number | undefined {
+export function retryAfterOf(value: string | null): number | undefined {
   if (!value) return undefined;
   if (/^\d+$/.test(value.trim())) return Number(value.trim());
   const at = Date.parse(value);

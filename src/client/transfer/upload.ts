@@ -9,7 +9,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
-import { type ApiClient, discard, withRetry } from '../api.ts';
+import { type ApiClient, discard, retryAfterOf, withRetry } from '../api.ts';
 import { ClientError } from '../errors.ts';
 import { EXIT } from '../exit-codes.ts';
 import { contentDigest, digestOfChecksum, hashRange, sha256File } from './digest.ts';
@@ -61,6 +61,8 @@ const INLINE_BYTES = 256 * 1024;
 const TUS = { 'tus-resumable': '1.0.0' };
 /** Bytes per read of a file being sent. */
 const READ_BYTES = 1 << 20;
+/** The longest a busy upload's Retry-After is honoured, in seconds: a lease is a minute by default. */
+const BUSY_WAIT_MAX_S = 300;
 
 interface UploadState {
   state: string;
@@ -294,8 +296,13 @@ async function uploadResumable(ctx: TransferContext, job: UploadJob, options: Up
       }
       discard(response.body);
       // NOTE: 409 is the offset moved or another request still holds the upload (the one
-      // a killed run left, until the server sees its connection gone): ask again shortly.
-      if (response.status === 409) throw new ClientError(`${job.remote}: the upload is busy`, EXIT.CONFLICT, { status: 409, retryable: true, retryAfter: 1 });
+      // a killed run left, until the server sees its connection gone): ask again after what
+      // the server says is left of that request's lease (a node that died holding it), else
+      // shortly. Bounded, so that a wrong header cannot stall the command for long.
+      if (response.status === 409) {
+        const retryAfter = Math.min(BUSY_WAIT_MAX_S, retryAfterOf(response.headers.get('retry-after')) ?? 1);
+        throw new ClientError(`${job.remote}: the upload is busy`, EXIT.CONFLICT, { status: 409, retryable: true, retryAfter });
+      }
       dirty = false;
       resumedFrom ??= start;
       return Number(response.headers.get('upload-offset'));
