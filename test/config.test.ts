@@ -71,6 +71,7 @@ describe('configuration', () => {
       [{ env: { LADING_JOBS_LEASE: '0' } }, /jobs\.lease: must be at least 1 second/],
       [{ env: { LADING_RESOURCE_INLINE_MAX: '2000000' } }, /resource\.inline_max: must be a whole number of bytes from 0 to 1048576, got 2000000/],
       [{ env: { LADING_RESOURCE_INLINE_MAX: '1.5' } }, /resource\.inline_max: must be a whole number of bytes/],
+      [{ env: { LADING_SHARES_DROP_MAX_BYTES: '0' } }, /shares\.drop_max_bytes: must be a whole number of bytes, at least 1, got 0/],
       [{ env: { LADING_PID_PROVIDER: 'doi' } }, /pid\.provider: expected embedded or handle, got 'doi'/],
       [{ env: {}, fileText: '{"zone": 7}', fileName: 'c.json' }, /c\.json: 'zone' must be a string/],
       [{ env: {}, flags: { 'pid.rulez': 'x' } as Record<string, unknown> }, /--pid\.rulez: unknown key/],

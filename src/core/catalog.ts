@@ -399,7 +399,7 @@ export interface ShareStore {
    * Stores a new link with no use yet and resolves with it. Rejects with `CONFLICT` when its id
    * or its token hash is taken.
    */
-  createShare(share: Omit<ShareRecord, 'uses'>): Promise<ShareRecord>;
+  createShare(share: Omit<ShareRecord, 'uses' | 'bytesUsed'>): Promise<ShareRecord>;
   /** The link whose token has this hash, or null (also once revoked). Expired or used-up links are returned. */
   getShareByToken(tokenHash: string): Promise<ShareRecord | null>;
   /** The link with this id, or null. */
@@ -421,6 +421,15 @@ export interface ShareStore {
   releaseShareUse(id: string): Promise<void>;
   /** Removes every link that expired before `before` (not at it); resolves with how many. */
   purgeExpiredShares(before: Date): Promise<number>;
+  /**
+   * Reserves `bytes` (a non-negative integer) of the link's byte bound, atomically: true when
+   * its `bytesUsed` plus `bytes` stays within its `maxBytes` (`fallback` when it has none) and
+   * the reservation was added, false otherwise (also when the link is gone) — so racing
+   * deposits on any node never pass the bound together.
+   */
+  reserveShareBytes(id: string, bytes: number, fallback: number): Promise<boolean>;
+  /** Gives back `bytes` reserved by `reserveShareBytes`; never below zero. No-op when the link is gone. */
+  releaseShareBytes(id: string, bytes: number): Promise<void>;
 }
 
 /**

@@ -9,7 +9,7 @@
  * and hashes passwords only through the functions it is given.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import type { Readable } from 'node:stream';
+import { type Readable, Transform } from 'node:stream';
 import type { Actor, Backend, ReadPlan } from './backend.ts';
 import { LadingError, isLadingError } from './errors.ts';
 import { type Path, ROOT, childOf, isWithin, parseName, parsePath } from './path.ts';
@@ -36,6 +36,11 @@ export interface ShareLimits {
   passwordWindowSeconds: number;
   /** Seconds an expired link is kept (answering `GONE`, listed as expired) before it is removed. */
   expiredRetentionSeconds: number;
+  /**
+   * Bytes a drop box takes in all, every file together, when its creator gives no `maxBytes`
+   * (and for drop boxes made before links had a bound of their own).
+   */
+  dropMaxBytes: number;
 }
 
 /** Password hashing, given by the composition root (the core does not import `identity/`). */
@@ -73,6 +78,11 @@ export interface NewShare {
   maxUses?: number | null;
   /** A password the link's users must send; absent or null for none. */
   password?: string | null;
+  /**
+   * For a drop box: how many bytes it takes in all, every file together; absent or null for
+   * the configured `dropMaxBytes`. Not for a read link.
+   */
+  maxBytes?: number | null;
 }
 
 /** Whether a link works now, as its owner sees it. */
@@ -84,6 +94,8 @@ export interface ShareView {
   /** The entity's path now, or null when the entity is gone. */
   path: Path | null;
   state: ShareState;
+  /** A drop box's byte bound: its own, or the configured default for one without; null for a read link. */
+  maxBytes: number | null;
 }
 
 /**
@@ -101,6 +113,11 @@ const VERIFIED_TTL_MS = 10 * 60_000;
 const VERIFIED_MAX = 1024;
 /** How often, at most, expired counters are removed while requests come. */
 const PURGE_EVERY_MS = 10 * 60_000;
+/**
+ * Bytes a deposit of unknown length reserves of its drop box's bound at a time: each
+ * reservation is one catalog update, and a deposit holds at most this much it may not use.
+ */
+const RESERVE_STEP = 8 * 1024 * 1024;
 
 /** What an opened link holds that only this module sees: the record, and the actor the link acts as. */
 const OPENED = new WeakMap<ShareAccess, { share: ShareRecord; actor: Actor }>();
@@ -191,7 +208,8 @@ export class ShareService {
    * Rejects with `FORBIDDEN` (no `own`; or the user the link would act as cannot read, or for a
    * drop box write, the entity), `NOT_FOUND`, `NOT_A_COLLECTION` (a drop box onto a data
    * object), `BAD_REQUEST` (both `expiresAt` and `expiresIn`, an expiry not in the future or
-   * not a date, a use count that is not a positive integer, an empty or over-long password),
+   * not a date, a use count or byte bound that is not a positive integer, a byte bound for a
+   * read link, an empty or over-long password),
    * and `TOO_MANY_REQUESTS` (`details.retryAfter`) when the user the link acts as already
    * holds `maxActivePerUser` active links (`FORBIDDEN` for everyone when that limit is 0).
    * Logs an audit line (never the token or the password).
@@ -208,6 +226,9 @@ export class ShareService {
     const expiresAt = expiryOf(input, now);
     const maxUses = input.maxUses ?? null;
     if (maxUses !== null && !(Number.isSafeInteger(maxUses) && maxUses > 0)) throw new LadingError('BAD_REQUEST', 'max_uses must be a positive integer.');
+    const maxBytes = input.kind === 'upload' ? input.maxBytes ?? limits.dropMaxBytes : null;
+    if (input.kind === 'read' && input.maxBytes != null) throw new LadingError('BAD_REQUEST', 'max_bytes bounds what a drop box (kind upload) takes; a read link takes nothing.');
+    if (maxBytes !== null && !(Number.isSafeInteger(maxBytes) && maxBytes > 0)) throw new LadingError('BAD_REQUEST', 'max_bytes must be a positive integer.');
     const password = input.password ?? null;
     if (password !== null && (password.length === 0 || password.length > MAX_SHARE_PASSWORD_LENGTH)) {
       throw new LadingError('BAD_REQUEST', `A link's password must have 1 to ${MAX_SHARE_PASSWORD_LENGTH} characters.`);
@@ -233,13 +254,13 @@ export class ShareService {
     const token = randomBytes(32).toString('base64url');
     const share = await catalog.createShare({
       id: randomUUID(), tokenHash: sha256Hex(token), entityId: entity.id, kind: input.kind, creator, createdAt: now,
-      expiresAt, maxUses, passwordHash: password === null ? null : await this.#o.passwords.hash(password),
+      expiresAt, maxUses, maxBytes, passwordHash: password === null ? null : await this.#o.passwords.hash(password),
     });
     this.#o.log.info({
       user: actor.user, creator, path: entity.path, kind: share.kind, share: share.id,
-      expiresAt: expiresAt?.toISOString() ?? null, maxUses, passwordProtected: password !== null,
+      expiresAt: expiresAt?.toISOString() ?? null, maxUses, ...(maxBytes === null ? {} : { maxBytes }), passwordProtected: password !== null,
     }, 'share link created');
-    return { view: { share, path: entity.path, state: 'active' }, token };
+    return { view: viewOf(share, entity, now, limits.dropMaxBytes), token };
   }
 
   /**
@@ -251,7 +272,7 @@ export class ShareService {
     const entity = await this.#o.catalog.getEntity(path);
     if (!entity) throw new LadingError('NOT_FOUND', `'${path}' does not exist.`);
     const now = this.#o.clock.now();
-    return (await this.#o.catalog.listSharesOfEntity(entity.id)).map((share) => viewOf(share, entity, now));
+    return (await this.#o.catalog.listSharesOfEntity(entity.id)).map((share) => viewOf(share, entity, now, this.#o.limits.dropMaxBytes));
   }
 
   /** The links that act as the caller (those the caller made, and those an admin made on the caller's entities), oldest first. */
@@ -259,7 +280,7 @@ export class ShareService {
     const now = this.#o.clock.now();
     const out: ShareView[] = [];
     for (const share of await this.#o.catalog.listSharesOfCreator(actor.user)) {
-      out.push(viewOf(share, await this.#o.catalog.getEntityById(share.entityId), now));
+      out.push(viewOf(share, await this.#o.catalog.getEntityById(share.entityId), now, this.#o.limits.dropMaxBytes));
     }
     return out;
   }
@@ -286,7 +307,7 @@ export class ShareService {
     const allowed = share !== null && (actor.admin || actor.user === share.creator
       || (entity !== null && (await backend.levelOf(actor, entity.path)) === 'own'));
     if (!share || !allowed) throw new LadingError('NOT_FOUND', `No link '${id}' that you may revoke.`);
-    const view = viewOf(share, entity, clock.now());
+    const view = viewOf(share, entity, clock.now(), this.#o.limits.dropMaxBytes);
     await catalog.revokeShare(id);
     this.#o.log.info({ user: actor.user, creator: share.creator, path: view.path, kind: share.kind, share: share.id }, 'share link revoked');
     return view;
@@ -380,25 +401,37 @@ export class ShareService {
    * Stores `source` as a new data object named `name` directly inside a drop box's collection,
    * owned by the link's creator and under the creator's rules (PIDs included); never over an
    * existing one. Takes a use before reading the body and gives it back when the upload
-   * fails. Rejects with `FORBIDDEN` for a read link, `INVALID_PATH` for a name the name rule
+   * fails. The bytes count against the link's byte bound as they are reserved in the catalog:
+   * `length` (a declared body length) at once, before any byte is read, otherwise step by step
+   * as the body streams; a failed deposit gives back all it reserved, a stored one what it did
+   * not use. Rejects with `FORBIDDEN` for a read link, `INVALID_PATH` for a name the name rule
    * refuses, `CONFLICT` when the name is taken, `GONE` when the link was used up meanwhile,
+   * `PAYLOAD_TOO_LARGE` when the deposit would pass the link's byte bound (nothing is stored),
    * and as `Backend.uploadAs` does (`PAYLOAD_TOO_LARGE`, `DIGEST_MISMATCH`, `INCOMPLETE_BODY`,
    * `STORAGE_FULL`, …); no message names the owner's paths. Logs an audit line per stored file.
    */
-  async upload(access: ShareAccess, name: string, source: Readable, options: { expected?: { sha256?: Buffer; md5?: Buffer } } = {}): Promise<DataObject> {
+  async upload(access: ShareAccess, name: string, source: Readable, options: { expected?: { sha256?: Buffer; md5?: Buffer }; length?: number } = {}): Promise<DataObject> {
     const share = inner(access).share;
     if (access.kind !== 'upload') throw new LadingError('FORBIDDEN', 'This link is read-only: it lists and downloads, and takes no uploads.');
     const path = childOf(access.root.path, parseName(name));
     if (await this.#o.catalog.getEntity(path)) throw new LadingError('CONFLICT', `'${name}' already exists here; choose another name (a drop box never overwrites).`);
     if (!(await this.#o.catalog.consumeShareUse(share.id, this.#o.clock.now()))) throw usedUp(share);
+    const bound = new DepositBound(this.#o.catalog, share, this.#o.limits.dropMaxBytes);
+    let stored = false;
     try {
-      const { object } = await this.#conceal(access, () => this.#o.backend.uploadAs(inner(access).actor, path, source, { overwrite: false, expected: options.expected }));
+      if (options.length !== undefined) await bound.take(options.length);
+      const counted = bound.counting(source);
+      const { object } = await this.#conceal(access, () => this.#o.backend.uploadAs(inner(access).actor, path, counted.stream, { overwrite: false, expected: options.expected }))
+        .finally(counted.detach);
+      stored = true;
       this.#o.log.info({ share: share.id, creator: share.creator, path: object.path, size: object.size }, 'share link deposit');
       return object;
     } catch (err) {
       await this.#o.catalog.releaseShareUse(share.id);
       if (isLadingError(err, 'CONFLICT')) throw new LadingError('CONFLICT', `'${name}' already exists here; choose another name (a drop box never overwrites).`, { cause: err });
       throw err;
+    } finally {
+      await bound.settle(stored);
     }
   }
 
@@ -479,6 +512,98 @@ export class ShareService {
   }
 }
 
+/**
+ * One deposit's share of its drop box's byte bound: what it reserved in the catalog and what
+ * it used. Reservations are atomic in the catalog, so deposits racing on any node never pass
+ * the bound together; `settle` gives back what the deposit does not keep.
+ */
+class DepositBound {
+  readonly #catalog: Pick<ShareStore, 'reserveShareBytes' | 'releaseShareBytes'>;
+  readonly #share: ShareRecord;
+  readonly #fallback: number;
+  #reserved = 0;
+  #used = 0;
+
+  constructor(catalog: Pick<ShareStore, 'reserveShareBytes' | 'releaseShareBytes'>, share: ShareRecord, fallback: number) {
+    this.#catalog = catalog;
+    this.#share = share;
+    this.#fallback = fallback;
+  }
+
+  /**
+   * Reserves exactly `bytes` more (a declared length). `PAYLOAD_TOO_LARGE` when the bound has
+   * no room for them.
+   */
+  async take(bytes: number): Promise<void> {
+    if (bytes > 0 && !(await this.#catalog.reserveShareBytes(this.#share.id, bytes, this.#fallback))) throw this.#full();
+    this.#reserved += bytes;
+  }
+
+  /**
+   * Counts `bytes` that arrived, reserving more when they pass what is reserved: a step ahead
+   * when there is room for it, else just what is needed. `PAYLOAD_TOO_LARGE` when even that
+   * does not fit.
+   */
+  async use(bytes: number): Promise<void> {
+    this.#used += bytes;
+    const needed = this.#used - this.#reserved;
+    if (needed <= 0) return;
+    const ahead = Math.max(needed, RESERVE_STEP);
+    if (await this.#catalog.reserveShareBytes(this.#share.id, ahead, this.#fallback)) {
+      this.#reserved += ahead;
+      return;
+    }
+    await this.take(needed);
+  }
+
+  /**
+   * `source` as a stream that counts its bytes with `use` and fails with `PAYLOAD_TOO_LARGE`
+   * (before passing a byte past the bound on) when the bound is full. Errors of `source` pass
+   * on; `source` itself is never destroyed here (the HTTP layer answers and then drains or
+   * closes it).
+   */
+  counting(source: Readable): { stream: Readable; detach: () => void } {
+    const stream = new Transform({
+      transform: (chunk: Buffer, _encoding, done) => {
+        this.use(chunk.length).then(() => done(null, chunk), done);
+      },
+    });
+    const fail = (err: unknown): void => {
+      if (!stream.destroyed) stream.destroy(err instanceof Error ? err : new Error(String(err)));
+    };
+    const onClose = (): void => {
+      if (!source.readableEnded) fail(new Error('The request body ended before it was complete.'));
+    };
+    if (source.destroyed && !source.readableEnded) {
+      fail(source.errored ?? new Error('The request body ended before it was complete.'));
+      return { stream, detach: () => {} };
+    }
+    source.on('error', fail);
+    source.on('close', onClose);
+    source.pipe(stream);
+    return {
+      stream,
+      detach: () => {
+        source.off('error', fail);
+        source.off('close', onClose);
+        source.unpipe(stream);
+      },
+    };
+  }
+
+  /** Gives back what the deposit reserved and does not keep: all of it unless `stored`. Never throws. */
+  async settle(stored: boolean): Promise<void> {
+    const back = stored ? this.#reserved - this.#used : this.#reserved;
+    this.#reserved -= back;
+    if (back > 0) await this.#catalog.releaseShareBytes(this.#share.id, back).catch(() => {});
+  }
+
+  #full(): LadingError {
+    const bound = this.#share.maxBytes ?? this.#fallback;
+    return new LadingError('PAYLOAD_TOO_LARGE', `This drop box takes at most ${bound} bytes in all, and this file does not fit in what is left; nothing was stored.`);
+  }
+}
+
 /** The end of life `input` asks for, or null. `BAD_REQUEST` as `ShareService.create` says. */
 function expiryOf(input: NewShare, now: Date): Date | null {
   const { expiresAt = null, expiresIn = null } = input;
@@ -495,10 +620,10 @@ function usedUp(share: ShareRecord): LadingError {
   return new LadingError('GONE', `This link was used up (${share.maxUses} use${share.maxUses === 1 ? '' : 's'}); ask its owner for a new one.`);
 }
 
-function viewOf(share: ShareRecord, entity: Entity | null, now: Date): ShareView {
+function viewOf(share: ShareRecord, entity: Entity | null, now: Date, dropMaxBytes: number): ShareView {
   let state: ShareState = 'active';
   if (entity === null) state = 'gone';
   else if (share.expiresAt !== null && share.expiresAt.getTime() <= now.getTime()) state = 'expired';
   else if (share.maxUses !== null && share.uses >= share.maxUses) state = 'used up';
-  return { share, path: entity?.path ?? null, state };
+  return { share, path: entity?.path ?? null, state, maxBytes: share.kind === 'upload' ? share.maxBytes ?? dropMaxBytes : null };
 }

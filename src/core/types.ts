@@ -175,6 +175,13 @@ export interface ShareRecord {
   maxUses: number | null;
   /** How many uses it has had. */
   uses: number;
+  /**
+   * A drop box's bound on the bytes deposited through it, all files together; null for a read
+   * link, and for a drop box made before links had one (the configured default applies).
+   */
+  maxBytes: number | null;
+  /** Bytes deposited through the link, with those that deposits under way have reserved. */
+  bytesUsed: number;
   /** scrypt hash of the link's password, or null when it has none. */
   passwordHash: string | null;
 }

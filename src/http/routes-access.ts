@@ -146,7 +146,7 @@ export function registerAccessRoutes(app: TypedApp, deps: AccessRouteDeps): void
     schema: {
       tags: ['metadata'], security, operationId: 'removeMetadata', params: metaParams, querystring: MetadataDeleteQuery,
       summary: 'Remove the AVUs with an attribute (and a value) from an entity (needs write); answers what remains',
-      description: '404 when no AVU matches; 403 for `PID` and `EUDAT/…`.',
+      description: '404 when no AVU matches; 403 for `PID` and `EUDAT/…` (and names that read the same, as for adding).',
       response: { 200: MetadataResult, ...errorResponses(401, 403, 404) },
     },
   }, async (request) => {

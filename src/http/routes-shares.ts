@@ -58,11 +58,12 @@ const CreateShareBody = Type.Object({
   expires_in: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_EXPIRES_IN, description: 'Seconds from now until the link stops working; not with expires_at.' })),
   max_uses: Type.Optional(Type.Integer({ minimum: 1, description: 'How many uses the link allows: each download that sends bytes (a whole object or a range) and each uploaded file is one; HEAD, 304 and listings are none.' })),
   password: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_SHARE_PASSWORD_LENGTH, description: 'A password the link\'s users must send as HTTP Basic authentication, any user name (curl -u :PASSWORD).' })),
+  max_bytes: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'For a drop box (kind upload) only: how many bytes it takes in all, every file together; a deposit that would pass it gets 413 and stores nothing. Without it, the server\'s shares.drop_max_bytes (10 GiB unless configured).' })),
 }, {
   additionalProperties: false,
   examples: [
     { path: '/lading/home/alice/results.csv', kind: 'read', expires_in: 604800 },
-    { path: '/lading/home/alice/incoming', kind: 'upload', max_uses: 20, password: 'correct horse' },
+    { path: '/lading/home/alice/incoming', kind: 'upload', max_uses: 20, max_bytes: 5368709120, password: 'correct horse' },
   ],
 });
 
@@ -75,6 +76,8 @@ const ShareLinkFields = {
   expires_at: Type.Union([Type.String(), Type.Null()], { description: 'ISO 8601, or null for no expiry.' }),
   max_uses: Type.Union([Type.Integer(), Type.Null()], { description: 'null for no limit.' }),
   uses: Type.Integer({ description: 'Uses taken so far.' }),
+  max_bytes: Type.Union([Type.Integer(), Type.Null()], { description: 'A drop box\'s bound on the bytes deposited, every file together; null for a read link.' }),
+  bytes_used: Type.Integer({ description: 'Bytes deposited so far (with those that deposits under way have reserved); 0 for a read link.' }),
   password: Type.Boolean({ description: 'Whether the link asks for a password.' }),
   state: Type.Union([Type.Literal('active'), Type.Literal('expired'), Type.Literal('used up'), Type.Literal('gone')], {
     description: 'active, expired, used up, or gone (its entity no longer exists). An active link also stops working when its creator loses access.',
@@ -83,7 +86,7 @@ const ShareLinkFields = {
 
 const LINK_EXAMPLE = {
   id: '0b4e5f7a-2c1d-4e8f-9a3b-6c5d4e3f2a1b', kind: 'read', path: '/lading/home/alice/results.csv', creator: 'alice',
-  created_at: '2026-06-01T09:30:00.000Z', expires_at: '2026-06-08T09:30:00.000Z', max_uses: null, uses: 3, password: false, state: 'active',
+  created_at: '2026-06-01T09:30:00.000Z', expires_at: '2026-06-08T09:30:00.000Z', max_uses: null, uses: 3, max_bytes: null, bytes_used: 0, password: false, state: 'active',
 };
 
 const ShareLink = Type.Object(ShareLinkFields, { examples: [LINK_EXAMPLE] });
@@ -170,7 +173,9 @@ function linkRecord(view: ShareView) {
   return {
     id: share.id, kind: share.kind, path: view.path, creator: share.creator,
     created_at: share.createdAt.toISOString(), expires_at: share.expiresAt?.toISOString() ?? null,
-    max_uses: share.maxUses, uses: share.uses, password: share.passwordHash !== null, state: view.state,
+    max_uses: share.maxUses, uses: share.uses,
+    max_bytes: view.maxBytes, bytes_used: share.bytesUsed,
+    password: share.passwordHash !== null, state: view.state,
   };
 }
 
@@ -208,7 +213,7 @@ export function registerShareRoutes(app: TypedApp, deps: ShareRouteDeps): void {
       ...owner,
       operationId: 'createShare',
       summary: 'Create a share link (read) or a drop box (upload) for an entity you own',
-      description: 'The answer holds the link\'s token and URL, shown only here (lading keeps only the token\'s SHA-256). 429 when the user the link acts as already holds shares.max_active_per_user active links.',
+      description: 'The answer holds the link\'s token and URL, shown only here (lading keeps only the token\'s SHA-256). A drop box takes at most max_bytes in all (shares.drop_max_bytes unless given); max_bytes on a read link is 400. 429 when the user the link acts as already holds shares.max_active_per_user active links.',
       body: CreateShareBody,
       response: { 201: CreatedShare, ...errorResponses(401, 403, 404, 413, 415, 429) },
     },
@@ -220,7 +225,7 @@ export function registerShareRoutes(app: TypedApp, deps: ShareRouteDeps): void {
     const { view, token } = await shares.create(actor, {
       path: parsePath(body.path), kind: body.kind,
       expiresAt: body.expires_at === undefined ? null : new Date(body.expires_at), expiresIn: body.expires_in ?? null,
-      maxUses: body.max_uses ?? null, password: body.password ?? null,
+      maxUses: body.max_uses ?? null, password: body.password ?? null, maxBytes: body.max_bytes ?? null,
     });
     reply.code(201);
     return envelope({ ...linkRecord(view), token, url: shareUrl(request, token) }, 201);
@@ -355,7 +360,7 @@ export function registerShareRoutes(app: TypedApp, deps: ShareRouteDeps): void {
       ...depositSchema,
       operationId: 'putShared',
       summary: 'Deposit a file into a drop box: the raw body, as a new object named by the last segment (no account needed)',
-      description: 'The object is created directly inside the drop box\'s collection, owned by the link\'s creator, under the creator\'s rules (PIDs included); an existing name is 409, never overwritten. Content-Digest, Repr-Digest and Content-MD5 are checked. Each file is one use.',
+      description: 'The object is created directly inside the drop box\'s collection, owned by the link\'s creator, under the creator\'s rules (PIDs included); an existing name is 409, never overwritten. Content-Digest, Repr-Digest and Content-MD5 are checked. Each file is one use. 413 when the file would pass the drop box\'s max_bytes (all files together), before the body is read when Content-Length says so; nothing is stored.',
       params: TokenPathParams,
       consumes: ['application/octet-stream'],
     },
@@ -376,7 +381,9 @@ export function registerShareRoutes(app: TypedApp, deps: ShareRouteDeps): void {
     if (type !== 'application/octet-stream' && !(given === undefined && hasBody(request.headers))) {
       throw new LadingError('UNSUPPORTED_MEDIA_TYPE', `Deposit the file as the raw body with Content-Type application/octet-stream, or POST a multipart form to the link, not ${given === undefined ? 'without a Content-Type and a body' : `'${type}'`}.`);
     }
-    const object = await shares.upload(access, segments[0]!, request.raw, { expected: announcedDigests(request.headers) });
+    const object = await shares.upload(access, segments[0]!, request.raw, {
+      expected: announcedDigests(request.headers), ...(Number.isSafeInteger(length) && length >= 0 ? { length } : {}),
+    });
     reply.code(201);
     return envelope(depositRecord(object), 201);
   });
@@ -386,7 +393,7 @@ export function registerShareRoutes(app: TypedApp, deps: ShareRouteDeps): void {
       ...depositSchema,
       operationId: 'postShared',
       summary: 'Deposit a file into a drop box with a browser form: multipart field `file`, stored under the form\'s file name (no account needed)',
-      description: 'As PUT: a new object directly inside the drop box\'s collection, owned by the link\'s creator; an existing name is 409 (a force field is ignored).',
+      description: 'As PUT: a new object directly inside the drop box\'s collection, owned by the link\'s creator; an existing name is 409 (a force field is ignored); 413 when the file would pass the drop box\'s max_bytes (all files together).',
       params: TokenParams,
       consumes: ['multipart/form-data'],
     },

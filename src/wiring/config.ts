@@ -132,6 +132,7 @@ export const CONFIG_SCHEMA = Type.Object({
     requests_per_address: amount(3000, 'Requests one client address may send to /api/shared per window, to any link or to unknown tokens; further ones get 429.'),
     max_failed_passwords: amount(10, 'Wrong passwords a password-protected share link accepts from one client address per shares.password_window; further attempts from that address get 429, with the right password too. From every address together the link accepts five times as many before refusing everyone.'),
     password_window: amount(900, 'Length, in seconds, of the window in which wrong share-link passwords are counted.'),
+    drop_max_bytes: amount(10 * 1024 ** 3, 'Bytes a drop box (an upload share link) takes in all, every file together, unless its creator gives max_bytes; a deposit that would pass its bound gets 413 and stores nothing. Also the bound of drop boxes made before links had one. At least 1.'),
     expired_retention: amount(2592000, 'Seconds an expired share link is kept, answering 410 Gone and listed to its creator as expired, before it is removed (then its token answers 404, as one that never existed). Removal runs every 10 minutes.'),
   }),
   shutdown: Type.Object({
@@ -369,6 +370,9 @@ function checkRules(config: Config): void {
   parseListen(config.listen);
   // NOTE: a lease shorter than a job's run would hand running jobs to other workers at once.
   if (config.jobs.lease < 1) throw new ConfigError(`jobs.lease: must be at least 1 second, got ${config.jobs.lease}.`);
+  if (!(Number.isSafeInteger(config.shares.drop_max_bytes) && config.shares.drop_max_bytes >= 1)) {
+    throw new ConfigError(`shares.drop_max_bytes: must be a whole number of bytes, at least 1, got ${config.shares.drop_max_bytes}.`);
+  }
   for (const key of ['request_window', 'password_window'] as const) {
     if (config.shares[key] < 1) throw new ConfigError(`shares.${key}: must be at least 1 second, got ${config.shares[key]}.`);
   }

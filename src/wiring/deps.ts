@@ -167,6 +167,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
       maxFailedPasswords: config.shares.max_failed_passwords,
       passwordWindowSeconds: config.shares.password_window,
       expiredRetentionSeconds: config.shares.expired_retention,
+      dropMaxBytes: config.shares.drop_max_bytes,
     },
   });
   return {

@@ -1,7 +1,8 @@
 /**
  * The share-link contract: links found by token hash and by id until revoked, listed by entity
  * and by creator, counted while active, used up atomically (racing uses never take more than
- * the link allows), and purged once expired long enough, as every catalog driver must show them.
+ * the link allows), a drop box's bytes reserved atomically (racing reservations never pass its
+ * byte bound), and purged once expired long enough, as every catalog driver must show them.
  */
 import { describe, it, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,9 +18,9 @@ export const sharesContract: ContractSuite = ({ name, create }) => {
   describe(`catalog shares contract: ${name}`, () => {
     let c: Catalog;
     let n = 0;
-    const share = (over: Partial<Omit<ShareRecord, 'uses'>> = {}): Omit<ShareRecord, 'uses'> => ({
+    const share = (over: Partial<Omit<ShareRecord, 'uses' | 'bytesUsed'>> = {}): Omit<ShareRecord, 'uses' | 'bytesUsed'> => ({
       id: randomUUID(), tokenHash: `hash-${n++}`, entityId: 'entity-1', kind: 'read', creator: 'alice',
-      createdAt: later(n), expiresAt: null, maxUses: null, passwordHash: null, ...over,
+      createdAt: later(n), expiresAt: null, maxUses: null, maxBytes: null, passwordHash: null, ...over,
     });
 
     beforeEach(async () => {
@@ -31,13 +32,13 @@ export const sharesContract: ContractSuite = ({ name, create }) => {
     });
 
     it('stores a link with no use and finds it by token hash and by id, every field as given', async () => {
-      const given = share({ kind: 'upload', expiresAt: later(3_600_000), maxUses: 5, passwordHash: 'scrypt$x' });
-      assert.deepEqual(await c.createShare(given), { ...given, uses: 0 });
-      assert.deepEqual(await c.getShareByToken(given.tokenHash), { ...given, uses: 0 });
-      assert.deepEqual(await c.getShare(given.id), { ...given, uses: 0 });
+      const given = share({ kind: 'upload', expiresAt: later(3_600_000), maxUses: 5, maxBytes: 5 * 1024 ** 4, passwordHash: 'scrypt$x' });
+      assert.deepEqual(await c.createShare(given), { ...given, uses: 0, bytesUsed: 0 });
+      assert.deepEqual(await c.getShareByToken(given.tokenHash), { ...given, uses: 0, bytesUsed: 0 });
+      assert.deepEqual(await c.getShare(given.id), { ...given, uses: 0, bytesUsed: 0 });
       const plain = share();
       await c.createShare(plain);
-      assert.deepEqual(await c.getShare(plain.id), { ...plain, uses: 0 }, 'no expiry, no limit, no password: nulls');
+      assert.deepEqual(await c.getShare(plain.id), { ...plain, uses: 0, bytesUsed: 0 }, 'no expiry, no limit, no byte bound, no password: nulls');
       assert.equal(await c.getShareByToken('unknown'), null);
       assert.equal(await c.getShare(randomUUID()), null);
     });
@@ -126,6 +127,43 @@ export const sharesContract: ContractSuite = ({ name, create }) => {
       assert.equal(await c.getShareByToken(early.tokenHash), null);
       for (const kept of [atCut, late, never, usedUp]) assert.ok(await c.getShare(kept.id), 'expired at the time or later, never, or used up: kept');
       assert.equal(await c.purgeExpiredShares(later(2000)), 0, 'idempotent');
+    });
+
+    it('reserves bytes up to the byte bound (its own, or the fallback without one), and gives them back', async () => {
+      const bounded = await c.createShare(share({ kind: 'upload', maxBytes: 100 }));
+      assert.equal(await c.reserveShareBytes(bounded.id, 60, 1000), true);
+      assert.equal(await c.reserveShareBytes(bounded.id, 41, 1000), false, 'past its own bound, whatever the fallback');
+      assert.equal((await c.getShare(bounded.id))?.bytesUsed, 60, 'a refused reservation takes nothing');
+      assert.equal(await c.reserveShareBytes(bounded.id, 40, 1000), true, 'up to the bound exactly');
+      assert.equal(await c.reserveShareBytes(bounded.id, 0, 1000), true, 'nothing always fits');
+      assert.equal(await c.reserveShareBytes(bounded.id, 1, 1000), false);
+      await c.releaseShareBytes(bounded.id, 30);
+      assert.equal((await c.getShare(bounded.id))?.bytesUsed, 70);
+      assert.equal(await c.reserveShareBytes(bounded.id, 30, 1000), true, 'bytes given back can be taken again');
+      await c.releaseShareBytes(bounded.id, 500);
+      assert.equal((await c.getShare(bounded.id))?.bytesUsed, 0, 'never below zero');
+
+      const older = await c.createShare(share({ kind: 'upload' }));
+      assert.equal(await c.reserveShareBytes(older.id, 10, 10), true, 'without a bound of its own, the fallback bounds it');
+      assert.equal(await c.reserveShareBytes(older.id, 1, 10), false);
+
+      const large = await c.createShare(share({ kind: 'upload', maxBytes: 3 * 1024 ** 4 }));
+      assert.equal(await c.reserveShareBytes(large.id, 2 * 1024 ** 4, 1), true, 'counts past 32 bits');
+      assert.equal((await c.getShare(large.id))?.bytesUsed, 2 * 1024 ** 4);
+
+      await c.revokeShare(bounded.id);
+      assert.equal(await c.reserveShareBytes(bounded.id, 1, 1000), false, 'revoked');
+      await c.releaseShareBytes(bounded.id, 1);
+    });
+
+    it('lets racing reservations take no more than the byte bound', async () => {
+      const s = await c.createShare(share({ kind: 'upload', maxBytes: 1000 }));
+      const sizes = Array.from({ length: 24 }, (_, i) => 90 + i * 7);
+      const taken = await Promise.all(sizes.map((bytes) => c.reserveShareBytes(s.id, bytes, 10 ** 9)));
+      const sum = sizes.reduce((total, bytes, i) => total + (taken[i] ? bytes : 0), 0);
+      assert.ok(sum <= 1000, `reserved ${sum} of 1000`);
+      assert.ok(sum > 1000 - Math.max(...sizes), `refused only what did not fit: ${sum}`);
+      assert.equal((await c.getShare(s.id))?.bytesUsed, sum, 'the count is the sum of the reservations taken');
     });
 
     it('lets racing uses take no more than the limit', async () => {

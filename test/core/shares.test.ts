@@ -24,7 +24,7 @@ import { trustedAuthority } from '../helpers/trusted.ts';
 const p = parsePath;
 const LIMITS: ShareLimits = {
   maxActivePerUser: 50, requestWindowSeconds: 60, requestsPerLink: 1000, requestsPerAddress: 1000, maxFailedPasswords: 3, passwordWindowSeconds: 900,
-  expiredRetentionSeconds: 86400,
+  expiredRetentionSeconds: 86400, dropMaxBytes: 10 * 1024 ** 3,
 };
 
 /** A clock the test moves. */

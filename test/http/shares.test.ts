@@ -70,14 +70,14 @@ describe('share links over HTTP', () => {
     it('creates a link: 201 with its id, token and absolute URL, the token 256 random bits', async () => {
       const { res, body } = await share({ path: path('study/genome.fa'), kind: 'read', expires_in: 3600, max_uses: 10 });
       assert.equal(res.status, 201);
-      assert.deepEqual(body.Meta, { data_type: "<class 'dict'>", elements: 12, errors: 0, status: 201 });
+      assert.deepEqual(body.Meta, { data_type: "<class 'dict'>", elements: 14, errors: 0, status: 201 });
       const data = body.Response.data as CreatedLink & Record<string, unknown>;
       assert.match(data.token, /^[A-Za-z0-9_-]{43}$/);
       assert.equal(data.url, `${s.url}/api/shared/${data.token}`);
       assert.match(data.id, /^[0-9a-f-]{36}$/);
       assert.deepEqual({ ...data, id: undefined, token: undefined, url: undefined, created_at: undefined, expires_at: undefined }, {
         id: undefined, token: undefined, url: undefined, created_at: undefined, expires_at: undefined,
-        kind: 'read', path: path('study/genome.fa'), creator: 'alice', max_uses: 10, uses: 0, password: false, state: 'active',
+        kind: 'read', path: path('study/genome.fa'), creator: 'alice', max_uses: 10, uses: 0, max_bytes: null, bytes_used: 0, password: false, state: 'active',
       });
       assert.ok(Math.abs(Date.parse(String(data.expires_at)) - (Date.parse(String(data.created_at)) + 3600_000)) < 1000);
     });
@@ -362,5 +362,106 @@ describe('wrong share-link passwords, counted per link and address', () => {
     assert.equal(stopped.status, 429, JSON.stringify(body));
     assert.ok(Number(stopped.headers.get('retry-after')) >= 1);
     assert.match(Object.values(body.Response.errors![0]!)[0]!, /Too many wrong passwords/);
+  });
+});
+
+describe('drop box byte bounds over HTTP', () => {
+  let s: TestServer;
+  let alice: string;
+  before(async () => {
+    s = await startTestServer({ 'shares.drop_max_bytes': 100 });
+    alice = await s.bearer('alice');
+    for (const box of ['box', 'race', 'race-chunked', 'large']) {
+      await fetch(`${s.url}/api/registered`, {
+        method: 'POST', headers: { authorization: alice, 'content-type': 'application/json' }, body: JSON.stringify({ path: `/tz/home/alice/${box}`, force: true }),
+      });
+    }
+  });
+  after(() => s.stop());
+
+  const create = async (body: Record<string, unknown>) => {
+    const res = await fetch(`${s.url}/api/shares`, { method: 'POST', headers: { authorization: alice, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return { status: res.status, body: await json(res) };
+  };
+  const dropBox = async (box: string, extra: Record<string, unknown> = {}) => {
+    const made = await create({ path: `/tz/home/alice/${box}`, kind: 'upload', ...extra });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    return made.body.Response.data as CreatedLink & { max_bytes: number | null; bytes_used: number };
+  };
+  const linkNow = async (id: string) => {
+    const list = await json(await fetch(`${s.url}/api/shares`, { headers: { authorization: alice } }));
+    return (list.Response.data as (CreatedLink & { max_bytes: number | null; bytes_used: number })[]).find((l) => l.id === id)!;
+  };
+  const deposit = (url: string, name: string, size: number) =>
+    fetch(`${url}/${name}`, { method: 'PUT', headers: { 'content-type': 'application/octet-stream' }, body: Buffer.alloc(size, 'x') });
+  // A body without Content-Length (chunked), so the bound is counted as the bytes arrive.
+  const depositChunked = (url: string, name: string, size: number) => fetch(`${url}/${name}`, {
+    method: 'PUT', headers: { 'content-type': 'application/octet-stream' }, duplex: 'half',
+    body: new ReadableStream({ start(c) { c.enqueue(new Uint8Array(size).fill(120)); c.close(); } }),
+  } as RequestInit);
+  const stored = async (box: string, name: string) => {
+    const res = await fetch(`${s.home('alice', `${box}/${name}`)}?download=true`, { headers: { authorization: alice } });
+    return res.status === 200 ? (await res.arrayBuffer()).byteLength : res.status;
+  };
+  const refusedAsTooLarge = async (res: Response) => {
+    const body = await json(res);
+    assert.equal(res.status, 413, JSON.stringify(body));
+    assert.equal(body.Response.data, null);
+    assert.match(Object.values(body.Response.errors![0]!)[0]!, /drop box takes at most 100 bytes in all/);
+    assert.ok(!JSON.stringify(body).includes('/tz/home'), 'no owner path');
+  };
+
+  it('bounds what a drop box takes, all files together: past it, 413, and nothing is stored or counted', async () => {
+    const l = await dropBox('box');
+    assert.equal(l.max_bytes, 100, 'the configured default');
+    assert.equal(l.bytes_used, 0);
+    assert.equal((await deposit(l.url, 'first.bin', 60)).status, 201);
+    await refusedAsTooLarge(await deposit(l.url, 'declared.bin', 41));
+    await refusedAsTooLarge(await depositChunked(l.url, 'chunked.bin', 41));
+    const form = new FormData();
+    form.append('file', new Blob([Buffer.alloc(41, 'x')]), 'form.bin');
+    await refusedAsTooLarge(await fetch(l.url, { method: 'POST', body: form }));
+    for (const name of ['declared.bin', 'chunked.bin', 'form.bin']) assert.equal(await stored('box', name), 404, name);
+    let now = await linkNow(l.id);
+    assert.equal(now.bytes_used, 60, 'refused deposits give back what they reserved');
+    assert.equal(now.uses, 1, 'and their use');
+    assert.equal((await depositChunked(l.url, 'fits.bin', 40)).status, 201, 'up to the bound exactly');
+    assert.equal(await stored('box', 'fits.bin'), 40);
+    now = await linkNow(l.id);
+    assert.equal(now.bytes_used, 100);
+    assert.equal((await deposit(l.url, 'empty.bin', 0)).status, 201, 'an empty file still fits');
+  });
+
+  it('takes a bound of its own on creation, for drop boxes only, and shows it with what was deposited', async () => {
+    const large = await dropBox('large', { max_bytes: 1000 });
+    assert.equal(large.max_bytes, 1000, 'above the default: the owner decides');
+    assert.equal((await deposit(large.url, 'big.bin', 700)).status, 201);
+    assert.equal((await linkNow(large.id)).bytes_used, 700);
+    for (const bad of [{ kind: 'upload', max_bytes: 0 }, { kind: 'upload', max_bytes: 1.5 }, { kind: 'upload', max_bytes: '100' }, { kind: 'read', max_bytes: 100 }]) {
+      const made = await create({ path: '/tz/home/alice/large', ...bad });
+      assert.equal(made.status, 400, `${JSON.stringify(bad)}: ${JSON.stringify(made.body)}`);
+    }
+    const read = await create({ path: '/tz/home/alice/large', kind: 'read' });
+    assert.equal((read.body.Response.data as { max_bytes: unknown }).max_bytes, null);
+  });
+
+  it('never lets racing deposits pass the bound together, declared or chunked', async () => {
+    const l = await dropBox('race');
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => deposit(l.url, `f${i}.bin`, 30)));
+    const statuses = answers.map((r) => r.status).sort();
+    assert.deepEqual(statuses, [201, 201, 201, 413, 413, 413, 413, 413], 'exactly three of 30 bytes fit in 100');
+    await Promise.all(answers.map((r) => r.arrayBuffer()));
+    const sizes = await Promise.all(Array.from({ length: 8 }, (_, i) => stored('race', `f${i}.bin`)));
+    assert.deepEqual(sizes.map((size, i) => (answers[i]!.status === 201 ? size === 30 : size === 404)), Array(8).fill(true));
+    assert.equal((await linkNow(l.id)).bytes_used, 90);
+
+    const chunked = await dropBox('race-chunked');
+    const raced = await Promise.all(Array.from({ length: 8 }, (_, i) => depositChunked(chunked.url, `c${i}.bin`, 30)));
+    await Promise.all(raced.map((r) => r.arrayBuffer()));
+    assert.ok(raced.every((r) => r.status === 201 || r.status === 413), raced.map((r) => r.status).join());
+    const kept = await Promise.all(Array.from({ length: 8 }, (_, i) => stored('race-chunked', `c${i}.bin`)));
+    const total = kept.reduce<number>((sum, size, i) => sum + (raced[i]!.status === 201 ? (size as number) : (assert.equal(size, 404), 0)), 0);
+    assert.ok(total <= 100 && total > 0, `stored ${total} bytes`);
+    assert.equal((await linkNow(chunked.id)).bytes_used, total, 'what is counted is what is stored');
   });
 });

@@ -112,6 +112,8 @@ export function toShare(row: Row): ShareRecord {
     expiresAt: row.expires_at === null ? null : new Date(Number(row.expires_at)),
     maxUses: row.max_uses === null ? null : Number(row.max_uses),
     uses: Number(row.uses),
+    maxBytes: row.max_bytes === null || row.max_bytes === undefined ? null : Number(row.max_bytes),
+    bytesUsed: Number(row.bytes_used ?? 0),
     passwordHash: (row.password_hash as string | null) ?? null,
   };
 }

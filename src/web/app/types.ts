@@ -77,6 +77,9 @@ export interface ShareLink {
   expires_at: string | null;
   max_uses: number | null;
   uses: number;
+  /** A drop box's bound on the bytes deposited, all files together; null for a read link. */
+  max_bytes: number | null;
+  bytes_used: number;
   password: boolean;
   state: 'active' | 'expired' | 'used up' | 'gone';
 }

@@ -241,4 +241,14 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: (S: string) =
       CREATE INDEX acls_by_principal ON ${S}acls (principal, entity_id);
     `,
   },
+  {
+    // The byte bound of a drop box and the bytes deposited (or reserved by deposits under
+    // way); a link made before has no bound of its own and takes the configured default.
+    version: 12,
+    sql: (S) => `
+      ALTER TABLE ${S}shares
+        ADD COLUMN max_bytes BIGINT CHECK (max_bytes IS NULL OR max_bytes > 0),
+        ADD COLUMN bytes_used BIGINT NOT NULL DEFAULT 0 CHECK (bytes_used >= 0);
+    `,
+  },
 ];

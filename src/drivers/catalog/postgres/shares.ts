@@ -9,8 +9,9 @@ const ACTIVE = '(expires_at IS NULL OR expires_at > $2) AND (max_uses IS NULL OR
 const FOREIGN_KEY_VIOLATION = '23503';
 
 /**
- * The share-link role over `db`; each method is one statement. A use is taken by one
- * conditional UPDATE, whose row lock makes racing nodes take turns, so the last use goes once.
+ * The share-link role over `db`; each method is one statement. A use, or bytes of a drop box's
+ * bound, are taken by one conditional UPDATE, whose row lock makes racing nodes take turns, so
+ * the last use goes once and the bound is never passed.
  */
 export function createPostgresShares(db: PostgresConnection): ShareStore {
   const { pool, S } = db;
@@ -18,16 +19,16 @@ export function createPostgresShares(db: PostgresConnection): ShareStore {
     async createShare(share) {
       let stored: number;
       try {
-        stored = await count(pool, `INSERT INTO ${S}shares (id, token_hash, entity_uid, kind, creator, created_at, expires_at, max_uses, uses, password_hash)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9) ON CONFLICT DO NOTHING`,
+        stored = await count(pool, `INSERT INTO ${S}shares (id, token_hash, entity_uid, kind, creator, created_at, expires_at, max_uses, uses, password_hash, max_bytes, bytes_used)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9, $10, 0) ON CONFLICT DO NOTHING`,
         [share.id, share.tokenHash, share.entityId, share.kind, share.creator, share.createdAt.getTime(),
-          share.expiresAt?.getTime() ?? null, share.maxUses, share.passwordHash]);
+          share.expiresAt?.getTime() ?? null, share.maxUses, share.passwordHash, share.maxBytes]);
       } catch (err) {
         if ((err as { code?: unknown }).code === FOREIGN_KEY_VIOLATION) throw unknownCreator(share.creator);
         throw err;
       }
       if (stored === 0) throw new LadingError('CONFLICT', 'A link with this id or token exists.');
-      return { ...share, uses: 0 };
+      return { ...share, uses: 0, bytesUsed: 0 };
     },
 
     async getShareByToken(tokenHash) {
@@ -67,6 +68,15 @@ export function createPostgresShares(db: PostgresConnection): ShareStore {
 
     async releaseShareUse(id) {
       await pool.query(`UPDATE ${S}shares SET uses = uses - 1 WHERE id = $1 AND uses > 0`, [id]);
+    },
+
+    async reserveShareBytes(id, bytes, fallback) {
+      return (await count(pool, `UPDATE ${S}shares SET bytes_used = bytes_used + $2 WHERE id = $1 AND bytes_used + $2 <= coalesce(max_bytes, $3)`,
+        [id, bytes, fallback])) > 0;
+    },
+
+    async releaseShareBytes(id, bytes) {
+      await pool.query(`UPDATE ${S}shares SET bytes_used = greatest(bytes_used - $2, 0) WHERE id = $1`, [id, bytes]);
     },
   };
 }

@@ -238,4 +238,13 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       );
     `,
   },
+  {
+    // The byte bound of a drop box and the bytes deposited (or reserved by deposits under
+    // way); a link made before has no bound of its own and takes the configured default.
+    version: 13,
+    sql: `
+      ALTER TABLE shares ADD COLUMN max_bytes INTEGER CHECK (max_bytes IS NULL OR max_bytes > 0);
+      ALTER TABLE shares ADD COLUMN bytes_used INTEGER NOT NULL DEFAULT 0 CHECK (bytes_used >= 0);
+    `,
+  },
 ];

@@ -14,12 +14,12 @@ export function createSqliteShares(db: SqliteConnection): ShareStore {
     async createShare(share) {
       return tx(() => {
         if (!q('SELECT 1 FROM users WHERE name = ?').get(share.creator)) throw unknownCreator(share.creator);
-        const stored = q(`INSERT INTO shares (id, token_hash, entity_uid, kind, creator, created_at, expires_at, max_uses, uses, password_hash)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?) ON CONFLICT DO NOTHING`)
+        const stored = q(`INSERT INTO shares (id, token_hash, entity_uid, kind, creator, created_at, expires_at, max_uses, uses, password_hash, max_bytes, bytes_used)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, 0) ON CONFLICT DO NOTHING`)
           .run(share.id, share.tokenHash, share.entityId, share.kind, share.creator, share.createdAt.getTime(),
-            share.expiresAt?.getTime() ?? null, share.maxUses, share.passwordHash).changes > 0;
+            share.expiresAt?.getTime() ?? null, share.maxUses, share.passwordHash, share.maxBytes).changes > 0;
         if (!stored) throw new LadingError('CONFLICT', 'A link with this id or token exists.');
-        return { ...share, uses: 0 };
+        return { ...share, uses: 0, bytesUsed: 0 };
       });
     },
 
@@ -60,6 +60,15 @@ export function createSqliteShares(db: SqliteConnection): ShareStore {
 
     async releaseShareUse(id) {
       q('UPDATE shares SET uses = uses - 1 WHERE id = ? AND uses > 0').run(id);
+    },
+
+    async reserveShareBytes(id, bytes, fallback) {
+      return q('UPDATE shares SET bytes_used = bytes_used + ? WHERE id = ? AND bytes_used + ? <= coalesce(max_bytes, ?)')
+        .run(bytes, id, bytes, fallback).changes > 0;
+    },
+
+    async releaseShareBytes(id, bytes) {
+      q('UPDATE shares SET bytes_used = max(bytes_used - ?, 0) WHERE id = ?').run(bytes, id);
     },
   };
 }
