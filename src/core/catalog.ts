@@ -164,14 +164,14 @@ export interface SessionStore {
   deleteExpiredSessions(now: Date): Promise<number>;
 }
 
+/** What `JobStore.watchJobs` tells its listener. */
+export type JobEvent = { settled: string } | { enqueued: true } | { interrupted: unknown } | { resumed: true };
+
 /**
  * Durable jobs. The mutating methods of `NamespaceStore` take `jobs`, called inside their
  * transaction with the event they cause, so a change and the jobs it causes commit together.
  * Contract: `test/contracts/catalog-jobs-contract.ts`.
  */
-/** What `JobStore.watchJobs` tells its listener. */
-export type JobEvent = { settled: string } | { enqueued: true } | { interrupted: unknown } | { resumed: true };
-
 export interface JobStore {
   /** Enqueues jobs outside any namespace change; returns their ids. */
   enqueueJobs(jobs: JobInput[], now: Date): Promise<string[]>;

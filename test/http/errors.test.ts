@@ -1,10 +1,13 @@
 /**
  * The one error table seen from outside it: titles of errors known only by their status (the
- * embedded OpenID Provider's), and the provider's error pages as clients get them.
+ * embedded OpenID Provider's), the provider's error pages as clients get them, and the
+ * Retry-After of a dependency that is down.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { STATUS_BY_CODE, errorPage, titleOfStatus } from '../../src/http/errors.ts';
+import Fastify from 'fastify';
+import { LadingError } from '../../src/core/errors.ts';
+import { STATUS_BY_CODE, UNAVAILABLE_RETRY_AFTER, errorPage, registerErrorHandlers, titleOfStatus } from '../../src/http/errors.ts';
 import { startTestServer, json, type TestServer } from '../helpers/server.ts';
 
 describe('titles of bare statuses', () => {
@@ -47,5 +50,26 @@ describe('the embedded provider\'s error pages', () => {
     assert.deepEqual(body.Meta, { data_type: "<class 'NoneType'>", elements: 0, errors: 1, status: 400 });
     assert.deepEqual(Object.keys(body.Response.errors![0]!), [STATUS_BY_CODE.BAD_REQUEST.title]);
     assert.match(Object.values(body.Response.errors![0]!)[0]!, /client_id/);
+  });
+});
+
+describe('a dependency that is down', () => {
+  it('is answered 503 in the envelope with Retry-After, whatever the route', async () => {
+    const app = Fastify();
+    registerErrorHandlers(app);
+    app.get('/down', async () => { throw new LadingError('UNAVAILABLE', 'The catalog (PostgreSQL) cannot be reached right now; retry later.'); });
+    app.get('/named', async () => { throw new LadingError('UNAVAILABLE', 'Back soon.', { details: { retryAfter: 30 } }); });
+    app.get('/other', async () => { throw new LadingError('INTERNAL', 'An unexpected error occurred.'); });
+    try {
+      const down = await app.inject({ url: '/down' });
+      assert.equal(down.statusCode, 503);
+      assert.equal(down.headers['retry-after'], String(UNAVAILABLE_RETRY_AFTER));
+      assert.ok(UNAVAILABLE_RETRY_AFTER > 0 && UNAVAILABLE_RETRY_AFTER <= 30);
+      assert.deepEqual(down.json().Response, { data: null, errors: [{ 'Service unavailable': 'The catalog (PostgreSQL) cannot be reached right now; retry later.' }] });
+      assert.equal((await app.inject({ url: '/named' })).headers['retry-after'], '30', 'the time the error names');
+      assert.equal((await app.inject({ url: '/other' })).headers['retry-after'], undefined, 'none on other errors');
+    } finally {
+      await app.close();
+    }
   });
 });

@@ -208,7 +208,9 @@ export async function openPostgres(options: PgConnectOptions): Promise<PostgresC
       const attempt = async (): Promise<void> => {
         retry = undefined;
         if (stopped) return;
-        const c = new pg.Client({ connectionString, connectionTimeoutMillis: 10_000 });
+        // NOTE: TCP keepalive, so that a connection a network failure silently broke (no
+        // reset ever arrives) is noticed too, not only one the server ended.
+        const c = new pg.Client({ connectionString, connectionTimeoutMillis: 10_000, keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
         let gone = false;
         const lost = (err: unknown): void => {
           if (gone) return;
