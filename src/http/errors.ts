@@ -148,6 +148,16 @@ export function sendError(reply: FastifyReply, err: LadingError): FastifyReply {
 /** Codes with a 5xx status that say what the client sent or holds, not that lading failed. */
 const CLIENT_FAULTS = new Set<ErrorCode>(['PROXY_EXPIRED', 'NOT_IMPLEMENTED', 'HTTP_VERSION_NOT_SUPPORTED']);
 
+/** Codes that say a dependency (catalog, store, disk, identity provider, CA) failed, not lading's code. */
+const DEPENDENCY_FAULTS = new Set<ErrorCode>(['UNAVAILABLE', 'STORAGE_FULL']);
+
+/** The message of the error that caused `err` (what the dependency said), or null. */
+function causeOf(err: LadingError): string | null {
+  const cause = err.cause;
+  if (cause instanceof Error) return `${(cause as { code?: unknown }).code ?? cause.name}: ${cause.message}`;
+  return cause === undefined ? null : String(cause);
+}
+
 /**
  * What the server does with an error a route threw: logs it (an error for lading's own 5xx, a
  * refusal otherwise), then answers with `send` (the error envelope unless told otherwise), or
@@ -159,7 +169,11 @@ export function handleError(
 ): FastifyReply | undefined {
   const mapped = toLadingError(err);
   const { status } = STATUS_BY_CODE[mapped.code];
-  if (status >= 500 && !CLIENT_FAULTS.has(mapped.code)) request.log.error({ err }, 'request failed');
+  if (DEPENDENCY_FAULTS.has(mapped.code)) {
+    // NOTE: a dependency that is down fails every request until it is back (thousands a minute
+    // in an outage): one warning line each, with what the dependency said, and no stack.
+    request.log.warn({ code: mapped.code, reason: mapped.message, cause: causeOf(mapped) }, 'dependency failed');
+  } else if (status >= 500 && !CLIENT_FAULTS.has(mapped.code)) request.log.error({ err }, 'request failed');
   else request.log.info({ code: mapped.code, reason: mapped.message }, 'request refused');
   if (reply.sent || reply.raw.headersSent) {
     reply.raw.destroy();
