@@ -97,6 +97,26 @@ export interface UploadOptions {
   expected?: { sha256?: Buffer; md5?: Buffer };
 }
 
+/**
+ * The members of a collection, for writing an archive of it (see `Backend.walkAs`).
+ */
+export interface CollectionWalk {
+  collection: Collection;
+  /**
+   * Every entity strictly below the collection, in byte order of their paths, read from the
+   * catalog `LISTING_PAGE` at a time (memory stays flat however many there are). Pages read
+   * one after another see the tree as each page's read found it.
+   */
+  entries(): AsyncGenerator<Entity>;
+  /**
+   * Opens the bytes of a data object `entries` yielded, the version that was listed; when
+   * those contents have been replaced and removed since, the version now at its path. The
+   * stream is exactly `object`'s bytes: size and checksum are those of the returned `object`.
+   * `FORBIDDEN` (read access was taken away), `NOT_FOUND` (removed meanwhile).
+   */
+  open(object: DataObject): Promise<{ object: DataObject; stream: ResourceStream }>;
+}
+
 /** What `openObject`'s caller decides once it knows the object (size, checksum, dates). */
 export interface ReadPlan {
   range?: ByteRange;
@@ -303,6 +323,47 @@ export class Backend {
       }
     }
     return { collection: entity, entries: entries() };
+  }
+
+  /**
+   * Everything below the collection at `path`, for an archive of it. Read access is checked
+   * here, and again as each object is opened (access may be taken away while an archive is
+   * written). `FORBIDDEN`, `NOT_FOUND`, `NOT_A_COLLECTION`. See `CollectionWalk`.
+   */
+  async walkAs(actor: Actor, path: Path): Promise<CollectionWalk> {
+    await this.#require(actor, path, 'read');
+    const collection = await this.#mustExist(path);
+    if (collection.kind !== 'collection') throw new LadingError('NOT_A_COLLECTION', `'${path}' is a data object, not a collection.`);
+    const catalog = this.#catalog;
+    return {
+      collection,
+      async *entries() {
+        let after: Path | undefined;
+        for (;;) {
+          const page = await catalog.listDescendants(path, LISTING_PAGE, after);
+          yield* page;
+          if (page.length < LISTING_PAGE) return;
+          after = page.at(-1)!.path;
+        }
+      },
+      open: async (listed) => {
+        if (!isWithin(listed.path, path)) throw new LadingError('NOT_FOUND', `'${listed.path}' is not in '${path}'.`);
+        await this.#require(actor, listed.path, 'read');
+        let object = listed;
+        for (let attempt = 0; ; attempt++) {
+          try {
+            return { object, stream: await this.#resource.read(object.blob) };
+          } catch (err) {
+            if (!isLadingError(err, 'NOT_FOUND') || attempt >= 3) throw err;
+          }
+          // NOTE: the listed contents were replaced and removed meanwhile: the member becomes
+          // the current version, whole, with its own size and checksum.
+          const now = await this.#catalog.getEntity(listed.path);
+          if (now?.kind !== 'dataobject') throw new LadingError('NOT_FOUND', `'${listed.path}' was removed while it was being read.`);
+          object = now;
+        }
+      },
+    };
   }
 
   /**

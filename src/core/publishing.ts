@@ -7,7 +7,7 @@
  * does not exist (`NOT_FOUND`, so existence does not leak), and the public facts behind a PID's
  * landing page. Takes ports; knows nothing of HTTP or URLs.
  */
-import { type Actor, ANONYMOUS, type Backend, type ReadPlan } from './backend.ts';
+import { type Actor, ANONYMOUS, type Backend, type CollectionWalk, type ReadPlan } from './backend.ts';
 import { LadingError, isLadingError } from './errors.ts';
 import { type Path, lineage } from './path.ts';
 import type { ByteRange, Clock, NamespaceStore, PublicationStore, ResourceStream } from './ports.ts';
@@ -41,7 +41,7 @@ export interface PidSubject {
 }
 
 export interface PublishingOptions {
-  backend: Pick<Backend, 'require' | 'levelOf' | 'anonymousActor' | 'statAs' | 'listAs' | 'openObjectAs'>;
+  backend: Pick<Backend, 'require' | 'levelOf' | 'anonymousActor' | 'statAs' | 'listAs' | 'openObjectAs' | 'walkAs'>;
   catalog: Pick<NamespaceStore, 'getEntity' | 'getEntityById' | 'accessLevel' | 'listAccess'> & PublicationStore;
   clock: Clock;
   /** The jobs events cause (the backend's rules); none when absent. */
@@ -104,6 +104,14 @@ export class Publishing {
    */
   async open(path: Path, plan?: (object: DataObject) => ReadPlan): Promise<{ object: DataObject; range: ByteRange | undefined; stream: ResourceStream | null }> {
     return this.#hidden(path, () => this.#o.backend.openObjectAs(this.#o.backend.anonymousActor(), path, plan));
+  }
+
+  /**
+   * The members of a published collection, for an archive of it (see `Backend.walkAs`).
+   * `NOT_FOUND` (also when not published), `NOT_A_COLLECTION`.
+   */
+  async walk(path: Path): Promise<CollectionWalk> {
+    return this.#hidden(path, () => this.#o.backend.walkAs(this.#o.backend.anonymousActor(), path));
   }
 
   /**

@@ -10,7 +10,7 @@
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { type Readable, Transform } from 'node:stream';
-import type { Actor, Backend, ReadPlan } from './backend.ts';
+import type { Actor, Backend, CollectionWalk, ReadPlan } from './backend.ts';
 import { LadingError, isLadingError } from './errors.ts';
 import { type Path, ROOT, childOf, isWithin, parseName, parsePath } from './path.ts';
 import type { ByteRange, Clock, NamespaceStore, OidcStore, ResourceStream, ShareStore } from './ports.ts';
@@ -57,7 +57,7 @@ export interface ShareAuditLog {
 }
 
 export interface ShareServiceOptions {
-  backend: Pick<Backend, 'require' | 'levelOf' | 'actorFor' | 'statAs' | 'listAs' | 'openObjectAs' | 'uploadAs'>;
+  backend: Pick<Backend, 'require' | 'levelOf' | 'actorFor' | 'statAs' | 'listAs' | 'openObjectAs' | 'uploadAs' | 'walkAs'>;
   catalog: ShareStore & Pick<NamespaceStore, 'getEntity' | 'getEntityById'> & Pick<OidcStore, 'oidcCount' | 'oidcDeleteExpired'>;
   clock: Clock;
   passwords: PasswordHasher;
@@ -395,6 +395,25 @@ export class ShareService {
       throw usedUp(inner(access).share);
     }
     return opened;
+  }
+
+  /**
+   * The members of the collection at `relative` below a read link's entity, for an archive of
+   * it (see `Backend.walkAs`). Takes no use: call `takeUse` before sending the archive's bytes.
+   * Rejects as `entry`, and with `NOT_A_COLLECTION`.
+   */
+  async walk(access: ShareAccess, relative: Path): Promise<CollectionWalk> {
+    const path = this.#readable(access, relative);
+    return this.#conceal(access, () => this.#o.backend.walkAs(inner(access).actor, path));
+  }
+
+  /**
+   * Takes one use of a read link for an answer that sends bytes other than through
+   * `openObject` (an archive of a collection: one use, however many members it holds).
+   * `GONE` when the last use went to another request meanwhile.
+   */
+  async takeUse(access: ShareAccess): Promise<void> {
+    if (!(await this.#o.catalog.consumeShareUse(inner(access).share.id, this.#o.clock.now()))) throw usedUp(inner(access).share);
   }
 
   /**
