@@ -33,6 +33,7 @@ import type { ResumableUploads } from '../core/uploads.ts';
 import { registerPidRoutes } from './routes-pids.ts';
 import { registerAccessRoutes } from './routes-access.ts';
 import { registerShareRoutes } from './routes-shares.ts';
+import { type ArchiveLimits, ArchiveSlots } from './archive-download.ts';
 import type { PidProvider } from '../core/ports.ts';
 import { registerAuthRoutes } from './routes-auth.ts';
 import { registerSessionRoutes } from './routes-session.ts';
@@ -74,6 +75,8 @@ export interface AppDeps {
   pidAwaitMs?: number;
   /** How long a request body may send nothing before it is dropped, in ms (default 60 s). */
   bodyIdleTimeoutMs?: number;
+  /** Limits of archives of collections (`download=zip`, `download=bag`); defaults as the configuration's. */
+  archives?: { maxEntries: number; concurrentPerUser: number };
   /** Share links and drop boxes (`/api/shares`, `/api/shared`); not mounted when absent. */
   shares?: ShareService | null;
   /** Fail a JSON answer that its response schema would change (tests; see `response-check.ts`). */
@@ -183,8 +186,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   registerStatusRoutes(app, deps.publicBase);
   registerAuthRoutes(app, { ...deps, authenticate });
-  const registered = registerRegisteredRoutes(app, { ...deps, urls, authenticate, pidAwaitMs: deps.pidAwaitMs ?? 10_000 });
-  registerAccessRoutes(app, { ...deps, urls, authenticate });
+  // NOTE: one count of archives in flight for every endpoint that sends them.
+  const archives: ArchiveLimits = {
+    slots: new ArchiveSlots(deps.archives?.concurrentPerUser ?? 2), maxEntries: deps.archives?.maxEntries ?? 200_000,
+  };
+  const registered = registerRegisteredRoutes(app, { ...deps, urls, authenticate, archives, pidAwaitMs: deps.pidAwaitMs ?? 10_000 });
+  registerAccessRoutes(app, { ...deps, urls, authenticate, archives });
   if (deps.pids) {
     registerPidRoutes(app, {
       pids: deps.pids, download: registered.downloadAt, publishing: deps.publishing, urls,
@@ -192,7 +199,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   }
   const web = deps.web ? registerWebRoutes(app, { assets: deps.web }) : null;
-  if (deps.shares) registerShareRoutes(app, { shares: deps.shares, backend: deps.backend, authenticate, urls, maxUploadBytes: deps.maxUploadBytes, page: web?.sendPage ?? null });
+  if (deps.shares) registerShareRoutes(app, { shares: deps.shares, backend: deps.backend, authenticate, urls, archives, maxUploadBytes: deps.maxUploadBytes, page: web?.sendPage ?? null });
   if (deps.uploads) registerUploadRoutes(app, { ...deps, uploads: deps.uploads, urls, authenticate, pidAwaitMs: deps.pidAwaitMs ?? 10_000 });
   if (deps.ca) registerCaRoutes(app, deps.ca);
   registerSessionRoutes(app, { ...deps, authenticate, provider: deps.oidc?.embedded === false ? 'external' : 'embedded' });

@@ -14,7 +14,8 @@ import type { PublicationState, Publishing } from '../core/publishing.ts';
 import type { Path } from '../core/path.ts';
 import type { Authenticate } from './authorization.ts';
 import { sendDownload } from './download.ts';
-import { type Urls, entityRecord, envelope, publicLinkOf } from './envelope.ts';
+import { type ArchiveLimits, downloadMode, sendArchive } from './archive-download.ts';
+import { type Urls, encodePath, entityRecord, envelope, publicLinkOf } from './envelope.ts';
 import {
   AclGrantBody, AclResult, AclRevokeQuery, AvuBody, Bytes, EntityList, GetQuery, MetadataDeleteQuery, MetadataResult,
   PublicationResult, SharedList, type TypedApp, errorResponses, isSet,
@@ -28,6 +29,7 @@ interface AccessRouteDeps {
   publishing: Publishing;
   urls: (request: FastifyRequest) => Urls;
   authenticate: Authenticate;
+  archives: ArchiveLimits;
 }
 
 const ACL = '/api/acl';
@@ -202,17 +204,17 @@ export function registerAccessRoutes(app: TypedApp, deps: AccessRouteDeps): void
       tags: ['publishing'],
       operationId: 'getPublic',
       summary: 'Published data, without a token: metadata of a data object, listing of a collection (path ending in /), or download (download=true)',
-      description: 'Needs no token and ignores one: the answer is the same for everyone. What is not published answers 404, whether or not it exists. download=true answers the bytes (Range and conditional requests apply); on a collection it is 400.',
+      description: 'Needs no token and ignores one: the answer is the same for everyone. What is not published answers 404, whether or not it exists. download=true answers the bytes (Range and conditional requests apply); on a collection it is 400. download=zip (or bag) answers a published collection as one ZIP archive (or a BagIt bag in a ZIP), as under /api/registered.',
       params: entityParams(PUBLIC, 'the published entity'),
       querystring: GetQuery,
       response: {
         200: {
-          description: 'Entity records (links under /api/public); with download=true, the bytes of the data object.',
-          content: { 'application/json': { schema: EntityList }, 'application/octet-stream': { schema: Bytes } },
+          description: 'Entity records (links under /api/public); with download=true, the bytes of the data object; with download=zip or bag, the archive of the collection.',
+          content: { 'application/json': { schema: EntityList }, 'application/octet-stream': { schema: Bytes }, 'application/zip': { schema: Bytes } },
         },
         206: { description: 'The requested range of the data object (download=true with Range).', content: { 'application/octet-stream': { schema: Bytes } } },
         304: Type.Null({ description: 'Not modified (download=true with If-None-Match or If-Modified-Since).' }),
-        ...errorResponses(404, 412, 416),
+        ...errorResponses(400, 404, 412, 413, 416, 429),
       },
     },
     onRequest: async (_request, reply: FastifyReply) => {
@@ -223,7 +225,14 @@ export function registerAccessRoutes(app: TypedApp, deps: AccessRouteDeps): void
     },
     handler: async (request, reply) => {
       const { path, trailingSlash } = entityTarget(PUBLIC, request.url);
-      if (isSet(request.query.download)) return sendDownload(request, reply, (plan) => deps.publishing.open(path, plan));
+      const mode = downloadMode(request.query.download);
+      if (mode === 'zip' || mode === 'bag') {
+        return sendArchive(request, reply, deps.archives, {
+          format: mode, key: `address:${request.ip}`, open: () => deps.publishing.walk(path),
+          source: `${deps.urls(request).base}${PUBLIC}${encodePath(path)}`,
+        });
+      }
+      if (mode === 'bytes') return sendDownload(request, reply, (plan) => deps.publishing.open(path, plan));
       if (trailingSlash) return publicRecords(request, (await deps.publishing.list(path)).children);
       const entity = await deps.publishing.stat(path);
       if (entity.kind === 'collection') return publicRecords(request, (await deps.publishing.list(path)).children);

@@ -16,7 +16,8 @@ import { PRIVATE_NO_STORE } from './caching.ts';
 import { preferredType } from './negotiation.ts';
 import { type DownloadOffer, PID_PAGE_HEADERS, renderElsewherePage, renderPidPage, renderUnknownPidPage } from './pid-page.ts';
 import { entityTarget } from './target.ts';
-import { Bytes, Envelope, ErrorEnvelope, GetQuery, PidParams, type TypedApp, errorResponses, isSet } from './schemas.ts';
+import { Bytes, Envelope, ErrorEnvelope, GetQuery, PidParams, type TypedApp, errorResponses } from './schemas.ts';
+import { downloadMode } from './archive-download.ts';
 import { Type } from './typebox.ts';
 
 interface PidRouteDeps {
@@ -130,11 +131,11 @@ export function registerPidRoutes(app: TypedApp, deps: PidRouteDeps): void {
     handler: async (request, reply) => {
       const handle = handleOf(request.params);
       reply.header('Vary', 'Accept');
-      if (!isSet(request.query.download) && preferredType(request.headers.accept, ['application/json', 'text/html']) === 'text/html') {
+      if (downloadMode(request.query.download) === null && preferredType(request.headers.accept, ['application/json', 'text/html']) === 'text/html') {
         return landingPage(request, reply, handle);
       }
       const values = await resolve(handle);
-      if (isSet(request.query.download)) {
+      if (downloadMode(request.query.download) !== null) {
         const url = values.URL ?? '';
         const [path] = candidatePaths(url);
         if (path === undefined) throw new LadingError('NOT_FOUND', `The PID ${handle} points elsewhere (${url}); download it from there.`);

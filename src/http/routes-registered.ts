@@ -17,9 +17,10 @@ import { hasBody } from './protocol.ts';
 import { UploadForm } from './upload-form.ts';
 import { announcedDigests } from './conditional.ts';
 import { sendDownload } from './download.ts';
+import { type ArchiveLimits, downloadMode, sendArchive } from './archive-download.ts';
 import { entityTarget } from './target.ts';
 import {
-  type Urls, collectionResult, entityRecord, envelope, renameResult, uploadResult,
+  type Urls, collectionResult, encodePath, entityRecord, envelope, renameResult, uploadResult,
 } from './envelope.ts';
 import {
   Bytes, CollectionResult, CreateBody, EntityList, GetQuery, ListQuery, PutQuery, RegisteredParams, RenameBody, RenameResult, type TypedApp, UploadResult,
@@ -35,6 +36,7 @@ interface RegisteredDeps {
   maxUploadBytes: number;
   urls: (request: FastifyRequest) => Urls;
   authenticate: Authenticate;
+  archives: ArchiveLimits;
 }
 
 const PREFIX = '/api/registered';
@@ -99,24 +101,32 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
     schema: {
       ...secured,
       operationId: 'getRegistered',
-      summary: 'Metadata of a data object, listing of a collection (path ending in /), or download (download=true)',
-      description: 'download=true answers the bytes (Range, If-Match, If-None-Match, If-Modified-Since and If-Unmodified-Since apply); on a collection it is refused with 400.',
+      summary: 'Metadata of a data object, listing of a collection (path ending in /), download (download=true), or a collection as one archive (download=zip or download=bag)',
+      description: 'download=true answers the bytes (Range, If-Match, If-None-Match, If-Modified-Since and If-Unmodified-Since apply); on a collection it is refused with 400. download=zip answers a collection as one ZIP archive (members stored, Zip64, UTF-8 names, the collection\'s name as top folder), download=bag as a BagIt bag (RFC 8493) in a ZIP: both are streamed, each member checked against its stored SHA-256 as it passes; a member that cannot be read whole cuts the transfer (no archive that looks whole). 413 beyond archives.max_entries members, 429 beyond archives.concurrent_per_user archives at once.',
       params: RegisteredParams,
       querystring: GetQuery, ListQuery,
       response: {
         200: {
-          description: 'Entity records; with download=true, the bytes of the data object.',
-          content: { 'application/json': { schema: EntityList }, 'application/octet-stream': { schema: Bytes } },
+          description: 'Entity records; with download=true, the bytes of the data object; with download=zip or bag, the archive of the collection.',
+          content: { 'application/json': { schema: EntityList }, 'application/octet-stream': { schema: Bytes }, 'application/zip': { schema: Bytes } },
         },
         206: { description: 'The requested range of the data object (download=true with Range).', content: { 'application/octet-stream': { schema: Bytes } } },
         304: Type.Null({ description: 'Not modified (download=true with If-None-Match or If-Modified-Since).' }),
-        ...errorResponses(401, 403, 404, 412, 416),
+        ...errorResponses(400, 401, 403, 404, 412, 413, 416, 429),
       },
     },
     preHandler,
     handler: async (request, reply) => {
       const { path, trailingSlash } = targetOf(request.url);
-      if (isSet(request.query.download)) return download(request, reply, path);
+      const mode = downloadMode(request.query.download);
+      if (mode === 'zip' || mode === 'bag') {
+        const actor = await backend.actorOf(credentialOf(request));
+        return sendArchive(request, reply, deps.archives, {
+          format: mode, key: `user:${actor.user}`, open: () => backend.walkAs(actor, path),
+          source: `${deps.urls(request).base}${PREFIX}${encodePath(path)}`,
+        });
+      }
+      if (mode === 'bytes') return download(request, reply, path);
       if (trailingSlash) return list(request, reply, path, request.query);
       const entity = await backend.stat(credentialOf(request), path);
       if (entity.kind === 'collection') return list(request, reply, path, request.query);

@@ -15,6 +15,7 @@ import type { DataObject, Entity } from '../core/types.ts';
 import { type Authenticate, basicPassword } from './authorization.ts';
 import { announcedDigests } from './conditional.ts';
 import { sendDownload } from './download.ts';
+import { type ArchiveLimits, downloadMode, sendArchive } from './archive-download.ts';
 import { type Urls, encodePath, envelope } from './envelope.ts';
 import { hasBody } from './protocol.ts';
 import { Bytes, Envelope, ErrorEnvelope, type TypedApp, errorResponses } from './schemas.ts';
@@ -28,6 +29,7 @@ interface ShareRouteDeps {
   backend: Backend;
   authenticate: Authenticate;
   urls: (request: FastifyRequest) => Urls;
+  archives: ArchiveLimits;
   maxUploadBytes: number;
   /**
    * Sends the web app's page: a browser opening a link gets it (with what the link shares)
@@ -309,6 +311,14 @@ export function registerShareRoutes(app: TypedApp, deps: ShareRouteDeps): void {
     if (deps.page && wantsPage(request)) return sharePage(request, reply, deps.page);
     const { token, path } = sharedTarget(request.url);
     const access = await open(request, token);
+    const mode = downloadMode(new URLSearchParams(request.url.split('?')[1] ?? '').get('download') ?? undefined);
+    if (mode === 'zip' || mode === 'bag') {
+      // NOTE: the bag names where it came from without the link's token, which is a secret.
+      return sendArchive(request, reply, deps.archives, {
+        format: mode, key: `address:${request.ip}`, open: () => shares.walk(access, path), beforeBytes: () => shares.takeUse(access),
+        source: `${deps.urls(request).base}${SHARED}/ (a share link)`,
+      });
+    }
     const entity = await shares.entry(access, path);
     if (entity.kind === 'dataobject') return sendDownload(request, reply, (plan) => shares.openObject(access, path, plan));
     const { children } = await shares.list(access, path);
@@ -318,15 +328,15 @@ export function registerShareRoutes(app: TypedApp, deps: ShareRouteDeps): void {
 
   const readSchema = {
     ...holder,
-    description: 'A browser (a GET whose Accept prefers text/html to application/json, without download) gets the web app\'s page for the link, with the status below; every other client gets what follows. A read link to a data object answers its bytes (HEAD, Range, If-Range and the conditional headers apply; each answer with bytes is one use). A read link to a collection lists its members, and <link>/<path> downloads or lists any member below it. A drop box answers 403: it cannot list or download. 401 with WWW-Authenticate: Basic when the link needs its password; 404 for an unknown or revoked link, or one that no longer leads anywhere; 410 once it expired or was used up.',
+    description: 'A browser (a GET whose Accept prefers text/html to application/json, without download) gets the web app\'s page for the link, with the status below; every other client gets what follows. A read link to a data object answers its bytes (HEAD, Range, If-Range and the conditional headers apply; each answer with bytes is one use). A read link to a collection lists its members, and <link>/<path> downloads or lists any member below it; ?download=zip (or bag) on a collection answers it as one ZIP archive (or a BagIt bag in a ZIP), one use of the link. A drop box answers 403: it cannot list or download. 401 with WWW-Authenticate: Basic when the link needs its password; 404 for an unknown or revoked link, or one that no longer leads anywhere; 410 once it expired or was used up.',
     response: {
       200: {
-        description: 'The listing of a collection, or the bytes of a data object; to a browser (a GET whose Accept prefers text/html, without download), the web app\'s page showing what the link shares.',
-        content: { 'application/json': { schema: SharedListing }, 'application/octet-stream': { schema: Bytes }, 'text/html': { schema: SharePage } },
+        description: 'The listing of a collection, or the bytes of a data object, or with download=zip or bag the archive of a collection; to a browser (a GET whose Accept prefers text/html, without download), the web app\'s page showing what the link shares.',
+        content: { 'application/json': { schema: SharedListing }, 'application/octet-stream': { schema: Bytes }, 'application/zip': { schema: Bytes }, 'text/html': { schema: SharePage } },
       },
       206: { description: 'The requested range of the data object.', content: { 'application/octet-stream': { schema: Bytes } } },
       304: Type.Null({ description: 'Not modified (If-None-Match or If-Modified-Since).' }),
-      ...errorResponses(412, 414, 416),
+      ...errorResponses(400, 412, 413, 414, 416),
       ...Object.fromEntries(([401, 403, 404, 410, 429] as const).map((status) => [status, {
         description: 'The error envelope; to a browser, the web app\'s page saying why.',
         content: { 'application/json': { schema: ErrorEnvelope }, 'text/html': { schema: SharePage } },

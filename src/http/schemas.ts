@@ -215,8 +215,15 @@ export const ListQuery = Type.Object({
   })),
 }, { additionalProperties: true });
 
+/** `download`: a flag (the bytes of a data object), or `zip` / `bag` (a collection as one archive). */
+export const Download = Type.Union([
+  ...Flag.anyOf,
+  Type.Literal('zip', { description: 'A collection as one ZIP archive.' }),
+  Type.Literal('bag', { description: 'A collection as a BagIt bag (RFC 8493) in a ZIP archive.' }),
+], { description: 'true (also True, 1, yes, or empty) for the bytes of a data object; zip for a collection as one ZIP archive (stored, Zip64, UTF-8 names); bag for a collection as a BagIt bag (RFC 8493) in a ZIP archive.' });
+
 export const GetQuery = Type.Object({
-  download: Type.Optional(Flag),
+  download: Type.Optional(Download),
   ...ListQuery.properties,
 }, { additionalProperties: true });
 

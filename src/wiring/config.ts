@@ -135,6 +135,10 @@ export const CONFIG_SCHEMA = Type.Object({
     drop_max_bytes: amount(10 * 1024 ** 3, 'Bytes a drop box (an upload share link) takes in all, every file together, unless its creator gives max_bytes; a deposit that would pass its bound gets 413 and stores nothing. Also the bound of drop boxes made before links had one. At least 1.'),
     expired_retention: amount(2592000, 'Seconds an expired share link is kept, answering 410 Gone and listed to its creator as expired, before it is removed (then its token answers 404, as one that never existed). Removal runs every 10 minutes.'),
   }),
+  archives: Type.Object({
+    max_entries: amount(200000, 'Files and collections one archive of a collection (download=zip or download=bag) may hold; a larger collection is refused with 413 before anything is sent. The node holds about 200 bytes a member while it writes an archive (its ZIP directory and, for a bag, its manifest lines).'),
+    concurrent_per_user: amount(2, 'Archives of collections (download=zip or download=bag) one user, or one client address for share links and published data, may download at once from one node; one more gets 429 with Retry-After.'),
+  }),
   shutdown: Type.Object({
     grace: amount(30, 'Seconds `lading serve` lets requests in flight finish after SIGTERM or SIGINT before it cuts them off (a cut-off upload never becomes visible); a second signal cuts them off at once.'),
   }),

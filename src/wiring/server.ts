@@ -86,6 +86,7 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
       version: VERSION, ca: deps.caEndpoint, oidc: deps.oidc, shares: deps.shares, uploads: deps.uploads,
       jobs: deps.rules.rules.length > 0 ? deps.jobs : undefined, pids: deps.pids, pidAwaitMs: config.pid.await_timeout * 1000,
       bodyIdleTimeoutMs: config.limits.body_idle_timeout * 1000,
+      archives: { maxEntries: config.archives.max_entries, concurrentPerUser: config.archives.concurrent_per_user },
       checkResponses: overrides.checkResponses === true,
       web: new WebAssets(),
     });
