@@ -365,7 +365,7 @@ describe('archives past the classic ZIP bounds', () => {
     const checksum = 'sha2:' + hash.digest('base64');
     assert.equal((await mkdirAt(s, alice, '/tz/home/alice/huge')).status, 200);
     await s.deps.catalog.commitObject({ path: parsePath('/tz/home/alice/huge/zeros.bin'), owner: 'alice', size, checksum, blob, now: new Date(), overwrite: false });
-    assert.equal((await fetch(s.home('alice', 'huge/small.txt'), {
+    assert.equal((await fetch(s.home('alice', 'huge/zz-after.txt'), {
       method: 'PUT', headers: { authorization: alice, 'content-type': 'application/octet-stream' }, body: 'after the big one',
     })).status, 200);
     const file = join(dir, 'huge.zip');
@@ -375,6 +375,7 @@ describe('archives past the classic ZIP bounds', () => {
       const read = await pythonRead(file, dir);
       assert.deepEqual(read, new Map([['huge/', null], ...(await expected(s, '/tz/home/alice/huge', 'huge/'))]));
       assert.equal(read.get('huge/zeros.bin'), hex(checksum));
+      assert.ok(read.has('huge/zz-after.txt'), 'a member whose header lies past 4 GiB (a Zip64 offset)');
     } finally {
       await rm(file, { force: true });
     }
