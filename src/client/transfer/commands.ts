@@ -23,6 +23,9 @@ export interface TransferOptions {
   resumableAbove: number;
   chunkSize: number;
   progressInterval: number;
+  /** `get`: the collection as one ZIP archive (a local file), or as a BagIt bag in one. */
+  zip?: boolean;
+  bag?: boolean;
 }
 
 /** Default parallel transfers: two per core, at most 8 (more only adds contention on one server). */
@@ -71,8 +74,13 @@ function getCommand(cli: Command): void {
   transferOptions(cli.command('get')
     .description('download data objects (and with -r collections) to local files; run it again to resume')
     .argument('<source...>', 'remote data objects or collections, then the local destination')
-    .usage('[options] <remote>... <local>'))
-    .action(async (args: string[], opts: TransferOptions) => (await import('./run.ts')).get(args, opts));
+    .usage('[options] <remote>... <local>')
+    .option('--zip', 'download one collection as one ZIP archive: <local> is the file (or a directory to put <name>.zip in)')
+    .option('--bag', 'as --zip, a BagIt bag (RFC 8493) in a ZIP archive, with SHA-256 manifests and the PIDs'))
+    .action(async (args: string[], opts: TransferOptions) => {
+      const run = await import('./run.ts');
+      return opts.zip || opts.bag ? run.getArchive(args, opts) : run.get(args, opts);
+    });
 }
 
 /** Adds `put` and `get` to the `lading` command. */

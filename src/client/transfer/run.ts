@@ -5,7 +5,10 @@
  * Every failure ends as one line `lading: …` and an exit code of README's table; Ctrl-C stops
  * cleanly with 130.
  */
-import { mkdir } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
+import { runClient } from '../commands.ts';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { posix } from 'node:path';
 import { ApiClient } from '../api.ts';
@@ -221,5 +224,45 @@ export function get(args: string[], opts: TransferOptions): Promise<void> {
         for (const d of [...dirs].sort()) await mkdir(d, { recursive: true });
       },
     };
+  });
+}
+
+/**
+ * `lading get --zip` / `--bag <remote collection> <local>`: the collection as one archive the
+ * server writes, streamed into `<local>.lading-part` and renamed into place only once the
+ * transfer ended whole. A transfer the server cuts (a member it could not read whole, whose
+ * bytes were not the stored ones) leaves nothing under the name, and exits 1: a cut
+ * connection does not say why.
+ */
+export async function getArchive(args: string[], opts: TransferOptions): Promise<void> {
+  await runClient(async (signal) => {
+    if (opts.zip && opts.bag) throw usageError('give --zip or --bag, not both');
+    if (opts.recursive || opts.sync || opts.manifest) throw usageError('--zip and --bag write one archive: -r, --sync and --manifest do not apply');
+    if (args.length !== 2) throw usageError('get --zip needs one remote collection and a local file or directory');
+    const format = opts.bag ? 'bag' : 'zip';
+    const api = new ApiClient(await resolveTarget({ server: opts.server }));
+    try {
+      const path = await remotePath(api, args[0]!, homeOf(api));
+      const destArg = args[1]!;
+      const local = await localKind(resolve(destArg));
+      const dest = local.kind === 'dir' || destArg.endsWith('/') || destArg.endsWith(sep)
+        ? join(resolve(destArg), `${posix.basename(path) || 'collection'}.zip`) : resolve(destArg);
+      if (!opts.force && (await localKind(dest)).kind !== 'none') throw new ClientError(`${dest} exists: use --force to replace it`, EXIT.CONFLICT);
+      const part = `${dest}.lading-part`;
+      const response = await api.stream('GET', `${api.registeredUrl(path)}?download=${format}`, { signal });
+      try {
+        await pipeline(response.body, createWriteStream(part), { signal });
+        await rename(part, dest);
+      } catch (cause) {
+        await rm(part, { force: true });
+        if (signal.aborted) throw cause;
+        throw new ClientError(`${path}: the archive's transfer broke off before its end (a member could not be read whole, or the connection failed); nothing was kept`, EXIT.FAILED, { cause });
+      }
+      const { size } = await stat(dest);
+      if (opts.json) process.stdout.write(`${JSON.stringify({ path, local: dest, format, size, status: 'received' })}\n`);
+      else if (!opts.quiet) process.stderr.write(`received ${path} as ${dest} (${size} bytes)\n`);
+    } finally {
+      await api.close();
+    }
   });
 }
