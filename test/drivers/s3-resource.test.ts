@@ -127,6 +127,20 @@ if (missing.length > 0) {
       }
     });
 
+    it('copies an object larger than one CopyObject in parts, leaving no upload behind', async () => {
+      const prefix = `${runPrefix}copyparts/`;
+      const r = createS3Resource({ ...base, prefix, copyObjectMax: 5 * MIB, partSize: 5 * MIB });
+      try {
+        const total = 11 * MIB + 5;
+        await r.write('key-copysrc1', generated(total, 4));
+        assert.deepEqual(await r.copy!('key-copysrc1', 'key-copydst1'), { size: total });
+        assert.equal(await sha256(await r.read('key-copydst1')), await sha256(generated(total, 4)));
+        assert.deepEqual(await uploadsUnder(prefix), []);
+      } finally {
+        await r.close();
+      }
+    });
+
     it('round-trips an object of more than two parts, with ranges across part boundaries', async () => {
       const r = fresh({ partSize: 5 * MIB });
       try {

@@ -47,6 +47,11 @@ export interface S3ResourceOptions {
   partSize?: number;
   /** Parts uploaded at once (default 4). */
   queueSize?: number;
+  /**
+   * The largest object `copy` copies with one CopyObject (default and most: 5 GiB, S3's
+   * limit; at least 5 MiB); a larger one is copied in parts of at most this size (UploadPartCopy).
+   */
+  copyObjectMax?: number;
 }
 
 const KEY = /^[A-Za-z0-9][A-Za-z0-9_-]{7,127}$/;
@@ -110,6 +115,10 @@ export function createS3Resource(options: S3ResourceOptions): Resource {
   const queueSize = options.queueSize ?? DEFAULT_QUEUE_SIZE;
   if (!Number.isInteger(partSize) || partSize < 5 * MIB) throw new Error('s3 resource: `partSize` must be at least 5 MiB');
   if (!Number.isInteger(queueSize) || queueSize < 1) throw new Error('s3 resource: `queueSize` must be a positive integer');
+  const copyObjectMax = options.copyObjectMax ?? COPY_OBJECT_MAX;
+  if (!Number.isInteger(copyObjectMax) || copyObjectMax < 5 * MIB || copyObjectMax > COPY_OBJECT_MAX) {
+    throw new Error('s3 resource: `copyObjectMax` must be between 5 MiB and 5 GiB');
+  }
   const Bucket = options.bucket;
 
   const client = new S3Client({
@@ -180,7 +189,7 @@ export function createS3Resource(options: S3ResourceOptions): Resource {
       // NOTE: the copy is visible under its key as soon as the store has made it, so the
       // tracking it needs comes first.
       await opts.publishAfter?.();
-      if (size <= COPY_OBJECT_MAX) {
+      if (size <= copyObjectMax) {
         try {
           await client.send(new CopyObjectCommand({ Bucket, Key, CopySource }));
         } catch (err) {
@@ -190,7 +199,7 @@ export function createS3Resource(options: S3ResourceOptions): Resource {
         return { size };
       }
       // NOTE: past CopyObject's limit, a multipart upload whose parts the store copies.
-      const part = Math.max(COPY_PART, Math.ceil(size / 10_000));
+      const part = Math.min(copyObjectMax, Math.max(COPY_PART, Math.ceil(size / 10_000)));
       let UploadId: string | undefined;
       try {
         UploadId = (await client.send(new CreateMultipartUploadCommand({ Bucket, Key }))).UploadId!;
