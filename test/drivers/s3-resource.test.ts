@@ -87,6 +87,16 @@ if (missing.length > 0) {
   resourceContract('s3', async () => fresh());
 
   describe('s3 resource', () => {
+    it('declares copy: a copy is CopyObject (UploadPartCopy past its limit), never bytes through lading', async () => {
+      const r = fresh();
+      try {
+        assert.equal(r.capabilities.copy, true);
+        assert.equal(typeof r.copy, 'function');
+      } finally {
+        await r.close();
+      }
+    });
+
     it('aborts the multipart upload of an aborted write: no incomplete upload remains', async () => {
       const prefix = `${runPrefix}abort/`;
       const r = createS3Resource({ ...base, prefix, partSize: 5 * MIB });
