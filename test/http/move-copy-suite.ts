@@ -23,7 +23,7 @@ collection.renamed  /tz/home/**         pid.update
 `;
 
 const MANY = 1000;
-const COPY_BYTES = 64 * 1024;
+const COPY_BYTES = 256 * 1024;
 
 /** Waits until no job is pending or running (fan-out jobs included). */
 async function settle(s: TestServer): Promise<void> {
@@ -216,6 +216,33 @@ export function moveCopySuite(name: string, flags: Record<string, unknown>, clea
       assert.equal((await copy('readonly/r.txt', { copy_to: '/tz/home/bob' }, bob)).status, 200);
       const theirs = await s.deps.catalog.getEntity(parsePath('/tz/home/bob/r.txt'));
       assert.equal(theirs?.owner, 'bob', 'a copy belongs to whoever made it');
+    });
+
+    it('leaves no bytes and nothing tracked behind when the commit of a copy fails', async () => {
+      const body = 'y'.repeat(100 * 1024);
+      await put('reg/a/large.bin', body);
+      const catalog = s.deps.catalog;
+      const { commitObject, trackBlob } = catalog;
+      let blob: string | null = null;
+      // NOTE: the copy's bytes are stored, then its commit fails (as when the catalog is lost).
+      catalog.trackBlob = (key, now, owner) => {
+        blob = key;
+        return trackBlob(key, now, owner);
+      };
+      catalog.commitObject = async () => { throw new Error('the catalog went away'); };
+      let res: Response;
+      try {
+        res = await copy('reg/a/large.bin', { copy_to: '/tz/home/alice/inbox' });
+      } finally {
+        catalog.commitObject = commitObject;
+        catalog.trackBlob = trackBlob;
+      }
+      assert.equal(res.status, 500);
+      assert.equal(await at('inbox/large.bin'), null);
+      assert.ok(blob, 'the copy stored bytes of its own, tracked first');
+      assert.equal(await s.deps.resource.size(blob), null, 'they are gone');
+      assert.ok(!(await catalog.trackedBlobs(new Date(Date.now() + 60_000))).some((t) => t.blob === blob), 'and no longer tracked');
+      assert.equal(await download('reg/a/large.bin'), body);
     });
 
     it('refuses a copy over limits.copy_bytes or limits.copy_entries with 413 before copying anything', async () => {
