@@ -225,8 +225,8 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
     const force = flagOf(request.body.force);
     const cred = credentialOf(request);
     let moved: Entity;
-    if (destination === undefined && !force) {
-      if (newname === undefined) throw new LadingError('BAD_REQUEST', 'Give newname (a rename in place), destination (a move into that collection), or both.');
+    if (newname === undefined && destination === undefined) throw new LadingError('BAD_REQUEST', 'Give newname (a rename in place), destination (a move into that collection), or both.');
+    if (destination === undefined && !force && newname !== undefined) {
       moved = await backend.rename(cred, path, newname);
     } else {
       const into = destination === undefined ? parentOf(path) : parsePath(destination);

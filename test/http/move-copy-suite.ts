@@ -120,6 +120,7 @@ export function moveCopySuite(name: string, flags: Record<string, unknown>, clea
       assert.equal((await move('reg/a/y.txt', { newname: 'z.txt' })).status, 200);
       assert.equal(await download('reg/a/z.txt'), 'ex');
       assert.equal((await move('reg/a/z.txt', {})).status, 400);
+      assert.equal((await move('reg/a/z.txt', { force: true })).status, 400);
     });
 
     it('never overwrites unless asked: 409, then force replaces a data object (never a collection)', async () => {
