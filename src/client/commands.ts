@@ -1,6 +1,6 @@
 /**
  * The client commands of `lading`, at the top level: `login`, `logout`, `ls`, `stat`, `mkdir`,
- * `mv`, `pid`, `share`, `token` and `proxy` (with `proxy renew`). Each talks to a server over
+ * `mv`, `cp`, `pid`, `share`, `token` and `proxy` (with `proxy renew`). Each talks to a server over
  * its HTTP API (`ApiClient`), never to a data directory. Every failure is a `ClientError`:
  * `runClient` prints it as one line and exits with its documented code (`exit-codes.ts`).
  * Tokens and passwords never come from the command line and are printed only by `token`.
@@ -89,6 +89,24 @@ async function absolute(api: ApiClient, path: string | undefined): Promise<strin
   const full = path.startsWith('/') ? path : `${await homeOf(api)}/${path}`;
   const normal = posix.normalize(full).replace(/\/+$/, '');
   return normal === '' ? '/' : normal;
+}
+
+/** Whether `path` is a collection the caller may list (false when missing, unreadable or a data object). */
+async function isCollection(api: ApiClient, path: string): Promise<boolean> {
+  const res = await api.request('GET', `${api.registeredUrl(path)}/?max_keys=1`, { accept: [400, 401, 403, 404] });
+  await res.body?.cancel();
+  return res.status === 200;
+}
+
+/**
+ * Where `mv` or `cp` puts `full` for the destination `dest` (as the user typed it): into `dest`
+ * under its own name when `dest` ends in '/' or is an existing collection, else into the
+ * collection above `dest` under its last name.
+ */
+async function placeOf(api: ApiClient, full: string, dest: string): Promise<{ into: string; name: string }> {
+  const target = await absolute(api, dest);
+  if (dest.endsWith('/') || await isCollection(api, target)) return { into: target, name: posix.basename(full) };
+  return { into: posix.dirname(target), name: posix.basename(target) };
 }
 
 /** The inside of one entity record of spec 2.2 (with lading's size and modified). */
@@ -318,19 +336,32 @@ export function registerClientCommands(cli: Command): void {
       report(opts, `created ${full}`, { path: full });
     })));
 
-  client(cli.command('mv').argument('<path>', 'the entity to rename').argument('<newname>', 'its new name (or a path in the same collection)'))
-    .description('rename a collection or data object within its collection')
-    .action(async (path: string, newname: string, opts: ClientOptions) => runClient(() => withApi(opts, async (api) => {
+  client(cli.command('mv').argument('<path>', 'the entity to move or rename').argument('<dest>', 'a collection to move it into (an existing one, or any path ending in /), or its new name or path'))
+    .description('move a collection or data object into another collection, or rename it')
+    .option('-f, --force', 'replace a data object at the target (never a collection)')
+    .action(async (path: string, dest: string, opts: ClientOptions & { force?: boolean }) => runClient(() => withApi(opts, async (api) => {
       const full = await absolute(api, path);
-      let name = newname;
-      if (newname.includes('/')) {
-        const target = await absolute(api, newname);
-        if (posix.dirname(target) !== posix.dirname(full)) throw usageError(`mv renames within a collection: '${target}' is not in ${posix.dirname(full)}`);
-        name = posix.basename(target);
-      }
-      await api.json('PATCH', api.registeredUrl(full), { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ newname: name }) });
-      const to = posix.join(posix.dirname(full), name);
-      report(opts, `renamed ${full} to ${to}`, { from: full, to });
+      // NOTE: a plain name is a sibling, as it always was: `mv a.csv b.csv` renames in place.
+      const { into, name } = await placeOf(api, full, dest.includes('/') ? dest : posix.join(posix.dirname(full), dest));
+      const to = posix.join(into, name);
+      const body = into === posix.dirname(full) && !opts.force ? { newname: name } : { destination: into, newname: name, force: opts.force === true };
+      await api.json('PATCH', api.registeredUrl(full), { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      report(opts, into === posix.dirname(full) ? `renamed ${full} to ${to}` : `moved ${full} to ${to}`, { from: full, to });
+    })));
+
+  client(cli.command('cp').argument('<path>', 'the entity to copy').argument('<dest>', 'a collection to copy it into (an existing one, or any path ending in /), or the path of the copy'))
+    .description('copy a data object, or with -r a collection, inside the server (the bytes do not pass through this machine)')
+    .option('-r, --recursive', 'copy a collection with everything in it')
+    .option('-f, --force', 'replace a data object at the target (never a collection)')
+    .action(async (path: string, dest: string, opts: ClientOptions & { recursive?: boolean; force?: boolean }) => runClient(() => withApi(opts, async (api) => {
+      const full = await absolute(api, path);
+      if (!opts.recursive && await isCollection(api, full)) throw usageError(`'${full}' is a collection: copy it with -r`);
+      const { into, name } = await placeOf(api, full, dest);
+      const to = posix.join(into, name);
+      await api.json('POST', api.registeredUrl(full), {
+        headers: { 'content-type': 'application/json' }, body: JSON.stringify({ copy_to: into, newname: name, force: opts.force === true }),
+      });
+      report(opts, `copied ${full} to ${to}`, { from: full, to });
     })));
 
   client(cli.command('pid').argument('<path>', 'a data object or collection'))

@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { LadingError, isLadingError } from './errors.ts';
 import { Meter, checksumString } from './meter.ts';
-import { type Path, childOf, isWithin, lineage, parentOf, parseName, parsePath } from './path.ts';
+import { isReservedAttribute } from './metadata.ts';
+import { type Path, baseName, childOf, isWithin, lineage, parentOf, parseName, parsePath } from './path.ts';
 import type { Authority, BackendCredential, ByteRange, Catalog, Clock, Resource, ResourceStream, TrackedBlob } from './ports.ts';
 import type { RuleSet } from './rules.ts';
 import {
@@ -64,6 +65,27 @@ export interface BackendOptions {
   onJobs?: () => void;
   /** This node's name, recorded as the owner of the blobs it writes (see `BlobTracker.heartbeat`). */
   node?: string;
+  /** What one copy may take at most; a larger one is refused before it starts (`PAYLOAD_TOO_LARGE`). Default `DEFAULT_COPY_LIMITS`. */
+  copyLimits?: CopyLimits;
+}
+
+/** The bounds of one copy (`Backend.copy`): the bytes of all its data objects, and its entities (collections included). */
+export interface CopyLimits {
+  bytes: number;
+  entries: number;
+}
+
+export const DEFAULT_COPY_LIMITS: CopyLimits = { bytes: 1024 ** 4, entries: 100_000 };
+
+/** How many data objects of a collection a copy copies at once. */
+const COPY_CONCURRENCY = 8;
+
+/** Where `move` and `copy` put an entity: into the collection `into`, under `name` (by default its own). */
+export interface PlaceOptions {
+  into: Path;
+  name?: string;
+  /** Replace a data object standing at the target (never a collection). */
+  overwrite: boolean;
 }
 
 /**
@@ -146,6 +168,7 @@ export class Backend {
   readonly #maxUploadBytes: number;
   readonly #jobs: JobsFor | undefined;
   readonly #onJobs: () => void;
+  readonly #copyLimits: CopyLimits;
   readonly #background = new Set<Promise<void>>();
 
   constructor(options: BackendOptions) {
@@ -158,6 +181,7 @@ export class Backend {
     this.#maxUploadBytes = options.maxUploadBytes;
     this.#jobs = options.rules && options.rules.rules.length > 0 ? options.rules.jobsFor : undefined;
     this.#onJobs = options.onJobs ?? (() => {});
+    this.#copyLimits = options.copyLimits ?? DEFAULT_COPY_LIMITS;
   }
 
   get zonePath(): Path {
@@ -538,6 +562,167 @@ export class Backend {
     return renamed;
   }
 
+  /**
+   * Moves the entity at `path` into the collection `into` (under `name`, by default its own),
+   * in one catalog transaction; a collection's whole subtree follows, with access lists,
+   * metadata and PIDs, and the rules see a rename (`object.renamed`/`collection.renamed`
+   * with the old and new path). Needs write on the entity, on the collection it leaves and on
+   * `into` (and on a data object it replaces). Never replaces anything unless `overwrite`, and
+   * then only a data object with a data object. Rejects with `BAD_REQUEST` (into itself or
+   * below itself), `INVALID_PATH` (bad name), `FORBIDDEN`, `NOT_FOUND`, `NOT_A_COLLECTION`
+   * (`into` is a data object), `CONFLICT` (the target exists: a collection, or anything
+   * without `overwrite`).
+   */
+  async move(cred: BackendCredential, path: Path, options: PlaceOptions): Promise<Entity> {
+    return this.moveAs(await this.#actor(cred), path, options);
+  }
+
+  /** `move` as `actor`. */
+  async moveAs(actor: Actor, path: Path, options: PlaceOptions): Promise<Entity> {
+    const { into, overwrite } = options;
+    const target = childOf(into, options.name === undefined ? baseName(path) : parseName(options.name));
+    await this.#require(actor, path, 'write');
+    const entity = await this.#mustExist(path);
+    if (isWithin(into, path)) throw new LadingError('BAD_REQUEST', `'${path}' cannot be moved into itself or a collection inside it.`);
+    await this.#require(actor, parentOf(path), 'write');
+    await this.#require(actor, into, 'write');
+    await this.#mustBeCollection(into);
+    if (target === path) return entity;
+    const existing = await this.#catalog.getEntity(target);
+    if (existing) {
+      if (!overwrite || existing.kind === 'collection' || entity.kind === 'collection') throw new LadingError('CONFLICT', `'${target}' already exists.`);
+      await this.#require(actor, target, 'write');
+    }
+    const { entity: moved, replacedBlob } = await this.#catalog.move({ from: path, to: target, now: this.#clock.now(), overwrite, jobs: this.#jobs });
+    if (this.#jobs) this.#onJobs();
+    if (replacedBlob && this.#resource.capabilities.deleteSparesOpenReads) this.#inBackground(this.#discard(replacedBlob));
+    return moved;
+  }
+
+  /**
+   * Copies the entity at `path` into the collection `into` (under `name`, by default its
+   * own). A data object's bytes are copied by the resource itself where it can
+   * (`Resource.copy`), else streamed; its checksum is reused, its metadata copied except the
+   * attributes the rules own (`PID`, `EUDAT/…`), and it commits like an upload: owned by the
+   * caller, invisible until durable, an `object.created` event (so rules give it a PID of its
+   * own). A collection is copied whole, walked in pages: its collections are created, then
+   * its data objects copied, each committed on its own, so a copy that fails midway leaves
+   * the entities copied so far (and answers the error). Access lists are not copied: copies
+   * inherit the destination's. The source's bytes and entities must stay within the copy
+   * limits, checked before anything is copied. Needs read on the entity and write on `into`
+   * (and on a data object it replaces). Rejects with `BAD_REQUEST` (a collection into itself,
+   * an object onto itself), `INVALID_PATH`, `FORBIDDEN`, `NOT_FOUND`, `NOT_A_COLLECTION`,
+   * `CONFLICT` (the target exists: a collection, or anything without `overwrite`, or anything
+   * for a collection's copy), `PAYLOAD_TOO_LARGE` (over a copy limit), `STORAGE_FULL`.
+   */
+  async copy(cred: BackendCredential, path: Path, options: PlaceOptions): Promise<{ entity: Entity; jobIds: string[] }> {
+    return this.copyAs(await this.#actor(cred), path, options);
+  }
+
+  /** `copy` as `actor`; the copies are owned by `actor.user`. */
+  async copyAs(actor: Actor, path: Path, options: PlaceOptions): Promise<{ entity: Entity; jobIds: string[] }> {
+    const { into, overwrite } = options;
+    const target = childOf(into, options.name === undefined ? baseName(path) : parseName(options.name));
+    const source = await this.statAs(actor, path);
+    if (source.kind === 'collection' && isWithin(into, path)) throw new LadingError('BAD_REQUEST', `'${path}' cannot be copied into itself or a collection inside it.`);
+    if (target === path) throw new LadingError('BAD_REQUEST', `'${path}' cannot be copied onto itself.`);
+    await this.#require(actor, into, 'write');
+    await this.#mustBeCollection(into);
+    const limits = this.#copyLimits;
+    if (source.kind === 'dataobject') {
+      if (source.size > limits.bytes) throw copyTooLarge(`${source.size} bytes`, `limits.copy_bytes (${limits.bytes})`);
+      await this.checkUploadTarget(actor, target, overwrite);
+      const { object, jobIds } = await this.#copyObject(actor, source, target, overwrite);
+      return { entity: object, jobIds };
+    }
+    if (await this.#catalog.getEntity(target)) throw new LadingError('CONFLICT', `'${target}' already exists.`);
+    // NOTE: counted before anything is created, so a copy over the limits leaves nothing.
+    let entries = 1;
+    let bytes = 0;
+    for await (const e of this.#descendants(path)) {
+      entries++;
+      if (e.kind === 'dataobject') bytes += e.size;
+      if (entries > limits.entries) throw copyTooLarge(`more than ${limits.entries} entities`, `limits.copy_entries (${limits.entries})`);
+      if (bytes > limits.bytes) throw copyTooLarge(`more than ${limits.bytes} bytes`, `limits.copy_bytes (${limits.bytes})`);
+    }
+    const jobIds: string[] = [];
+    const created = await this.#catalog.createCollection({ path: target, owner: actor.user, now: this.#clock.now(), jobs: this.#jobs });
+    if (this.#jobs) this.#onJobs();
+    const rebase = (p: Path): Path => parsePath(target + p.slice(path.length));
+    let objects: DataObject[] = [];
+    const flush = async (): Promise<void> => {
+      const batch = objects;
+      objects = [];
+      for (let i = 0; i < batch.length; i += COPY_CONCURRENCY) {
+        const outcomes = await Promise.all(batch.slice(i, i + COPY_CONCURRENCY).map((o) => this.#copyObject(actor, o, rebase(o.path), false)));
+        for (const o of outcomes) jobIds.push(...o.jobIds);
+      }
+    };
+    // NOTE: in path order a collection comes before what it holds; its data objects wait in
+    // `objects` until it exists, and are copied a few at a time.
+    for await (const e of this.#descendants(path)) {
+      if (e.kind === 'dataobject') {
+        objects.push(e);
+        if (objects.length >= LISTING_PAGE) await flush();
+        continue;
+      }
+      await flush();
+      await this.#catalog.createCollection({ path: rebase(e.path), owner: actor.user, now: this.#clock.now(), jobs: this.#jobs });
+    }
+    await flush();
+    return { entity: created, jobIds };
+  }
+
+  /** The entities strictly below `path`, in path order, read `LISTING_PAGE` at a time. */
+  async *#descendants(path: Path): AsyncGenerator<Entity> {
+    let after: Path | undefined;
+    for (;;) {
+      const page = await this.#catalog.listDescendants(path, LISTING_PAGE, after);
+      yield* page;
+      if (page.length < LISTING_PAGE) return;
+      after = page.at(-1)!.path;
+    }
+  }
+
+  /**
+   * Copies the data object `source` to `target` (see `copy`): the bytes to a fresh blob,
+   * tracked before they can appear, then one commit with the reused checksum and the copied
+   * metadata. When the source's bytes were replaced meanwhile, copies its new content.
+   */
+  async #copyObject(actor: Actor, source: DataObject, target: Path, overwrite: boolean): Promise<{ object: DataObject; jobIds: string[] }> {
+    const blob = randomUUID();
+    let tracked = null as Promise<void> | null;
+    const track = (): Promise<void> => (tracked ??= this.#catalog.trackBlob(blob, this.#clock.now(), this.#node));
+    try {
+      let from = source;
+      for (let attempt = 0; ; attempt++) {
+        try {
+          if (this.#resource.copy) await this.#resource.copy(from.blob, blob, { publishAfter: track });
+          else await this.#resource.write(blob, await this.#resource.read(from.blob), { publishAfter: track });
+          break;
+        } catch (err) {
+          if (!isLadingError(err, 'NOT_FOUND') || attempt >= 3) throw err;
+          // NOTE: an overwrite replaced the bytes between the lookup and the copy.
+          const now = await this.#catalog.getEntity(from.path);
+          if (now?.kind !== 'dataobject' || now.id !== from.id) throw err;
+          from = now;
+        }
+      }
+      const meta = (await this.#catalog.listMeta(from.path)).filter((avu) => !isReservedAttribute(avu.attribute));
+      const { object, replacedBlob, jobIds } = await this.#catalog.commitObject({
+        path: target, owner: actor.user, size: from.size, checksum: from.checksum, blob, now: this.#clock.now(),
+        overwrite, jobs: this.#jobs, fenced: true, meta,
+      });
+      if (jobIds.length > 0) this.#onJobs();
+      if (replacedBlob && this.#resource.capabilities.deleteSparesOpenReads) this.#inBackground(this.#discard(replacedBlob));
+      return { object, jobIds };
+    } catch (err) {
+      await tracked?.catch(() => {});
+      if (!isLadingError(err, 'UNAVAILABLE') || err.details.maybeCommitted !== true) await this.#discard(blob);
+      throw err;
+    }
+  }
+
   /** Grants (or with null revokes) access; the caller needs `own`. `FORBIDDEN`, `NOT_FOUND`, `BAD_REQUEST` (see `refusePublicOwn`). */
   async setAccess(cred: BackendCredential, path: Path, principal: string, level: AccessLevel | null): Promise<void> {
     const actor = await this.#actor(cred);
@@ -606,6 +791,10 @@ export class Backend {
       // NOTE: left tracked on purpose; `init` removes it at the next start.
     }
   }
+}
+
+function copyTooLarge(what: string, limit: string): LadingError {
+  return new LadingError('PAYLOAD_TOO_LARGE', `The copy would hold ${what}, over ${limit}; nothing was copied.`);
 }
 
 /**

@@ -56,6 +56,8 @@ export interface NamespaceStore {
   commitObject(input: {
     path: Path; owner: string; size: number; checksum: string; blob: string; now: Date; overwrite: boolean; jobs?: JobsFor; fenced?: boolean;
     upload?: { id: string; holder: string; expiresAt: Date };
+    /** AVUs added to the object in the same transaction (an existing triple is kept once); none by default. */
+    meta?: readonly Avu[];
   }): Promise<{ object: DataObject; replacedBlob: string | null; jobIds: string[] }>;
   /**
    * Moves the entity at `from` (and, for a collection, everything below it) to `to`, keeping
@@ -63,6 +65,14 @@ export interface NamespaceStore {
    * missing, and `CONFLICT` when something exists at `to` or `to` lies inside `from`.
    */
   rename(from: Path, to: Path, now: Date, jobs?: JobsFor): Promise<Entity>;
+  /**
+   * `rename` that may also replace: with `overwrite`, a data object at `to` gives way to the
+   * data object moved there, in the same transaction — its row, access list and metadata go,
+   * and its blob is tracked (see `BlobTracker`) and returned, for the caller to delete. The
+   * event is `rename`'s. Rejects as `rename` does, and with `CONFLICT` when `to` holds a
+   * collection, or anything while `overwrite` is false or the entity moved is a collection.
+   */
+  move(input: { from: Path; to: Path; now: Date; overwrite: boolean; jobs?: JobsFor }): Promise<{ entity: Entity; replacedBlob: string | null }>;
   /** The entity with this stable id, wherever it now is, or null. */
   getEntityById(id: string): Promise<Entity | null>;
   /**

@@ -27,6 +27,12 @@ export interface ResourceCapabilities {
    * replaced objects until `recovery.grace` has passed instead of deleting them at once.
    */
   deleteSparesOpenReads: boolean;
+  /**
+   * The resource has `copy`: it makes a new key from a stored one without the bytes passing
+   * through lading (a reflink or `copy_file_range` on files, CopyObject on S3). Where false,
+   * the backend copies by reading and writing.
+   */
+  copy: boolean;
 }
 
 export interface ByteRange {
@@ -84,6 +90,15 @@ export interface Resource {
    * short. The stream has `copyTo` exactly when `capabilities.copyTo`. `NOT_FOUND`.
    */
   read(key: string, range?: ByteRange): Promise<ResourceStream>;
+  /**
+   * Stores the bytes of `from` under the fresh key `to`, inside the resource (present exactly
+   * when `capabilities.copy`). `to` becomes readable only when the promise resolves, whole and
+   * durable as after `write`; when it rejects nothing remains under `to`. `publishAfter` is
+   * as for `write`: called once before the driver stores bytes of its own, and not at all
+   * when it stores none (bytes kept for the catalog's commit). Rejects with `NOT_FOUND` when
+   * `from` does not exist, `STORAGE_FULL`.
+   */
+  copy?(from: string, to: string, options?: { publishAfter?: () => Promise<unknown> }): Promise<{ size: number }>;
   /** The stored size of `key`, or null when it does not exist. */
   size(key: string): Promise<number | null>;
   /** Removes `key`. Idempotent. */

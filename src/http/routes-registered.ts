@@ -9,7 +9,7 @@ import type { Static } from '@sinclair/typebox';
 import { Type } from './typebox.ts';
 import type { Backend } from '../core/backend.ts';
 import { LadingError, isLadingError } from '../core/errors.ts';
-import { type Path, childOf, parseName, parseNewPath, parsePath } from '../core/path.ts';
+import { type Path, baseName, childOf, parentOf, parseName, parseNewPath, parsePath } from '../core/path.ts';
 import type { BackendCredential } from '../core/ports.ts';
 import type { Collection, DataObject, Entity } from '../core/types.ts';
 import type { Authenticate } from './authorization.ts';
@@ -23,7 +23,8 @@ import {
   type Urls, collectionResult, encodePath, entityRecord, envelope, renameResult, uploadResult,
 } from './envelope.ts';
 import {
-  Bytes, CollectionResult, CreateBody, EntityList, GetQuery, ListQuery, PutQuery, RegisteredParams, RenameBody, RenameResult, type TypedApp, UploadResult,
+  Bytes, CollectionResult, CopyBody, CopyQuery, CopyResult, CreateBody, EntityList, GetQuery, ListQuery, PutQuery, RegisteredParams, RenameBody,
+  RenameResult, type TypedApp, UploadResult,
   errorResponses, isSet,
 } from './schemas.ts';
 
@@ -220,7 +221,8 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
     schema: {
       ...secured,
       operationId: 'renameRegistered',
-      summary: 'Rename a data object or a collection',
+      summary: 'Rename a data object or a collection (newname), or move it into another collection (destination)',
+      description: 'newname alone renames in place (spec 4.6). destination moves the entity (a collection with everything below it) into that collection, in one transaction, keeping its name or taking newname; it needs write on the collection left, on the destination and on the entity. An existing target is refused with 409 unless force replaces a data object with a data object; a collection moved into itself or below itself is refused with 400. The rules see a rename, so PID records follow.',
       params: RegisteredParams,
       body: RenameBody,
       response: { 200: RenameResult, ...errorResponses(401, 403, 404, 409, 413, 415) },
@@ -229,8 +231,55 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
     preHandler,
   }, async (request) => {
     const { path } = targetOf(request.url);
-    const renamed = await backend.rename(credentialOf(request), path, request.body.newname);
-    return envelope(renameResult(deps.urls(request), renamed.path));
+    const { newname, destination } = request.body;
+    const force = flagOf(request.body.force);
+    const cred = credentialOf(request);
+    let moved: Entity;
+    if (newname === undefined && destination === undefined) throw new LadingError('BAD_REQUEST', 'Give newname (a rename in place), destination (a move into that collection), or both.');
+    if (destination === undefined && !force && newname !== undefined) {
+      moved = await backend.rename(cred, path, newname);
+    } else {
+      const into = destination === undefined ? parentOf(path) : parsePath(destination);
+      try {
+        moved = await backend.move(cred, path, { into, ...(newname === undefined ? {} : { name: newname }), overwrite: force });
+      } catch (err) {
+        if (force || !isLadingError(err, 'CONFLICT')) throw err;
+        throw await adviseForce(err, backend, cred, childOf(into, newname ?? baseName(path)), 'dataobject', 'Use force=true to replace it.');
+      }
+    }
+    return envelope(renameResult(deps.urls(request), moved.path));
+  });
+
+  app.post(`${PREFIX}/*`, {
+    schema: {
+      ...secured,
+      operationId: 'copyRegistered',
+      summary: 'Copy a data object or a collection into a collection (copy_to)',
+      description: 'Copies inside the storage (the bytes do not pass through the client): checksums are kept, user metadata is copied but not PID and EUDAT/… attributes, access lists are not copied (the copies are the caller\'s and inherit the destination\'s access), and each new data object is created as by an upload, so rules give it a PID of its own (pid_await waits for those of a data object\'s copy). A collection is copied with everything in it, one data object after another: a copy that fails midway keeps what was copied. Needs read on the entity and write on copy_to. Refused with 413 before anything is copied when the source is over limits.copy_bytes or limits.copy_entries, 409 when the target exists (force replaces a data object with a data object), 400 for a collection into itself or an object onto itself.',
+      params: RegisteredParams,
+      querystring: CopyQuery,
+      body: CopyBody,
+      response: { 200: CopyResult, ...errorResponses(401, 403, 404, 409, 413, 415) },
+    },
+    links: { 200: entityLinks('{$response.body#/Response/data/path}/{$response.body#/Response/data/filename}') },
+    preHandler,
+  }, async (request) => {
+    const { path } = targetOf(request.url);
+    const { newname } = request.body;
+    const force = flagOf(request.body.force);
+    const cred = credentialOf(request);
+    const into = parsePath(request.body.copy_to);
+    let outcome: { entity: Entity; jobIds: string[] };
+    try {
+      outcome = await backend.copy(cred, path, { into, ...(newname === undefined ? {} : { name: newname }), overwrite: force });
+    } catch (err) {
+      if (force || !isLadingError(err, 'CONFLICT')) throw err;
+      throw await adviseForce(err, backend, cred, childOf(into, newname ?? baseName(path)), 'dataobject', 'Use force=true to replace it.');
+    }
+    if (isSet(request.query.pid_await) && outcome.jobIds.length > 0 && deps.jobs && outcome.entity.kind === 'dataobject') {
+      await deps.jobs.waitFor(outcome.jobIds, deps.pidAwaitMs);
+    }
+    return envelope(renameResult(deps.urls(request), outcome.entity.path));
   });
 
   for (const url of [PREFIX, `${PREFIX}/*`]) {
@@ -264,6 +313,11 @@ async function adviseForce(
   const existing = await backend.stat(cred, path).catch(() => null);
   if (existing?.kind !== accepted) return err;
   return new LadingError('CONFLICT', `${err.message} ${advice}`, { cause: err, details: err.details });
+}
+
+/** Whether a body's `force` (a boolean or a flag's text) says true. */
+function flagOf(force: boolean | string | undefined): boolean {
+  return force === true || (typeof force === 'string' && isSet(force as Parameters<typeof isSet>[0]));
 }
 
 async function isCollection(backend: Backend, cred: BackendCredential, path: Path): Promise<boolean> {

@@ -142,6 +142,10 @@ export const RenameResult = Envelope(Type.Object({
   filename: Type.String(), link: Type.String(), location: Type.String(), path: Type.String(),
 }), 'Rename result (spec 2.5).');
 
+export const CopyResult = Envelope(Type.Object({
+  filename: Type.String(), link: Type.String(), location: Type.String(), path: Type.String(),
+}), 'Copy result: where the copy is, as in a rename result (path is its collection).');
+
 export const AuthResult = Envelope(Type.Object({
   storage_home: Type.String(), storage_user: Type.String(), token: Type.String(),
 }), 'Authentication result (spec 2.6).');
@@ -237,9 +241,32 @@ export const CreateBody = Type.Object({
   force: Type.Optional(Type.Union([Type.Boolean(), Flag], { description: 'Create missing parents; no error when it exists.' })),
 });
 
-export const RenameBody = Type.Object({
-  newname: Type.String({ minLength: 1, description: `New name: no '/', not '.' or '..', at most 255 UTF-8 bytes, none of ${REFUSED_IN_NAMES}.` }),
+const NewName = Type.String({ minLength: 1, description: `New name: no '/', not '.' or '..', at most 255 UTF-8 bytes, none of ${REFUSED_IN_NAMES}.` });
+const ReplaceFlag = Type.Union([Type.Boolean(), Flag], {
+  description: 'Replace a data object standing at the target (never a collection); without it an existing target is refused with 409.',
 });
+
+export const RenameBody = Type.Object({
+  newname: Type.Optional(NewName),
+  destination: Type.Optional(Type.String({
+    minLength: 1,
+    description: 'Absolute path of an existing collection to move the entity into, keeping its name or taking newname; a collection\'s whole subtree follows. Needs write on the collection left, on this one and on the entity. Without it, newname renames in place (spec 4.6).',
+  })),
+  force: Type.Optional(ReplaceFlag),
+}, { description: 'newname renames in place; destination (with or without newname) moves. At least one of the two.' });
+
+export const CopyBody = Type.Object({
+  copy_to: Type.String({
+    minLength: 1,
+    description: 'Absolute path of an existing collection to copy the entity into; the copy keeps the name or takes newname. A collection is copied with everything in it.',
+  }),
+  newname: Type.Optional(NewName),
+  force: Type.Optional(ReplaceFlag),
+});
+
+export const CopyQuery = Type.Object({
+  pid_await: Type.Optional(Flag),
+}, { additionalProperties: true });
 
 const AccessLevelSchema = Type.Union([Type.Literal('read'), Type.Literal('write'), Type.Literal('own')], {
   description: 'read: read and list; write: also upload, create, rename and set metadata; own: also change the access list and publish.',

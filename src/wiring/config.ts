@@ -44,6 +44,8 @@ export const CONFIG_SCHEMA = Type.Object({
   }),
   limits: Type.Object({
     upload_bytes: amount(1024 ** 4, 'Largest accepted upload, in bytes (larger ones get 413).'),
+    copy_bytes: amount(1024 ** 4, 'Most bytes one copy (POST /api/registered/… with copy_to) may copy, all its data objects together; a larger copy is refused with 413 before it starts.'),
+    copy_entries: amount(100_000, 'Most collections and data objects one copy of a collection may create; a larger copy is refused with 413 before it starts.'),
     body_idle_timeout: amount(60, 'Seconds a request body may send nothing before the request is dropped (408) and its temporary data removed; no limit on how long a moving transfer takes.'),
   }),
   auth: Type.Object({

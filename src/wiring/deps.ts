@@ -134,6 +134,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     node,
     rules, onJobs: () => jobs.wake(),
     catalog, resource, clock, zone: config.zone, maxUploadBytes: config.limits.upload_bytes,
+    copyLimits: { bytes: config.limits.copy_bytes, entries: config.limits.copy_entries },
     authority: overrides.authority ?? x509.authority,
   });
   const uploads = new ResumableUploads({

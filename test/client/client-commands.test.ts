@@ -1,7 +1,7 @@
 /**
  * The client commands as a user runs them: the real `bin/lading` as a subprocess against a
  * real `lading serve` (with the example PID rules). Logging in with a password from standard
- * input writes the configuration with mode 0600; ls, stat, mkdir -p, mv, pid, share, token and
+ * input writes the configuration with mode 0600; ls, stat, mkdir -p, mv, cp, pid, share, token and
  * proxy work and answer failures with the API's message as one line and the documented exit
  * code; LADING_URL/LADING_TOKEN work without a configuration; after logout the server refuses
  * the token; --help lists client and administration commands under their own headings.
@@ -47,7 +47,7 @@ describe('lading client commands', () => {
     const client = res.stdout.indexOf('Client commands');
     const admin = res.stdout.indexOf('Server administration');
     assert.ok(client >= 0 && admin > client, res.stdout);
-    for (const name of ['login', 'logout', 'ls', 'stat', 'mkdir', 'mv', 'pid', 'share', 'token', 'proxy']) {
+    for (const name of ['login', 'logout', 'ls', 'stat', 'mkdir', 'mv', 'cp', 'pid', 'share', 'token', 'proxy']) {
       const at = res.stdout.search(new RegExp(`^  ${name} `, 'm'));
       assert.ok(at > client && at < admin, `${name} is a client command`);
     }
@@ -141,9 +141,46 @@ describe('lading client commands', () => {
     assert.equal(oneLineError(await runLading(['ls', 'no-such'], { env }), 4, /^lading: '\/lading\/home\/alice\/no-such' does not exist\.\n$/), null);
     assert.equal(oneLineError(await runLading(['mv', 'no-such', 'x'], { env }), 4, /does not exist/), null);
     assert.equal(oneLineError(await runLading(['mkdir', 'run1'], { env }), 5, /exists/), null);
-    assert.equal(oneLineError(await runLading(['mv', 'run1/raw', '/elsewhere/raw'], { env }), 2, /renames within a collection/), null);
+    assert.equal(oneLineError(await runLading(['mv', 'run1/raw', '/elsewhere/raw'], { env }), 3, /write access to '\/elsewhere'/), null);
     assert.equal(oneLineError(await runLading(['ls', '--bogus'], { env }), 2, /unknown option/), null);
     assert.equal(oneLineError(await runLading(['ls', '/lading/home'], { env }), 3, /access/), null);
+  });
+
+  it('mv moves into a collection (a path ending in / or an existing one), cp copies (-r a collection), -f replaces', async () => {
+    const { token } = (await readConfig()).servers.local!;
+    const put = (rest: string, body: string) => fetch(`${server.url}/api/registered/lading/home/alice/${rest}`, {
+      method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' }, body,
+    });
+    const ls = async (path: string) => (await runLading(['ls', path], { env })).stdout;
+    assert.equal((await runLading(['mkdir', '-p', 'campaign/sub'], { env })).code, 0);
+    assert.equal((await runLading(['mkdir', 'archive'], { env })).code, 0);
+    assert.equal((await put('a.csv', 'x,y\n')).status, 200);
+    const into = await runLading(['mv', 'a.csv', 'campaign/'], { env });
+    assert.equal(into.code, 0, into.stderr);
+    assert.equal(into.stdout, 'moved /lading/home/alice/a.csv to /lading/home/alice/campaign/a.csv\n');
+    const existing = await runLading(['mv', 'campaign/a.csv', 'campaign/sub'], { env });
+    assert.equal(existing.stdout, 'moved /lading/home/alice/campaign/a.csv to /lading/home/alice/campaign/sub/a.csv\n');
+    const named = await runLading(['mv', '--json', 'campaign/sub/a.csv', '/lading/home/alice/campaign/b.csv'], { env });
+    assert.deepEqual(JSON.parse(named.stdout), { from: '/lading/home/alice/campaign/sub/a.csv', to: '/lading/home/alice/campaign/b.csv' });
+    assert.equal(await ls('campaign'), 'b.csv\nsub/\n');
+
+    const cp = await runLading(['cp', 'campaign/b.csv', 'campaign/c.csv'], { env });
+    assert.equal(cp.code, 0, cp.stderr);
+    assert.equal(cp.stdout, 'copied /lading/home/alice/campaign/b.csv to /lading/home/alice/campaign/c.csv\n');
+    assert.equal(oneLineError(await runLading(['cp', 'campaign', 'archive/'], { env }), 2, /is a collection: copy it with -r/), null);
+    const tree = await runLading(['cp', '-r', 'campaign', 'archive/'], { env });
+    assert.equal(tree.code, 0, tree.stderr);
+    assert.equal(tree.stdout, 'copied /lading/home/alice/campaign to /lading/home/alice/archive/campaign\n');
+    assert.equal(await ls('archive/campaign'), 'b.csv\nc.csv\nsub/\n');
+
+    // Nothing is replaced unless asked.
+    assert.equal((await put('campaign/c.csv?force=true', 'other\n')).status, 200);
+    assert.equal(oneLineError(await runLading(['cp', 'campaign/c.csv', 'archive/campaign/'], { env }), 5, /already exists/), null);
+    assert.equal(oneLineError(await runLading(['mv', 'campaign/c.csv', 'archive/campaign/b.csv'], { env }), 5, /already exists/), null);
+    assert.equal((await runLading(['mv', '-f', 'campaign/c.csv', 'archive/campaign/b.csv'], { env })).code, 0);
+    const moved = await fetch(`${server.url}/api/registered/lading/home/alice/archive/campaign/b.csv?download=true`, { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(await moved.text(), 'other\n');
+    assert.equal(await ls('campaign'), 'b.csv\nsub/\n');
   });
 
   it('share create, list and revoke: the link downloads until revoked', async () => {

@@ -160,6 +160,62 @@ export const namespaceContract: ContractSuite = ({ name, create }) => {
       assert.equal(renamed.modifiedAt.getTime(), t1.getTime());
     });
 
+    it('moves into another collection with everything below, and replaces a data object only when asked', async () => {
+      await c.createCollection({ path: p('/z'), owner: 'alice', now: t0 });
+      await c.createCollection({ path: p('/z/src'), owner: 'alice', now: t0 });
+      await c.createCollection({ path: p('/z/src/sub'), owner: 'alice', now: t0 });
+      await c.createCollection({ path: p('/z/dst'), owner: 'alice', now: t0 });
+      const f = (await obj('/z/src/sub/f', 'blob00000001')).object;
+      await c.addMeta(p('/z/src/sub/f'), { attribute: 'PID', value: '21.T/1', unit: '' });
+      const events: string[] = [];
+      const jobs = (e: { type: string; path: string; from?: string }) => {
+        events.push(`${e.type} ${e.from} -> ${e.path}`);
+        return [];
+      };
+      const { entity, replacedBlob } = await c.move({ from: p('/z/src/sub'), to: p('/z/dst/sub'), now: t1, overwrite: false, jobs });
+      assert.equal(entity.path, '/z/dst/sub');
+      assert.equal(replacedBlob, null);
+      assert.deepEqual(events, ['collection.renamed /z/src/sub -> /z/dst/sub']);
+      assert.equal(await c.getEntity(p('/z/src/sub/f')), null);
+      assert.equal((await c.getEntity(p('/z/dst/sub/f')))?.id, f.id);
+      assert.equal((await c.getEntity(p('/z/dst/sub/f')))?.pid, '21.T/1');
+      assert.deepEqual((await c.listChildren(p('/z/src'))).map((e) => e.name), []);
+      assert.deepEqual((await c.listChildren(p('/z/dst/sub'))).map((e) => e.name), ['f']);
+
+      // Onto an existing data object: refused, and with overwrite replaced, its blob tracked.
+      await obj('/z/dst/g', 'blob00000002');
+      await c.setAccess(p('/z/dst/g'), 'carol', 'read');
+      await c.addMeta(p('/z/dst/g'), { attribute: 'old', value: '1', unit: '' });
+      await rejectsWith(c.move({ from: p('/z/dst/sub/f'), to: p('/z/dst/g'), now: t1, overwrite: false }), 'CONFLICT');
+      assert.equal((await c.getEntity(p('/z/dst/sub/f')))?.id, f.id, 'a refused move moves nothing');
+      const replaced = await c.move({ from: p('/z/dst/sub/f'), to: p('/z/dst/g'), now: t1, overwrite: true });
+      assert.equal(replaced.replacedBlob, 'blob00000002');
+      assert.equal(replaced.entity.id, f.id);
+      assert.equal((await c.getEntity(p('/z/dst/g')) as { blob: string }).blob, 'blob00000001');
+      assert.deepEqual(await c.listMeta(p('/z/dst/g')), [{ attribute: 'PID', value: '21.T/1', unit: '' }], 'the replaced object\'s metadata went with it');
+      assert.equal(await c.accessLevel(p('/z/dst/g'), ['carol']), null, 'and its access list');
+      assert.deepEqual((await c.trackedBlobs(new Date(t1.getTime() + 1))).map((b) => b.blob), ['blob00000002'], 'the replaced blob is tracked for deletion');
+
+      // Never a collection, never a collection over anything, never into itself or a missing parent.
+      await obj('/z/h', 'blob00000003');
+      await rejectsWith(c.move({ from: p('/z/h'), to: p('/z/dst/sub'), now: t1, overwrite: true }), 'CONFLICT');
+      await rejectsWith(c.move({ from: p('/z/dst/sub'), to: p('/z/h'), now: t1, overwrite: true }), 'CONFLICT');
+      await rejectsWith(c.move({ from: p('/z/dst'), to: p('/z/dst/sub/dst'), now: t1, overwrite: false }), 'CONFLICT');
+      await rejectsWith(c.move({ from: p('/z/h'), to: p('/z/none/h'), now: t1, overwrite: false }), 'NOT_FOUND');
+      assert.equal((await c.getEntity(p('/z/h')))?.kind, 'dataobject');
+      assert.equal((await c.getEntity(p('/z/dst/sub')))?.kind, 'collection');
+    });
+
+    it('adds the metadata a commit carries in its transaction', async () => {
+      await c.createCollection({ path: p('/z'), owner: 'alice', now: t0 });
+      const meta = [{ attribute: 'depth', value: '1200', unit: 'm' }, { attribute: 'site', value: 'A', unit: '' }];
+      await c.commitObject({ path: p('/z/f'), owner: 'alice', size: 3, checksum: 'sha2:x', blob: 'blob00000001', now: t0, overwrite: false, meta });
+      assert.deepEqual(await c.listMeta(p('/z/f')), meta);
+      await c.createCollection({ path: p('/z/d'), owner: 'alice', now: t0 });
+      await rejectsWith(c.commitObject({ path: p('/z/d'), owner: 'alice', size: 3, checksum: 'sha2:x', blob: 'blob00000002', now: t0, overwrite: true, meta }), 'CONFLICT');
+      assert.deepEqual(await c.listMeta(p('/z/d')), [], 'a refused commit adds nothing');
+    });
+
     it('computes access from the entity and the collections above it, over all principals', async () => {
       await c.createCollection({ path: p('/z'), owner: 'alice', now: t0 });
       await c.createCollection({ path: p('/z/shared'), owner: 'alice', now: t0 });

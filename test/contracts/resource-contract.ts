@@ -1,7 +1,8 @@
 /**
  * The resource contract: the behaviour every `Resource` driver must show. Each driver's test
  * file calls `resourceContract` with a factory returning a fresh, empty resource; the suite
- * reads the driver's declared capabilities (range reads, `copyTo`, reads that survive a delete).
+ * reads the driver's declared capabilities (range reads, `copyTo`, reads that survive a delete,
+ * `copy`).
  */
 import { describe, it, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
@@ -195,6 +196,59 @@ export function resourceContract(name: string, create: () => Promise<Resource>):
       await assert.rejects(r.write('key-00000032', Readable.from([randomBytes(128 * 1024)]), { publishAfter: () => Promise.reject(refused) }), (err) => err === refused);
       assert.equal(await r.size('key-00000032'), null);
       assert.equal(await r.sweepTemporaries(later()), 0, 'no temporary remains');
+    });
+
+    describe('copy (where the driver declares it)', () => {
+      it('copies small and multi-megabyte objects under new keys, leaving the source as it was', async (t) => {
+        if (!r.capabilities.copy) return t.skip('the driver does not declare copy');
+        assert.equal(typeof r.copy, 'function', 'a driver declaring copy has copy');
+        await r.write('key-00000041', Readable.from([Buffer.from('small')]));
+        assert.deepEqual(await r.copy!('key-00000041', 'key-00000042'), { size: 5 });
+        assert.equal(await text(await r.read('key-00000042')), 'small');
+        const total = 3 * 1024 * 1024 + 17;
+        await r.write('key-00000043', generated(total, 9));
+        assert.deepEqual(await r.copy!('key-00000043', 'key-00000044'), { size: total });
+        assert.equal(await r.size('key-00000044'), total);
+        assert.equal(await sha256(await r.read('key-00000044')), await sha256(generated(total, 9)));
+        await r.delete('key-00000043');
+        assert.equal(await r.size('key-00000044'), total, 'the copy does not depend on its source');
+        assert.equal(await text(await r.read('key-00000041')), 'small');
+        assert.equal(await r.sweepTemporaries(later()), 0, 'no temporary remains');
+      });
+
+      it('copies an empty object', async (t) => {
+        if (!r.capabilities.copy) return t.skip('the driver does not declare copy');
+        await r.write('key-00000045', Readable.from([]));
+        assert.deepEqual(await r.copy!('key-00000045', 'key-00000046'), { size: 0 });
+        assert.equal((await buffer(await r.read('key-00000046'))).length, 0);
+      });
+
+      it('rejects a copy of a missing key with NOT_FOUND, leaving nothing', async (t) => {
+        if (!r.capabilities.copy) return t.skip('the driver does not declare copy');
+        await rejectsWith(r.copy!('key-00000047', 'key-00000048'), 'NOT_FOUND');
+        assert.equal(await r.size('key-00000048'), null);
+        assert.equal(await r.sweepTemporaries(later()), 0, 'no temporary remains');
+      });
+
+      it('calls publishAfter once and publishes the copy only once it resolves; a rejection leaves nothing', async (t) => {
+        if (!r.capabilities.copy) return t.skip('the driver does not declare copy');
+        const data = randomBytes(128 * 1024);
+        await r.write('key-00000049', Readable.from([data]));
+        let release!: () => void;
+        const gate = new Promise<void>((resolve) => { release = resolve; });
+        let calls = 0;
+        const copying = r.copy!('key-00000049', 'key-00000050', { publishAfter: () => { calls++; return gate; } });
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        assert.equal(calls, 1, 'publishAfter was called once');
+        assert.equal(await r.size('key-00000050'), null, 'not readable before publishAfter resolves');
+        release();
+        assert.deepEqual(await copying, { size: data.length });
+        assert.deepEqual(await buffer(await r.read('key-00000050')), data);
+        const refused = new Error('the catalog refused');
+        await assert.rejects(r.copy!('key-00000049', 'key-00000051', { publishAfter: () => Promise.reject(refused) }), (err) => err === refused);
+        assert.equal(await r.size('key-00000051'), null);
+        assert.equal(await r.sweepTemporaries(later()), 0, 'no temporary remains');
+      });
     });
 
     it('lets an opened read finish after the key is deleted (where the driver declares it)', async (t) => {

@@ -18,6 +18,16 @@ let n = 0;
 resourceContract('fs', () => createFsResource({ root: join(dir, `r${n++}`) }));
 
 describe('fs resource', () => {
+  it('declares copy: a copy is a reflink or copy_file_range, never bytes through lading', async () => {
+    const r = await createFsResource({ root: join(dir, `r${n++}`) });
+    try {
+      assert.equal(r.capabilities.copy, true);
+      assert.equal(typeof r.copy, 'function');
+    } finally {
+      await r.close();
+    }
+  });
+
   it('refuses incomplete options when it is created', async () => {
     await assert.rejects(createFsResource({ root: '' }), /`root` is required/);
     await assert.rejects(createFsResource({} as FsResourceOptions), /`root` is required/);

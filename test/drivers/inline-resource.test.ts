@@ -48,6 +48,16 @@ async function setUp(t: TestContext, limit?: number): Promise<{ r: Resource; roo
 resourceContract('fs with small objects inline', async () => (await fresh()).r);
 
 describe('small objects inline', () => {
+  it('copies an inline object as bytes kept for the copy\'s commit, never as a file', async (t) => {
+    const { r, root, catalog } = await setUp(t, 1024);
+    const data = randomBytes(1000);
+    await r.write('key-00000061', Readable.from([data]));
+    assert.deepEqual(await r.copy!('key-00000061', 'key-00000062', { publishAfter: () => assert.fail('nothing of its own is stored, so nothing is tracked') }), { size: 1000 });
+    assert.ok((await buffer(await r.read('key-00000062'))).equals(data));
+    assert.equal(catalog.inline!.size('key-00000062'), 1000);
+    assert.deepEqual(await files(root), []);
+  });
+
   it('keeps an object of up to the limit in the catalog, with ranges and sizes, and deletes it there', async (t) => {
     const { r, root } = await setUp(t, 1024);
     const data = randomBytes(1024);

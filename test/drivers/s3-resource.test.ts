@@ -87,6 +87,16 @@ if (missing.length > 0) {
   resourceContract('s3', async () => fresh());
 
   describe('s3 resource', () => {
+    it('declares copy: a copy is CopyObject (UploadPartCopy past its limit), never bytes through lading', async () => {
+      const r = fresh();
+      try {
+        assert.equal(r.capabilities.copy, true);
+        assert.equal(typeof r.copy, 'function');
+      } finally {
+        await r.close();
+      }
+    });
+
     it('aborts the multipart upload of an aborted write: no incomplete upload remains', async () => {
       const prefix = `${runPrefix}abort/`;
       const r = createS3Resource({ ...base, prefix, partSize: 5 * MIB });
@@ -121,6 +131,20 @@ if (missing.length > 0) {
         assert.equal(await r.sweepTemporaries(new Date(Date.now() - 3_600_000)), 0, 'a young upload is kept');
         assert.deepEqual(await uploadsUnder(prefix), [`${prefix}key-crashed1`]);
         assert.equal(await r.sweepTemporaries(new Date(Date.now() + 60_000)), 1);
+        assert.deepEqual(await uploadsUnder(prefix), []);
+      } finally {
+        await r.close();
+      }
+    });
+
+    it('copies an object larger than one CopyObject in parts, leaving no upload behind', async () => {
+      const prefix = `${runPrefix}copyparts/`;
+      const r = createS3Resource({ ...base, prefix, copyObjectMax: 5 * MIB, partSize: 5 * MIB });
+      try {
+        const total = 11 * MIB + 5;
+        await r.write('key-copysrc1', generated(total, 4));
+        assert.deepEqual(await r.copy!('key-copysrc1', 'key-copydst1'), { size: total });
+        assert.equal(await sha256(await r.read('key-copydst1')), await sha256(generated(total, 4)));
         assert.deepEqual(await uploadsUnder(prefix), []);
       } finally {
         await r.close();

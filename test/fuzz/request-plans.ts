@@ -441,10 +441,14 @@ export async function resolvePlan(plan: RequestPlan, op: Operation, state: Scena
       const value = resolveJson(b.value, state, intents);
       const text = JSON.stringify(value) ?? 'null';
       intent = intents[0] ?? intent;
-      const newname = (value as { newname?: unknown } | null)?.newname;
-      if (op.method === 'PATCH' && plan.target?.kind === 'existing' && typeof newname === 'string') {
+      const { newname, destination } = (value ?? {}) as { newname?: unknown; destination?: unknown };
+      if (op.method === 'PATCH' && plan.target?.kind === 'existing' && (typeof newname === 'string' || typeof destination === 'string')) {
         renames = pick(state.entities, plan.target.pick)!.path;
-        intent = { parent: parentPathOf(renames), name: newname };
+        // NOTE: with a destination the entity moves into that collection, keeping its name unless newname is given.
+        intent = {
+          parent: typeof destination === 'string' ? destination : parentPathOf(renames),
+          name: typeof newname === 'string' ? newname : renames.slice(renames.lastIndexOf('/') + 1),
+        };
       }
       headers['content-type'] = b.mediaType;
       if (b.damage === 'none') body = Buffer.from(text, 'utf8');

@@ -11,7 +11,8 @@
  * such as a socket, through two reused buffers, where consuming the stream would allocate a
  * fresh buffer per chunk.
  */
-import { type FileHandle, mkdir, open, readdir, rename, stat, truncate, unlink } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { type FileHandle, copyFile, mkdir, open, readdir, rename, stat, truncate, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable, type Writable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
@@ -302,7 +303,7 @@ export async function createFsResource(options: FsResourceOptions): Promise<Reso
 
   return {
     driver: 'fs',
-    capabilities: { rangeRead: true, copyTo: true, deleteSparesOpenReads: true },
+    capabilities: { rangeRead: true, copyTo: true, deleteSparesOpenReads: true, copy: true },
     staging: fsStaging({ stagedPath, finalPath, fsync, publish }),
 
     async write(key, source: Readable, opts = {}) {
@@ -352,6 +353,41 @@ export async function createFsResource(options: FsResourceOptions): Promise<Reso
         // Destroying the stream closes the handle (autoClose), whether the copy succeeded or not.
         copyRange(file, range?.start ?? 0, range?.end, dest).finally(() => stream.destroy());
       return Object.assign(stream, { copyTo }) satisfies ResourceStream;
+    },
+
+    async copy(from, to, opts = {}) {
+      const source = finalPath(from);
+      const dest = finalPath(to);
+      const temp = join(tmp, `${to}.${randomUUID().slice(24)}`);
+      const publishable = opts.publishAfter?.();
+      publishable?.catch(() => {});
+      try {
+        // NOTE: a reflink where the file system has them (Btrfs, XFS), else Node's copy, which
+        // uses copy_file_range: the bytes stay in the kernel either way. Into `tmp/` first, so
+        // a crash leaves a temporary the sweeper removes, never a half copy under a key.
+        await copyFile(source, temp, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+        if (fsync) {
+          const file = await open(temp, 'r+');
+          try {
+            await file.datasync();
+          } finally {
+            await file.close();
+          }
+        }
+        const { size } = await stat(temp);
+        await publishable;
+        await publish(temp, dest);
+        return { size };
+      } catch (err) {
+        await unlink(temp).catch(() => {});
+        if (isLadingError(err)) throw err;
+        const c = code(err);
+        if (c === 'ENOENT' && !(await stat(source).catch(() => null))) {
+          throw new LadingError('NOT_FOUND', 'The content to copy is missing.', { cause: err });
+        }
+        if (c === 'ENOSPC' || c === 'EDQUOT') throw new LadingError('STORAGE_FULL', 'The storage is full; nothing was stored.', { cause: err });
+        throw err;
+      }
     },
 
     async size(key) {

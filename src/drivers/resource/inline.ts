@@ -41,6 +41,17 @@ export function inlineSmallObjects(inner: Resource, store: InlineStore, limit = 
       return { size: small.length };
     },
 
+    // NOTE: bytes kept inline are copied as bytes, kept for the commit of the copy's object
+    // like a small write's; a copy of a larger object is the other resource's.
+    ...(inner.copy ? {
+      copy: async (from: string, to: string, options: { publishAfter?: () => Promise<unknown> } = {}) => {
+        const bytes = store.get(from);
+        if (bytes === null) return inner.copy!(from, to, options);
+        await store.put(to, Buffer.from(bytes));
+        return { size: bytes.length };
+      },
+    } : {}),
+
     async read(key, range?: ByteRange) {
       const bytes = store.get(key);
       if (bytes === null) return inner.read(key, range);

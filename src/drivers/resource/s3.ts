@@ -24,8 +24,9 @@
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
-  AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, DeleteObjectCommand, GetObjectCommand,
-  HeadObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command, PutObjectCommand, S3Client, UploadPartCommand,
+  AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CopyObjectCommand, CreateMultipartUploadCommand, DeleteObjectCommand,
+  GetObjectCommand, HeadObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command, PutObjectCommand, S3Client, UploadPartCommand,
+  UploadPartCopyCommand,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { LadingError, isLadingError } from '../../core/errors.ts';
@@ -46,6 +47,11 @@ export interface S3ResourceOptions {
   partSize?: number;
   /** Parts uploaded at once (default 4). */
   queueSize?: number;
+  /**
+   * The largest object `copy` copies with one CopyObject (default and most: 5 GiB, S3's
+   * limit; at least 5 MiB); a larger one is copied in parts of at most this size (UploadPartCopy).
+   */
+  copyObjectMax?: number;
 }
 
 const KEY = /^[A-Za-z0-9][A-Za-z0-9_-]{7,127}$/;
@@ -53,6 +59,10 @@ const MIB = 1024 * 1024;
 export const DEFAULT_PART_SIZE = 8 * MIB;
 export const DEFAULT_QUEUE_SIZE = 4;
 const MAX_CONNECTIONS = 1024;
+/** The largest object one CopyObject copies (S3's limit); larger ones are copied in parts. */
+export const COPY_OBJECT_MAX = 5 * 1024 * MIB;
+/** Smallest part of a copy in parts; a part is larger when 10,000 of these would not hold the object. */
+const COPY_PART = 512 * MIB;
 
 interface S3ErrorLike {
   name?: string;
@@ -105,6 +115,10 @@ export function createS3Resource(options: S3ResourceOptions): Resource {
   const queueSize = options.queueSize ?? DEFAULT_QUEUE_SIZE;
   if (!Number.isInteger(partSize) || partSize < 5 * MIB) throw new Error('s3 resource: `partSize` must be at least 5 MiB');
   if (!Number.isInteger(queueSize) || queueSize < 1) throw new Error('s3 resource: `queueSize` must be a positive integer');
+  const copyObjectMax = options.copyObjectMax ?? COPY_OBJECT_MAX;
+  if (!Number.isInteger(copyObjectMax) || copyObjectMax < 5 * MIB || copyObjectMax > COPY_OBJECT_MAX) {
+    throw new Error('s3 resource: `copyObjectMax` must be between 5 MiB and 5 GiB');
+  }
   const Bucket = options.bucket;
 
   const client = new S3Client({
@@ -160,7 +174,48 @@ export function createS3Resource(options: S3ResourceOptions): Resource {
     staging,
     // NOTE: deleting a multipart object removes its parts at once on Swift, cutting a
     // download of a later part short, so the backend defers deleting replaced objects.
-    capabilities: { rangeRead: true, copyTo: false, deleteSparesOpenReads: false },
+    capabilities: { rangeRead: true, copyTo: false, deleteSparesOpenReads: false, copy: true },
+
+    async copy(from, to, opts = {}) {
+      const Key = objectKey(to);
+      const CopySource = `${encodeURIComponent(Bucket)}/${objectKey(from)}`;
+      let size: number;
+      try {
+        size = (await client.send(new HeadObjectCommand({ Bucket, Key: objectKey(from) }))).ContentLength ?? 0;
+      } catch (err) {
+        if (isMissing(err)) throw new LadingError('NOT_FOUND', 'The content to copy is missing.', { cause: err });
+        throw storeError(err, 'look up the object to copy');
+      }
+      // NOTE: the copy is visible under its key as soon as the store has made it, so the
+      // tracking it needs comes first.
+      await opts.publishAfter?.();
+      if (size <= copyObjectMax) {
+        try {
+          await client.send(new CopyObjectCommand({ Bucket, Key, CopySource }));
+        } catch (err) {
+          if (isMissing(err)) throw new LadingError('NOT_FOUND', 'The content to copy is missing.', { cause: err });
+          throw storeError(err, 'copy the object');
+        }
+        return { size };
+      }
+      // NOTE: past CopyObject's limit, a multipart upload whose parts the store copies.
+      const part = Math.min(copyObjectMax, Math.max(COPY_PART, Math.ceil(size / 10_000)));
+      let UploadId: string | undefined;
+      try {
+        UploadId = (await client.send(new CreateMultipartUploadCommand({ Bucket, Key }))).UploadId!;
+        const Parts: { PartNumber: number; ETag: string }[] = [];
+        for (let start = 0, n = 1; start < size; start += part, n++) {
+          const end = Math.min(size, start + part) - 1;
+          const res = await client.send(new UploadPartCopyCommand({ Bucket, Key, UploadId, PartNumber: n, CopySource, CopySourceRange: `bytes=${start}-${end}` }));
+          Parts.push({ PartNumber: n, ETag: res.CopyPartResult?.ETag ?? '' });
+        }
+        await client.send(new CompleteMultipartUploadCommand({ Bucket, Key, UploadId, MultipartUpload: { Parts } }));
+        return { size };
+      } catch (err) {
+        if (UploadId) await client.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId })).catch(() => {});
+        throw storeError(err, 'copy the object');
+      }
+    },
 
     async write(key, source: Readable, opts = {}) {
       const Key = objectKey(key);

@@ -11,7 +11,7 @@ import { LadingError } from '../../../core/errors.ts';
 import { type Path, baseName, lineage, parentOf } from '../../../core/path.ts';
 import type { NamespaceStore } from '../../../core/ports.ts';
 import {
-  ACCESS_RANK, type AccessEntry, type Avu, type BackendEvent, type Collection, type DataObject, type Entity,
+  ACCESS_RANK, type AccessEntry, type Avu, type BackendEvent, type Collection, type DataObject, type Entity, type JobsFor,
 } from '../../../core/types.ts';
 import { abandonedBlob, levelOf, toEntity, uploadNotHeld } from '../rows.ts';
 import { trackBlobRow, untrackBlobRow } from './blobs.ts';
@@ -48,6 +48,41 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
     if (row.kind !== 'collection') throw new LadingError('NOT_A_COLLECTION', `'${parent}' is a data object, not a collection.`);
   };
 
+  /** `move` inside the transaction of `c`. */
+  const moveRows = async (c: PgClientLike, { from, to, now, jobs, overwrite }: { from: Path; to: Path; now: Date; overwrite: boolean; jobs?: JobsFor | undefined }) => {
+    // NOTE: locked first, so creations below `from` (which key-share-lock it) finish before
+    // the UPDATE below takes its snapshot, and later ones find their parent moved.
+    const moving = await one(c, `SELECT uid, kind FROM ${S}entities WHERE path = $1 FOR UPDATE`, [from]);
+    if (!moving) throw new LadingError('NOT_FOUND', `'${from}' does not exist.`);
+    if (to.startsWith(from + '/')) throw new LadingError('CONFLICT', `'${from}' cannot be moved inside itself.`);
+    const existing = await one(c, `SELECT id, uid, kind, blob FROM ${S}entities WHERE path = $1 FOR UPDATE`, [to]);
+    let replacedBlob: string | null = null;
+    if (existing) {
+      if (!overwrite || existing.kind === 'collection' || moving.kind === 'collection' || existing.uid === moving.uid) {
+        throw new LadingError('CONFLICT', `'${to}' already exists.`);
+      }
+      // NOTE: acls and avus go with the row (ON DELETE CASCADE).
+      await c.query(`DELETE FROM ${S}entities WHERE id = $1`, [existing.id]);
+      replacedBlob = existing.blob as string;
+      await trackBlobRow(db, c, replacedBlob, now);
+    }
+    await lockParent(c, to);
+    // NOTE: descendants are matched by a range in byte order ("C" collation), not LIKE:
+    // every path starting with `from/` sorts between `from/` and `from0` ('0' follows '/'),
+    // and names may contain % and _ without being patterns.
+    const len = [...from].length;
+    await c.query(`UPDATE ${S}entities SET
+        path = $1::text || substr(path, $2::int + 1),
+        parent = CASE WHEN path = $3::text THEN $4::text ELSE $1::text || substr(parent, $2::int + 1) END,
+        name = CASE WHEN path = $3::text THEN $5::text ELSE name END,
+        modified_at = CASE WHEN path = $3::text THEN $6::bigint ELSE modified_at END
+      WHERE path = $3::text OR (path >= $3::text || '/' AND path < $3::text || '0')`,
+    [to, len, from, parentOf(to), baseName(to), now.getTime()]);
+    const type = moving.kind === 'collection' ? 'collection.renamed' : 'object.renamed';
+    await insertJobs(db, c, jobs?.({ type, entityId: moving.uid as string, path: to, from }) ?? [], now);
+    return { entity: (await entityAt(c, to))!, replacedBlob };
+  };
+
   return {
     async getEntity(path) {
       return entityAt(pool, path);
@@ -79,7 +114,7 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
       });
     },
 
-    async commitObject({ path, owner, size, checksum, blob, now, overwrite, jobs, fenced, upload }) {
+    async commitObject({ path, owner, size, checksum, blob, now, overwrite, jobs, fenced, upload, meta }) {
       return tx(async (c) => {
         if (upload && !(await uploadHeldRow(db, c, upload.id, upload.holder))) throw uploadNotHeld(upload.id);
         await lockParent(c, path);
@@ -112,6 +147,12 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
           event = { type: 'object.overwritten', entityId: existing.uid as string, path };
         }
         if (!(await untrackBlobRow(db, c, blob)) && fenced && !upload) throw abandonedBlob(path);
+        if (meta && meta.length > 0) {
+          const id = await idOf(c, path);
+          for (const avu of meta) {
+            await c.query(`INSERT INTO ${S}avus (entity_id, attribute, value, unit) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`, [id, avu.attribute, avu.value, avu.unit]);
+          }
+        }
         const jobIds = event ? await insertJobs(db, c, jobs?.(event) ?? [], now) : [];
         const object = (await entityAt(c, path)) as DataObject;
         if (upload && !(await completeUploadRow(db, c, { ...upload, entityId: object.id, jobIds, now }))) throw uploadNotHeld(upload.id);
@@ -120,29 +161,11 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
     },
 
     async rename(from, to, now, jobs) {
-      return tx(async (c) => {
-        // NOTE: locked first, so creations below `from` (which key-share-lock it) finish before
-        // the UPDATE below takes its snapshot, and later ones find their parent moved.
-        const moving = await one(c, `SELECT uid, kind FROM ${S}entities WHERE path = $1 FOR UPDATE`, [from]);
-        if (!moving) throw new LadingError('NOT_FOUND', `'${from}' does not exist.`);
-        if (await entityAt(c, to)) throw new LadingError('CONFLICT', `'${to}' already exists.`);
-        if (to.startsWith(from + '/')) throw new LadingError('CONFLICT', `'${from}' cannot be moved inside itself.`);
-        await lockParent(c, to);
-        // NOTE: descendants are matched by a range in byte order ("C" collation), not LIKE:
-        // every path starting with `from/` sorts between `from/` and `from0` ('0' follows '/'),
-        // and names may contain % and _ without being patterns.
-        const len = [...from].length;
-        await c.query(`UPDATE ${S}entities SET
-            path = $1::text || substr(path, $2::int + 1),
-            parent = CASE WHEN path = $3::text THEN $4::text ELSE $1::text || substr(parent, $2::int + 1) END,
-            name = CASE WHEN path = $3::text THEN $5::text ELSE name END,
-            modified_at = CASE WHEN path = $3::text THEN $6::bigint ELSE modified_at END
-          WHERE path = $3::text OR (path >= $3::text || '/' AND path < $3::text || '0')`,
-        [to, len, from, parentOf(to), baseName(to), now.getTime()]);
-        const type = moving.kind === 'collection' ? 'collection.renamed' : 'object.renamed';
-        await insertJobs(db, c, jobs?.({ type, entityId: moving.uid as string, path: to, from }) ?? [], now);
-        return (await entityAt(c, to))!;
-      });
+      return (await tx((c) => moveRows(c, { from, to, now, jobs, overwrite: false }))).entity;
+    },
+
+    async move(input) {
+      return tx((c) => moveRows(c, input));
     },
 
     async getEntityById(id) {

@@ -8,7 +8,7 @@ import { LadingError } from '../../../core/errors.ts';
 import { type Path, baseName, lineage, parentOf } from '../../../core/path.ts';
 import type { NamespaceStore } from '../../../core/ports.ts';
 import {
-  ACCESS_RANK, type AccessEntry, type Avu, type BackendEvent, type Collection, type DataObject, type Entity,
+  ACCESS_RANK, type AccessEntry, type Avu, type BackendEvent, type Collection, type DataObject, type Entity, type JobsFor,
 } from '../../../core/types.ts';
 import { abandonedBlob, levelOf, toEntity, uploadNotHeld } from '../rows.ts';
 import { trackBlobRow, untrackBlobRow } from './blobs.ts';
@@ -48,6 +48,36 @@ export function createSqliteNamespace(db: SqliteConnection, kept: KeptBytes = ne
     if (parent.kind !== 'collection') throw new LadingError('NOT_A_COLLECTION', `'${parent.path}' is a data object, not a collection.`);
   };
 
+  /** `move` inside the caller's transaction. */
+  const moveRows = ({ from, to, now, jobs, overwrite }: { from: Path; to: Path; now: Date; overwrite: boolean; jobs?: JobsFor | undefined }) => {
+    const moving = entityAt(from);
+    if (!moving) throw new LadingError('NOT_FOUND', `'${from}' does not exist.`);
+    if (to.startsWith(from + '/')) throw new LadingError('CONFLICT', `'${from}' cannot be moved inside itself.`);
+    const existing = entityAt(to);
+    let replacedBlob: string | null = null;
+    if (existing) {
+      if (!overwrite || existing.kind === 'collection' || moving.kind === 'collection' || existing.id === moving.id) {
+        throw new LadingError('CONFLICT', `'${to}' already exists.`);
+      }
+      // NOTE: acls and avus go with the row (ON DELETE CASCADE).
+      q('DELETE FROM entities WHERE path = ?').run(to);
+      trackBlobRow(db, existing.blob, now);
+      replacedBlob = existing.blob;
+    }
+    parentMustBeCollection(to);
+    const len = from.length;
+    q(`UPDATE entities SET
+          path = ? || substr(path, ? + 1),
+          parent = CASE WHEN path = ? THEN ? ELSE ? || substr(parent, ? + 1) END,
+          name = CASE WHEN path = ? THEN ? ELSE name END,
+          modified_at = CASE WHEN path = ? THEN ? ELSE modified_at END
+        WHERE path = ? OR substr(path, 1, ? + 1) = ? || '/'`)
+      .run(to, len, from, parentOf(to), to, len, from, baseName(to), from, now.getTime(), from, len, from);
+    const type = moving.kind === 'collection' ? 'collection.renamed' : 'object.renamed';
+    insertJobs(db, jobs?.({ type, entityId: moving.id, path: to, from }) ?? [], now);
+    return { entity: entityAt(to)!, replacedBlob };
+  };
+
   return {
     async getEntity(path) {
       return db.memo(`entity\0${path}`, () => entityAt(path), path);
@@ -79,7 +109,7 @@ export function createSqliteNamespace(db: SqliteConnection, kept: KeptBytes = ne
       }, changeAt(path));
     },
 
-    async commitObject({ path, owner, size, checksum, blob, now, overwrite, jobs, fenced, upload }) {
+    async commitObject({ path, owner, size, checksum, blob, now, overwrite, jobs, fenced, upload, meta }) {
       let stored = false;
       const out = tx(() => {
         if (upload && !uploadHeldRow(db, upload.id, upload.holder)) throw uploadNotHeld(upload.id);
@@ -107,6 +137,10 @@ export function createSqliteNamespace(db: SqliteConnection, kept: KeptBytes = ne
         // before it) and so cannot have been taken for abandoned: they are stored now.
         stored = storeKeptBytes(db, kept, blob);
         if (!untrackBlobRow(db, blob) && !stored && fenced && !upload) throw abandonedBlob(path);
+        if (meta && meta.length > 0) {
+          const id = idOf(path);
+          for (const avu of meta) q('INSERT OR IGNORE INTO avus (entity_id, attribute, value, unit) VALUES (?, ?, ?, ?)').run(id, avu.attribute, avu.value, avu.unit);
+        }
         const jobIds = insertJobs(db, jobs?.(event) ?? [], now);
         const object = entityAt(path) as DataObject;
         if (upload && !completeUploadRow(db, { ...upload, entityId: object.id, jobIds, now })) throw uploadNotHeld(upload.id);
@@ -117,24 +151,11 @@ export function createSqliteNamespace(db: SqliteConnection, kept: KeptBytes = ne
     },
 
     async rename(from, to, now, jobs) {
-      return tx(() => {
-        const moving = entityAt(from);
-        if (!moving) throw new LadingError('NOT_FOUND', `'${from}' does not exist.`);
-        if (entityAt(to)) throw new LadingError('CONFLICT', `'${to}' already exists.`);
-        if (to.startsWith(from + '/')) throw new LadingError('CONFLICT', `'${from}' cannot be moved inside itself.`);
-        parentMustBeCollection(to);
-        const len = from.length;
-        q(`UPDATE entities SET
-              path = ? || substr(path, ? + 1),
-              parent = CASE WHEN path = ? THEN ? ELSE ? || substr(parent, ? + 1) END,
-              name = CASE WHEN path = ? THEN ? ELSE name END,
-              modified_at = CASE WHEN path = ? THEN ? ELSE modified_at END
-            WHERE path = ? OR substr(path, 1, ? + 1) = ? || '/'`)
-          .run(to, len, from, parentOf(to), to, len, from, baseName(to), from, now.getTime(), from, len, from);
-        const type = moving.kind === 'collection' ? 'collection.renamed' : 'object.renamed';
-        insertJobs(db, jobs?.({ type, entityId: moving.id, path: to, from }) ?? [], now);
-        return entityAt(to)!;
-      });
+      return tx(() => moveRows({ from, to, now, jobs, overwrite: false }).entity);
+    },
+
+    async move(input) {
+      return tx(() => moveRows(input));
     },
 
     async getEntityById(id) {
