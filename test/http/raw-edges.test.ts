@@ -130,14 +130,14 @@ describe('raw HTTP edges', () => {
       it(`${method} on an existing path: 405 with Allow`, async () => {
         const answer = await send(`${method} /api/registered/tz/home/alice HTTP/1.1\r\nHost: ${host}\r\nAuthorization: ${alice}\r\nContent-Length: 0\r\n\r\n`);
         assertEnvelope(answer, 405);
-        assert.equal(answer.headers.allow, 'GET, HEAD, PUT, PATCH, OPTIONS');
+        assert.equal(answer.headers.allow, 'GET, HEAD, PUT, POST, PATCH, OPTIONS');
       });
     }
 
     it('OPTIONS: 204 with Allow', async () => {
       const answer = await send(`OPTIONS /api/registered/tz/home/alice HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
       assert.equal(answer.status, 204, answer.raw);
-      assert.equal(answer.headers.allow, 'GET, HEAD, PUT, PATCH, OPTIONS');
+      assert.equal(answer.headers.allow, 'GET, HEAD, PUT, POST, PATCH, OPTIONS');
       assert.equal(answer.body, '');
     });
 
