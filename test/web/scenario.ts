@@ -553,8 +553,9 @@ async function checksums(page: Page, path: string): Promise<Record<string, strin
  * Moving and copying in the web app, and a collection as one download: the user moves a file
  * into a sub-collection with a row's "Move to…" dialog, is asked to replace a file of the same
  * name there and does, copies a collection from its details page (the copy has the same
- * checksums) and is told a collection of that name exists the second time, and downloads a
- * collection as ZIP by its plain link. The dialogs are checked by axe-core and photographed at
+ * checksums) and is told a collection of that name exists the second time, drags a row onto a
+ * collection's row to move it there (and replaces on request), and downloads a collection as
+ * ZIP by its plain link. The dialogs are checked by axe-core and photographed at
  * both widths, light and dark.
  */
 export async function runMoveCopyScenario(t: TestContext, browser: Browser, d: Deployment): Promise<void> {
@@ -671,6 +672,32 @@ export async function runMoveCopyScenario(t: TestContext, browser: Browser, d: D
   const zip = await readFile(await (await download).path());
   assert.equal(zip.subarray(0, 4).toString('latin1'), 'PK\x03\x04', 'the link downloads the ZIP');
   assert.ok(zip.includes('survey/site-a.csv'), 'with the collection as its top folder');
+
+  // Dragging a row onto a collection's row moves it there; a name taken there is asked about.
+  const draft = { first: 'a first draft\n', second: 'the second draft\n' };
+  assert.ok((await inPage(page, 'PUT', `/api/registered${base}/draft.txt`, draft.first)).status < 300);
+  const reopen = async () => {
+    await page.evaluate(`location.hash = '#/browse${home}'`);
+    await page.getByRole('link', { name: 'sorting (collection)' }).click();
+    await page.getByRole('heading', { level: 1, name: 'sorting' }).waitFor();
+  };
+  await reopen();
+  const row = (name: string) => page.locator('tbody tr').filter({ has: page.getByRole('link', { name, exact: true }) });
+  await row('draft.txt').dragTo(row('survey (collection)'));
+  await page.getByRole('status').filter({ hasText: 'Moved draft.txt to survey.' }).waitFor();
+  assert.equal(await exists(`${base}/draft.txt`), false, 'the dragged file left the collection');
+  assert.equal((await checksums(page, `${base}/survey`))['draft.txt'], sha(draft.first), 'it is in the collection it was dropped on');
+  assert.ok((await inPage(page, 'PUT', `/api/registered${base}/draft.txt`, draft.second)).status < 300);
+  await reopen();
+  await row('draft.txt').dragTo(row('survey (collection)'));
+  const taken = page.getByRole('dialog', { name: 'draft.txt is already there' });
+  await taken.waitFor();
+  assert.equal((await checksums(page, `${base}/survey`))['draft.txt'], sha(draft.first), 'nothing replaced before the user says so');
+  await check(page, 'drop-conflict');
+  await taken.getByRole('button', { name: 'Replace' }).click();
+  await page.getByRole('status').filter({ hasText: 'Moved draft.txt to survey.' }).waitFor();
+  assert.equal((await checksums(page, `${base}/survey`))['draft.txt'], sha(draft.second), 'the dropped file replaced the one there');
+  assert.equal(await exists(`${base}/draft.txt`), false);
 
   // The dialogs in dark mode.
   await page.emulateMedia({ colorScheme: 'dark' });

@@ -82,7 +82,7 @@ describe('the web app on one node with the embedded defaults', { skip, timeout: 
     });
   });
 
-  it('moves and copies with the dialogs, replaces on request, and downloads a collection as ZIP', async (t) => {
+  it('moves and copies with the dialogs and by dragging rows, replaces on request, and downloads a collection as ZIP', async (t) => {
     await runMoveCopyScenario(t, browser, {
       base, relay, dir, user: 'alice', password: 'correct horse battery staple', other: OTHER, zone: ZONE, pidPrefix: PREFIX,
       shots: screenshotDir('embedded'), restart: async () => {},

@@ -2,7 +2,8 @@
  * Browsing: a collection's entries in a table sortable by name, size, modified and owner,
  * filtered by name, rendered a window at a time so that 100,000 entries scroll as smoothly as
  * ten; breadcrumbs; creating collections; uploading files and folders by picker or by drag and
- * drop, asking "replace or skip" for targets that exist. Also the "Shared with me" list.
+ * drop, asking "replace or skip" for targets that exist; moving and copying from a row's menu,
+ * and moving by dragging a row onto a collection's row. Also the "Shared with me" list.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { type SharedWithMe, canWrite, sharedWithMe, useAccess } from './access.ts';
@@ -39,8 +40,22 @@ const COLUMNS: { key: SortKey; label: string; class: string }[] = [
   { key: 'owner', label: 'Owner', class: 'col-owner' },
 ];
 
-/** What a row's menu offers beyond downloads: moving (with write access here) and copying. */
-interface RowTransfers { move: boolean; onTransfer: (entry: Entry, mode: Transfer) => void }
+/**
+ * What a row's menu offers beyond downloads: moving (with write access here) and copying; with
+ * `onDropMove`, rows dragged onto a collection's row are moved into it.
+ */
+interface RowTransfers { move: boolean; onTransfer: (entry: Entry, mode: Transfer) => void; onDropMove?: (entry: Entry, into: string) => void }
+
+/** The type of a row's drag: only this page's rows carry it (files dragged in from outside do not). */
+const ENTRY_DRAG = 'application/x-lading-entry';
+
+/** The row being dragged, while one is. */
+let dragged: Entry | null = null;
+
+/** Whether `entry` may be dropped into the collection `into`: not onto itself, below itself, or where it is. */
+function droppable(entry: Entry, into: string): boolean {
+  return entry.path !== into && !into.startsWith(`${entry.path}/`) && parentOf(entry.path) !== into;
+}
 
 /**
  * The entries of a listing as a table: collections first when sorted by name, then as sorted;
@@ -121,8 +136,36 @@ export function EntryTable(props: { entries: Entry[]; caption: string; empty: st
 function EntryRow(props: { entry: Entry; index: number; transfers: RowTransfers | undefined }) {
   const e = props.entry;
   const collection = e.kind === 'collection';
+  const [over, setOver] = useState(false);
+  const t = props.transfers;
+  const drags = t?.move === true && t.onDropMove !== undefined;
+  const target = drags && collection;
+  // NOTE: dragging is a shortcut for the mouse; "Move to…" in the row's menu does the same from the keyboard.
   return (
-    <tr aria-rowindex={props.index}>
+    <tr
+      aria-rowindex={props.index}
+      class={over ? 'drop-target' : undefined}
+      draggable={drags ? true : undefined}
+      onDragStart={drags ? (ev) => { dragged = e; ev.dataTransfer?.setData(ENTRY_DRAG, e.path); if (ev.dataTransfer) ev.dataTransfer.effectAllowed = 'move'; } : undefined}
+      onDragEnd={drags ? () => { dragged = null; } : undefined}
+      onDragOver={target ? (ev) => {
+        if (!dragged || !ev.dataTransfer?.types.includes(ENTRY_DRAG) || !droppable(dragged, e.path)) return;
+        ev.preventDefault();
+        ev.stopPropagation();
+        ev.dataTransfer.dropEffect = 'move';
+        setOver(true);
+      } : undefined}
+      onDragLeave={target ? (ev) => { if (!ev.currentTarget.contains(ev.relatedTarget as Node | null)) setOver(false); } : undefined}
+      onDrop={target ? (ev) => {
+        setOver(false);
+        const moving = dragged;
+        if (!moving || !droppable(moving, e.path)) return;
+        ev.preventDefault();
+        ev.stopPropagation();
+        dragged = null;
+        t.onDropMove?.(moving, e.path);
+      } : undefined}
+    >
       <td class="col-name">
         <a href={collection ? browseHref(e.path) : itemHref(e.path)} class="entry-name" title={e.name}>
           {collection ? <FolderIcon /> : <FileIcon />}<span>{e.name}</span>
@@ -188,6 +231,33 @@ function ConflictDialog(props: { conflicts: Planned[]; onDone: (replace: Set<str
   );
 }
 
+/**
+ * A row dropped where its name is taken: a data object may replace the one there (`force`); a
+ * collection never replaces anything, so the user is told and keeps both.
+ */
+function DropConflictDialog(props: { entry: Entry; into: string; onClose: () => void; onReplace: () => void }) {
+  const { entry } = props;
+  const where = props.into.split('/').at(-1) ?? props.into;
+  return (
+    <Dialog title={`${entry.name} is already there`} onClose={props.onClose} describedBy="drop-conflict-text">
+      {entry.kind === 'dataobject' ? (
+        <>
+          <p id="drop-conflict-text"><strong class="break">{entry.name}</strong> already exists in <strong class="break">{where}</strong>. Replace it with the data object you moved?</p>
+          <div class="actions">
+            <button type="button" class="primary" onClick={props.onReplace}>Replace</button>
+            <button type="button" class="secondary" onClick={props.onClose}>Cancel</button>
+          </div>
+        </>
+      ) : (
+        <>
+          <p id="drop-conflict-text">A collection or data object named <strong class="break">{entry.name}</strong> already exists in <strong class="break">{where}</strong>. Rename one of them, or use Move to… to give it a new name.</p>
+          <div class="actions"><button type="button" class="primary" onClick={props.onClose}>OK</button></div>
+        </>
+      )}
+    </Dialog>
+  );
+}
+
 function NewCollectionDialog(props: { parent: string; onClose: (created: boolean) => void }) {
   const [name, setName] = useState('');
   const [error, setError] = useState('');
@@ -229,6 +299,7 @@ export function BrowsePage(props: { session: Session; path: string }) {
   const [dragging, setDragging] = useState(false);
   const [transfer, setTransfer] = useState<{ entry: Entry; mode: Transfer } | null>(null);
   const [moved, setMoved] = useState<Moved | null>(null);
+  const [dropConflict, setDropConflict] = useState<{ entry: Entry; into: string } | null>(null);
   const [reloadCount, setReloadCount] = useState(0);
   const reload = useCallback(() => setReloadCount((n) => n + 1), []);
   const access = useAccess(props.session, path);
@@ -284,14 +355,28 @@ export function BrowsePage(props: { session: Session; path: string }) {
     }
   };
 
+  /** A row dropped onto a collection's row: moved there; a name taken there is asked about. */
+  const dropMove = async (entry: Entry, into: string, force = false) => {
+    setError('');
+    try {
+      await api('PATCH', registeredUrl(entry.path), { json: { destination: into, ...(force ? { force: true } : {}) } });
+      setNotice('');
+      setMoved({ mode: 'move', name: entry.name, target: join(into, entry.name), into });
+      reload();
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 409 && !force) setDropConflict({ entry, into });
+      else setError(describeError(err));
+    }
+  };
+
   const name = path.split('/').filter(Boolean).at(-1) ?? path;
   return (
     <section
       class={`page browse${dragging ? ' dragging' : ''}`}
       aria-labelledby="page-title"
-      onDragOver={(e) => { if (!writable) return; e.preventDefault(); setDragging(true); }}
+      onDragOver={(e) => { if (!writable || e.dataTransfer?.types.includes(ENTRY_DRAG)) return; e.preventDefault(); setDragging(true); }}
       onDragLeave={(e) => { if (e.currentTarget === e.target) setDragging(false); }}
-      onDrop={async (e) => { if (!writable) return; e.preventDefault(); setDragging(false); if (e.dataTransfer) await start(await droppedFiles(e.dataTransfer)); }}
+      onDrop={async (e) => { if (!writable || e.dataTransfer?.types.includes(ENTRY_DRAG)) return; e.preventDefault(); setDragging(false); if (e.dataTransfer) await start(await droppedFiles(e.dataTransfer)); }}
     >
       <Breadcrumbs path={path} href={browseHref} home={props.session.home} shared={access?.sharedRoot?.path} />
       <div class="page-head">
@@ -320,13 +405,20 @@ export function BrowsePage(props: { session: Session; path: string }) {
         ? <p class="loading" role="status">Loading…</p>
         : <EntryTable
             entries={entries} caption={`Contents of ${path}`} empty={writable ? 'This collection is empty. Upload files or create a collection.' : 'This collection is empty.'}
-            transfers={{ move: writable, onTransfer: (entry, mode) => setTransfer({ entry, mode }) }}
+            transfers={{ move: writable, onTransfer: (entry, mode) => setTransfer({ entry, mode }), onDropMove: (entry, into) => void dropMove(entry, into) }}
           />}
       {transfer && (
         <MoveCopyDialog
           entry={transfer.entry} mode={transfer.mode} start={path} home={props.session.home}
           onClose={() => setTransfer(null)}
           onDone={(done) => { setTransfer(null); setNotice(''); setMoved(done); reload(); }}
+        />
+      )}
+      {dropConflict && (
+        <DropConflictDialog
+          entry={dropConflict.entry} into={dropConflict.into}
+          onClose={() => setDropConflict(null)}
+          onReplace={() => { const { entry, into } = dropConflict; setDropConflict(null); void dropMove(entry, into, true); }}
         />
       )}
       {creating && <NewCollectionDialog parent={path} onClose={(created) => { setCreating(false); if (created) reload(); }} />}
