@@ -554,8 +554,8 @@ async function checksums(page: Page, path: string): Promise<Record<string, strin
  * into a sub-collection with a row's "Move to…" dialog, is asked to replace a file of the same
  * name there and does, copies a collection from its details page (the copy has the same
  * checksums) and is told a collection of that name exists the second time, drags a row onto a
- * collection's row to move it there (and replaces on request), and downloads a collection as
- * ZIP by its plain link. The dialogs are checked by axe-core and photographed at
+ * collection's row to move it there (and replaces on request), downloads a collection as ZIP
+ * by its plain link, and finds the public archive of a collection it publishes. The dialogs are checked by axe-core and photographed at
  * both widths, light and dark.
  */
 export async function runMoveCopyScenario(t: TestContext, browser: Browser, d: Deployment): Promise<void> {
@@ -698,6 +698,22 @@ export async function runMoveCopyScenario(t: TestContext, browser: Browser, d: D
   await page.getByRole('status').filter({ hasText: 'Moved draft.txt to survey.' }).waitFor();
   assert.equal((await checksums(page, `${base}/survey`))['draft.txt'], sha(draft.second), 'the dropped file replaced the one there');
   assert.equal(await exists(`${base}/draft.txt`), false);
+
+  // A published collection: its public URL's archive next to it, for anyone, without a session.
+  await page.evaluate(`location.hash = '#/item${base}/inbox'`);
+  await page.getByRole('heading', { level: 1, name: 'inbox' }).waitFor();
+  await page.getByRole('button', { name: 'Publish', exact: true }).click();
+  const publishing = page.getByRole('region', { name: 'Publishing' });
+  const publicZip = publishing.getByRole('link', { name: 'Download as ZIP' });
+  await publicZip.waitFor();
+  const publicUrl = await publishing.locator('p.break a').getAttribute('href');
+  assert.ok(publicUrl, 'the public URL is shown');
+  assert.equal(await publicZip.getAttribute('href'), `${publicUrl}?download=zip`);
+  const anyone = await fetch(new URL(`${publicUrl}?download=zip`, d.base));
+  assert.equal(anyone.status, 200, 'the public archive needs no session');
+  assert.equal(Buffer.from(await anyone.arrayBuffer()).subarray(0, 4).toString('latin1'), 'PK\x03\x04');
+  await page.evaluate(`location.hash = '#/browse${base}'`);
+  await page.getByRole('button', { name: 'More actions for inbox' }).waitFor();
 
   // The dialogs in dark mode.
   await page.emulateMedia({ colorScheme: 'dark' });
