@@ -131,18 +131,18 @@ export interface Deployment {
   pidPrefix: string;
 }
 
-export async function runScenario(t: TestContext, browser: Browser, d: Deployment): Promise<void> {
-  await mkdir(d.shots, { recursive: true });
-  const home = `/${d.zone}/home/${d.user}`;
-  const visited: string[] = [];
-  const problems: string[] = [];
-
-  /** axe-core on the page, and its screenshots at both widths. */
-  const check = async (page: Page, name: string) => {
+/**
+ * axe-core on the page (no serious or critical violation), its fields lined up at widths from
+ * a tablet's to the desktop's, no sideways scrolling at a phone's, and screenshots at desktop
+ * and phone width into `shots` as `<name>-desktop.png` and `<name>-phone.png`; each page's
+ * name goes into `visited`.
+ */
+function pageCheck(shots: string, visited: string[]): (page: Page, name: string) => Promise<void> {
+  return async (page: Page, name: string) => {
     await page.waitForLoadState('networkidle');
     const violations = await axeViolations(page);
     assert.deepEqual(violations, [], `axe-core on ${name}`);
-    await page.screenshot({ path: join(d.shots, `${name}-desktop.png`), fullPage: true });
+    await page.screenshot({ path: join(shots, `${name}-desktop.png`), fullPage: true });
     assert.deepEqual(await formProblems(page), [], `the fields of ${name}'s forms line up`);
     const size = page.viewportSize() ?? DESKTOP;
     // NOTE: between the phone's width and the desktop's, where a row of a form holds fewer
@@ -158,10 +158,19 @@ export async function runScenario(t: TestContext, browser: Browser, d: Deploymen
     assert.ok(overflow <= 0, `${name} fits a phone's width (${overflow} px too wide)`);
     assert.deepEqual(await formProblems(page), [], `the fields of ${name}'s forms line up at phone width`);
     assert.deepEqual(await axeViolations(page), [], `axe-core on ${name} at phone width`);
-    await page.screenshot({ path: join(d.shots, `${name}-phone.png`), fullPage: true });
+    await page.screenshot({ path: join(shots, `${name}-phone.png`), fullPage: true });
     await page.setViewportSize(size);
     visited.push(name);
   };
+}
+
+export async function runScenario(t: TestContext, browser: Browser, d: Deployment): Promise<void> {
+  await mkdir(d.shots, { recursive: true });
+  const home = `/${d.zone}/home/${d.user}`;
+  const visited: string[] = [];
+  const problems: string[] = [];
+
+  const check = pageCheck(d.shots, visited);
   const watch = (page: Page) => {
     page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
     page.on('console', (m) => { if (/Content.Security.Policy|Refused to/i.test(m.text())) problems.push(m.text()); });
@@ -519,4 +528,206 @@ export async function runReloadScenario(browser: Browser, d: Deployment): Promis
   assert.match(await row.innerText(), /resumed at \d/, 'it went on where it stopped');
   await row.getByText(`sha2:${sha}`).waitFor({ timeout: 15_000 });
   await context.close();
+}
+
+/** A request to the API from inside the page, as the app makes it: the session cookie and its CSRF token. */
+async function inPage(page: Page, method: string, url: string, body?: string | Record<string, unknown>): Promise<{ status: number; text: string }> {
+  return page.evaluate(async ({ method, url, body }) => {
+    const session = (await (await fetch('/auth/session', { headers: { Accept: 'application/json' } })).json()) as { Response: { data: { csrf_token: string } } };
+    const headers: Record<string, string> = { Accept: 'application/json', 'X-CSRF-Token': session.Response.data.csrf_token };
+    if (body !== undefined) headers['Content-Type'] = typeof body === 'string' ? 'application/octet-stream' : 'application/json';
+    const res = await fetch(url, { method, headers, body: typeof body === 'string' ? body : body === undefined ? undefined : JSON.stringify(body) });
+    return { status: res.status, text: await res.text() };
+  }, { method, url, body });
+}
+
+/** The checksum of each data object of a collection's listing, by name. */
+async function checksums(page: Page, path: string): Promise<Record<string, string | null>> {
+  const listed = await inPage(page, 'GET', `/api/registered${path}/`);
+  assert.equal(listed.status, 200, `${path} is listed: ${listed.text}`);
+  const records = (JSON.parse(listed.text) as { Response: { data: Record<string, { metadata: { checksum: string | null; object_type: string } }>[] } }).Response.data;
+  return Object.fromEntries(records.map((r) => Object.entries(r)[0]!).filter(([, v]) => v.metadata.object_type === 'dataobject').map(([name, v]) => [name, v.metadata.checksum]));
+}
+
+/**
+ * Moving and copying in the web app, and a collection as one download: the user moves a file
+ * into a sub-collection with a row's "Move to…" dialog, is asked to replace a file of the same
+ * name there and does, copies a collection from its details page (the copy has the same
+ * checksums) and is told a collection of that name exists the second time, drags a row onto a
+ * collection's row to move it there (and replaces on request), downloads a collection as ZIP
+ * by its plain link, and finds the public archive of a collection it publishes. The dialogs are checked by axe-core and photographed at
+ * both widths, light and dark.
+ */
+export async function runMoveCopyScenario(t: TestContext, browser: Browser, d: Deployment): Promise<void> {
+  await mkdir(d.shots, { recursive: true });
+  const home = `/${d.zone}/home/${d.user}`;
+  const base = `${home}/sorting`;
+  const visited: string[] = [];
+  const check = pageCheck(d.shots, visited);
+  const context = await browser.newContext({ viewport: DESKTOP, acceptDownloads: true });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  await signIn(page, d);
+
+  // What the user has: a collection with two files, a collection of two files, and a
+  // sub-collection that already has a file of one of the names.
+  for (const path of [base, `${base}/inbox`, `${base}/survey`]) {
+    const created = await inPage(page, 'POST', '/api/registered', { path });
+    assert.ok(created.status < 300, `created ${path}: ${created.text}`);
+  }
+  const files: Record<string, string> = {
+    'notes.txt': 'notes to be moved\n', 'log.csv': 'time,value\n1,2\n', 'inbox/log.csv': 'an older log\n',
+    'survey/site-a.csv': 'depth,temp\n1,12.5\n', 'survey/site-b.csv': 'depth,temp\n2,11.0\n',
+  };
+  for (const [name, content] of Object.entries(files)) {
+    const uploaded = await inPage(page, 'PUT', `/api/registered${base}/${name}`, content);
+    assert.ok(uploaded.status < 300, `uploaded ${name}: ${uploaded.text}`);
+  }
+  const sha = (text: string) => `sha2:${createHash('sha256').update(text).digest('base64')}`;
+  const exists = async (path: string) => (await inPage(page, 'GET', `/api/registered${path}`)).status === 200;
+
+  // Move by a row's menu, into a sub-collection picked in the dialog.
+  await page.evaluate(`location.hash = '#/browse${base}'`);
+  await page.getByRole('link', { name: 'notes.txt', exact: true }).waitFor();
+  assert.deepEqual(await tableProblems(page), [], 'the listing with its menus fits at desktop width');
+  await page.getByRole('button', { name: 'More actions for notes.txt' }).click();
+  await page.getByRole('button', { name: 'Move to…' }).waitFor();
+  await check(page, 'row-menu');
+  // NOTE: the menu closes when the window is resized, as the check does.
+  await page.getByRole('button', { name: 'More actions for notes.txt' }).click();
+  await page.getByRole('button', { name: 'Move to…' }).click();
+  const move = page.getByRole('dialog', { name: 'Move notes.txt' });
+  await move.getByRole('button', { name: 'Open inbox' }).waitFor();
+  await check(page, 'move-dialog');
+  await move.getByRole('button', { name: 'Open inbox' }).click();
+  await move.getByText(`${base}/inbox`, { exact: true }).waitFor();
+  await move.getByText('No collections in here.').waitFor();
+  await move.getByRole('button', { name: 'Move here' }).click();
+  const moved = page.getByRole('status').filter({ hasText: 'Moved notes.txt to inbox.' });
+  await moved.waitFor();
+  assert.equal(await moved.getByRole('link', { name: 'inbox' }).getAttribute('href'), `#/browse${base}/inbox`, 'the message links to where it went');
+  await page.locator('tbody').getByRole('link', { name: 'notes.txt', exact: true }).waitFor({ state: 'detached' });
+  assert.equal(await exists(`${base}/notes.txt`), false, 'it left the collection');
+  assert.equal((await checksums(page, `${base}/inbox`))['notes.txt'], sha(files['notes.txt']!), 'it is in inbox, whole');
+
+  // A name taken there: the dialog offers to replace a data object, and replacing moves it.
+  await page.getByRole('button', { name: 'More actions for log.csv' }).click();
+  await page.getByRole('button', { name: 'Move to…' }).click();
+  const again = page.getByRole('dialog', { name: 'Move log.csv' });
+  await again.getByRole('button', { name: 'Open inbox' }).click();
+  await again.getByText('No collections in here.').waitFor();
+  await again.getByRole('button', { name: 'Move here' }).click();
+  await again.getByText('already exists in inbox').waitFor();
+  assert.equal((await checksums(page, `${base}/inbox`))['log.csv'], sha(files['inbox/log.csv']!), 'nothing replaced before the user says so');
+  await check(page, 'move-conflict');
+  await again.getByRole('button', { name: 'Replace' }).click();
+  await page.getByRole('status').filter({ hasText: 'Moved log.csv to inbox.' }).waitFor();
+  assert.equal(await exists(`${base}/log.csv`), false, 'the moved file left the collection');
+  assert.equal((await checksums(page, `${base}/inbox`))['log.csv'], sha(files['log.csv']!), 'the file in inbox is the moved one');
+
+  // Copy a collection from its details page: the copy has the same checksums.
+  await page.evaluate(`location.hash = '#/item${base}/survey'`);
+  await page.getByRole('heading', { level: 1, name: 'survey' }).waitFor();
+  await page.getByRole('button', { name: 'Copy to…' }).click();
+  const copy = page.getByRole('dialog', { name: 'Copy survey' });
+  await copy.getByRole('button', { name: 'Open inbox' }).waitFor();
+  assert.ok(await copy.getByRole('button', { name: 'Open survey' }).isDisabled(), 'a collection is not copied into itself');
+  await check(page, 'copy-dialog');
+  await copy.getByRole('button', { name: 'Open inbox' }).click();
+  await copy.getByText('No collections in here.').waitFor();
+  await copy.getByRole('button', { name: 'Copy here' }).click();
+  await page.getByRole('status').filter({ hasText: 'Copied survey to inbox.' }).waitFor();
+  const original = await checksums(page, `${base}/survey`);
+  assert.deepEqual(Object.keys(original).sort(), ['site-a.csv', 'site-b.csv']);
+  assert.deepEqual(await checksums(page, `${base}/inbox/survey`), original, 'the copy has the same files and checksums');
+  // The second time the name is taken: a collection is never replaced, the dialog says so.
+  await page.getByRole('button', { name: 'Copy to…' }).click();
+  await copy.getByRole('button', { name: 'Open inbox' }).click();
+  await copy.getByRole('button', { name: 'Open survey' }).waitFor();
+  await copy.getByRole('button', { name: 'Copy here' }).click();
+  await copy.getByText(/A collection or data object named survey already exists in inbox/).waitFor();
+  assert.equal(await copy.getByRole('button', { name: 'Replace' }).count(), 0, 'no Replace for a collection');
+  await copy.getByRole('button', { name: 'Cancel' }).click();
+
+  // A collection as one download: a plain link the session cookie authenticates.
+  const zipLink = page.getByRole('link', { name: 'Download as ZIP' });
+  assert.equal(await zipLink.getAttribute('href'), `/api/registered${base}/survey?download=zip`);
+  assert.equal(await zipLink.getAttribute('download'), 'survey.zip');
+  assert.equal(await page.getByRole('link', { name: 'Download as BagIt' }).getAttribute('href'), `/api/registered${base}/survey?download=bag`);
+  await page.evaluate(`location.hash = '#/browse${base}'`);
+  await page.getByRole('button', { name: 'More actions for survey' }).click();
+  const rowZip = page.getByRole('link', { name: 'Download as ZIP' });
+  const href = await rowZip.getAttribute('href');
+  assert.equal(href, `/api/registered${base}/survey?download=zip`);
+  const head = await page.evaluate(async (url) => {
+    const res = await fetch(url);
+    return { status: res.status, type: res.headers.get('content-type'), bytes: [...new Uint8Array(await res.arrayBuffer()).slice(0, 4)] };
+  }, href);
+  assert.equal(head.status, 200);
+  assert.equal(head.type, 'application/zip');
+  assert.deepEqual(head.bytes, [0x50, 0x4b, 0x03, 0x04], 'a ZIP archive (PK\\x03\\x04)');
+  const download = page.waitForEvent('download');
+  await rowZip.click();
+  const zip = await readFile(await (await download).path());
+  assert.equal(zip.subarray(0, 4).toString('latin1'), 'PK\x03\x04', 'the link downloads the ZIP');
+  assert.ok(zip.includes('survey/site-a.csv'), 'with the collection as its top folder');
+
+  // Dragging a row onto a collection's row moves it there; a name taken there is asked about.
+  const draft = { first: 'a first draft\n', second: 'the second draft\n' };
+  assert.ok((await inPage(page, 'PUT', `/api/registered${base}/draft.txt`, draft.first)).status < 300);
+  const reopen = async () => {
+    await page.evaluate(`location.hash = '#/browse${home}'`);
+    await page.getByRole('link', { name: 'sorting (collection)' }).click();
+    await page.getByRole('heading', { level: 1, name: 'sorting' }).waitFor();
+  };
+  await reopen();
+  const row = (name: string) => page.locator('tbody tr').filter({ has: page.getByRole('link', { name, exact: true }) });
+  await row('draft.txt').dragTo(row('survey (collection)'));
+  await page.getByRole('status').filter({ hasText: 'Moved draft.txt to survey.' }).waitFor();
+  assert.equal(await exists(`${base}/draft.txt`), false, 'the dragged file left the collection');
+  assert.equal((await checksums(page, `${base}/survey`))['draft.txt'], sha(draft.first), 'it is in the collection it was dropped on');
+  assert.ok((await inPage(page, 'PUT', `/api/registered${base}/draft.txt`, draft.second)).status < 300);
+  await reopen();
+  await row('draft.txt').dragTo(row('survey (collection)'));
+  const taken = page.getByRole('dialog', { name: 'draft.txt is already there' });
+  await taken.waitFor();
+  assert.equal((await checksums(page, `${base}/survey`))['draft.txt'], sha(draft.first), 'nothing replaced before the user says so');
+  await check(page, 'drop-conflict');
+  await taken.getByRole('button', { name: 'Replace' }).click();
+  await page.getByRole('status').filter({ hasText: 'Moved draft.txt to survey.' }).waitFor();
+  assert.equal((await checksums(page, `${base}/survey`))['draft.txt'], sha(draft.second), 'the dropped file replaced the one there');
+  assert.equal(await exists(`${base}/draft.txt`), false);
+
+  // A published collection: its public URL's archive next to it, for anyone, without a session.
+  await page.evaluate(`location.hash = '#/item${base}/inbox'`);
+  await page.getByRole('heading', { level: 1, name: 'inbox' }).waitFor();
+  await page.getByRole('button', { name: 'Publish', exact: true }).click();
+  const publishing = page.getByRole('region', { name: 'Publishing' });
+  const publicZip = publishing.getByRole('link', { name: 'Download as ZIP' });
+  await publicZip.waitFor();
+  const publicUrl = await publishing.locator('p.break a').getAttribute('href');
+  assert.ok(publicUrl, 'the public URL is shown');
+  assert.equal(await publicZip.getAttribute('href'), `${publicUrl}?download=zip`);
+  const anyone = await fetch(new URL(`${publicUrl}?download=zip`, d.base));
+  assert.equal(anyone.status, 200, 'the public archive needs no session');
+  assert.equal(Buffer.from(await anyone.arrayBuffer()).subarray(0, 4).toString('latin1'), 'PK\x03\x04');
+  await page.evaluate(`location.hash = '#/browse${base}'`);
+  await page.getByRole('button', { name: 'More actions for inbox' }).waitFor();
+
+  // The dialogs in dark mode.
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.getByRole('button', { name: 'More actions for inbox' }).click();
+  await page.getByRole('button', { name: 'Move to…' }).click();
+  await page.getByRole('dialog', { name: 'Move inbox' }).getByRole('button', { name: 'Open survey' }).waitFor();
+  await check(page, 'move-dialog-dark');
+  await page.getByRole('dialog', { name: 'Move inbox' }).getByRole('button', { name: 'Cancel' }).click();
+  await page.getByRole('button', { name: 'More actions for survey' }).click();
+  await page.getByRole('button', { name: 'Copy to…' }).click();
+  await page.getByRole('dialog', { name: 'Copy survey' }).getByRole('button', { name: 'Open inbox' }).waitFor();
+  await check(page, 'copy-dialog-dark');
+  await context.close();
+
+  assert.deepEqual(problems, [], 'no script error');
+  t.diagnostic(`pages checked with axe-core and photographed into ${d.shots}: ${visited.join(', ')}`);
 }

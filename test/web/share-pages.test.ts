@@ -3,9 +3,10 @@
  * app's page under a strict CSP, its script and stylesheet are cached by content hash; a share
  * link answers a browser (Accept preferring text/html, no download) with the app's page and
  * every other client as before — bytes, the JSON listing, the error envelope — with Vary:
- * Accept. In Chromium: a shared collection lists its members and downloads one, a drop box
- * takes a file, a password-protected link makes the browser ask for the password; axe-core on
- * each page, screenshots at desktop and phone width into $LADING_SCREENSHOT_DIR/share-pages.
+ * Accept. In Chromium: a shared collection lists its members and downloads one, or all of them
+ * as a ZIP; a drop box takes a file, a password-protected link makes the browser ask for the
+ * password; axe-core on each page, screenshots at desktop and phone width into
+ * $LADING_SCREENSHOT_DIR/share-pages.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -140,8 +141,16 @@ describe('the web app over HTTP, and share links opened in a browser', { timeout
       await page.getByRole('heading', { level: 1, name: 'survey' }).waitFor();
       await page.getByRole('link', { name: 'notes.txt (download)' }).waitFor();
       await checked(page, 'collection');
+      // The collection as one download, by a plain link to the share link's archive.
+      assert.equal(await page.getByRole('link', { name: 'Download as BagIt' }).getAttribute('href'), `${url}?download=bag`);
+      const zipped = page.waitForEvent('download');
+      await page.getByRole('link', { name: 'Download as ZIP' }).click();
+      const zip = await readFile(await (await zipped).path());
+      assert.equal(zip.subarray(0, 4).toString('latin1'), 'PK\x03\x04', 'a ZIP archive');
+      assert.ok(zip.includes('survey/run-1/cast.csv'), 'of the whole collection');
       await page.getByRole('link', { name: 'run-1 (collection)' }).click();
       await page.getByRole('heading', { level: 1, name: 'run-1' }).waitFor();
+      assert.equal(await page.getByRole('link', { name: 'Download as ZIP' }).getAttribute('href'), `${url}/run-1?download=zip`, 'a member collection\'s own archive');
       const download = page.waitForEvent('download');
       await page.getByRole('link', { name: 'cast.csv (download)' }).click();
       assert.equal(await readFile(await (await download).path(), 'utf8'), 'depth\n10\n');

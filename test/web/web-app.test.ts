@@ -17,7 +17,7 @@ import { freePort, startNode, stopProcess } from '../helpers/cluster.ts';
 import { lading } from '../helpers/process.ts';
 import { Relay } from '../e2e/tus-support.ts';
 import { browserSkip as skip, launchBrowser } from '../helpers/browser.ts';
-import { runReloadScenario, runScenario, screenshotDir, signIn } from './scenario.ts';
+import { runMoveCopyScenario, runReloadScenario, runScenario, screenshotDir, signIn } from './scenario.ts';
 
 const ZONE = 'tz';
 const PREFIX = '21.T66666';
@@ -77,6 +77,13 @@ describe('the web app on one node with the embedded defaults', { skip, timeout: 
 
   it('goes on with an upload after a page reload, once the same file is picked again', async () => {
     await runReloadScenario(browser, {
+      base, relay, dir, user: 'alice', password: 'correct horse battery staple', other: OTHER, zone: ZONE, pidPrefix: PREFIX,
+      shots: screenshotDir('embedded'), restart: async () => {},
+    });
+  });
+
+  it('moves and copies with the dialogs and by dragging rows, replaces on request, and downloads a collection as ZIP', async (t) => {
+    await runMoveCopyScenario(t, browser, {
       base, relay, dir, user: 'alice', password: 'correct horse battery staple', other: OTHER, zone: ZONE, pidPrefix: PREFIX,
       shots: screenshotDir('embedded'), restart: async () => {},
     });

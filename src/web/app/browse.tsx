@@ -2,7 +2,8 @@
  * Browsing: a collection's entries in a table sortable by name, size, modified and owner,
  * filtered by name, rendered a window at a time so that 100,000 entries scroll as smoothly as
  * ten; breadcrumbs; creating collections; uploading files and folders by picker or by drag and
- * drop, asking "replace or skip" for targets that exist. Also the "Shared with me" list.
+ * drop, asking "replace or skip" for targets that exist; moving and copying from a row's menu,
+ * and moving by dragging a row onto a collection's row. Also the "Shared with me" list.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { type SharedWithMe, canWrite, sharedWithMe, useAccess } from './access.ts';
@@ -10,7 +11,8 @@ import { ApiError, api, describeError, join, parentOf, registeredUrl, request } 
 import { humanSize, shortDate } from './format.ts';
 import { browseHref, itemHref } from './router.ts';
 import { type Entry, type RecordFields, type Session, entryOf } from './types.ts';
-import { Breadcrumbs, Dialog, DownloadIcon, Field, FileIcon, FolderIcon, InfoIcon, Notice } from './ui.tsx';
+import { type Moved, type Transfer, MoveCopyDialog, MovedNotice } from './move-copy.tsx';
+import { Breadcrumbs, Dialog, DownloadIcon, Field, FileIcon, FolderIcon, InfoIcon, MoreIcon, Notice, withQuery } from './ui.tsx';
 import { type Picked, type Planned, droppedFiles, pickedFiles, uploads } from './uploads.ts';
 
 type SortKey = 'name' | 'size' | 'modified' | 'owner';
@@ -39,10 +41,28 @@ const COLUMNS: { key: SortKey; label: string; class: string }[] = [
 ];
 
 /**
- * The entries of a listing as a table: collections first when sorted by name, then as sorted;
- * a window of rows when there are many.
+ * What a row's menu offers beyond downloads: moving (with write access here) and copying; with
+ * `onDropMove`, rows dragged onto a collection's row are moved into it.
  */
-export function EntryTable(props: { entries: Entry[]; caption: string; empty: string }) {
+interface RowTransfers { move: boolean; onTransfer: (entry: Entry, mode: Transfer) => void; onDropMove?: (entry: Entry, into: string) => void }
+
+/** The type of a row's drag: only this page's rows carry it (files dragged in from outside do not). */
+const ENTRY_DRAG = 'application/x-lading-entry';
+
+/** The row being dragged, while one is. */
+let dragged: Entry | null = null;
+
+/** Whether `entry` may be dropped into the collection `into`: not onto itself, below itself, or where it is. */
+function droppable(entry: Entry, into: string): boolean {
+  return entry.path !== into && !into.startsWith(`${entry.path}/`) && parentOf(entry.path) !== into;
+}
+
+/**
+ * The entries of a listing as a table: collections first when sorted by name, then as sorted;
+ * a window of rows when there are many. With `transfers`, each row's menu offers "Move to…"
+ * and "Copy to…".
+ */
+export function EntryTable(props: { entries: Entry[]; caption: string; empty: string; transfers?: RowTransfers }) {
   const [sort, setSort] = useState<{ key: SortKey; ascending: boolean }>({ key: 'name', ascending: true });
   const [filter, setFilter] = useState('');
   const [scrollTop, setScrollTop] = useState(0);
@@ -103,7 +123,7 @@ export function EntryTable(props: { entries: Entry[]; caption: string; empty: st
           </thead>
           <tbody>
             {first > 0 && <tr aria-hidden="true" class="spacer" style={{ height: `${first * ROW_HEIGHT}px` }}><td colSpan={5} /></tr>}
-            {rows.map((e, i) => <EntryRow key={e.path} entry={e} index={first + i + 2} />)}
+            {rows.map((e, i) => <EntryRow key={e.path} entry={e} index={first + i + 2} transfers={props.transfers} />)}
             {last < shown.length && <tr aria-hidden="true" class="spacer" style={{ height: `${(shown.length - last) * ROW_HEIGHT}px` }}><td colSpan={5} /></tr>}
           </tbody>
         </table>
@@ -113,11 +133,39 @@ export function EntryTable(props: { entries: Entry[]; caption: string; empty: st
   );
 }
 
-function EntryRow(props: { entry: Entry; index: number }) {
+function EntryRow(props: { entry: Entry; index: number; transfers: RowTransfers | undefined }) {
   const e = props.entry;
   const collection = e.kind === 'collection';
+  const [over, setOver] = useState(false);
+  const t = props.transfers;
+  const drags = t?.move === true && t.onDropMove !== undefined;
+  const target = drags && collection;
+  // NOTE: dragging is a shortcut for the mouse; "Move to…" in the row's menu does the same from the keyboard.
   return (
-    <tr aria-rowindex={props.index}>
+    <tr
+      aria-rowindex={props.index}
+      class={over ? 'drop-target' : undefined}
+      draggable={drags ? true : undefined}
+      onDragStart={drags ? (ev) => { dragged = e; ev.dataTransfer?.setData(ENTRY_DRAG, e.path); if (ev.dataTransfer) ev.dataTransfer.effectAllowed = 'move'; } : undefined}
+      onDragEnd={drags ? () => { dragged = null; } : undefined}
+      onDragOver={target ? (ev) => {
+        if (!dragged || !ev.dataTransfer?.types.includes(ENTRY_DRAG) || !droppable(dragged, e.path)) return;
+        ev.preventDefault();
+        ev.stopPropagation();
+        ev.dataTransfer.dropEffect = 'move';
+        setOver(true);
+      } : undefined}
+      onDragLeave={target ? (ev) => { if (!ev.currentTarget.contains(ev.relatedTarget as Node | null)) setOver(false); } : undefined}
+      onDrop={target ? (ev) => {
+        setOver(false);
+        const moving = dragged;
+        if (!moving || !droppable(moving, e.path)) return;
+        ev.preventDefault();
+        ev.stopPropagation();
+        dragged = null;
+        t.onDropMove?.(moving, e.path);
+      } : undefined}
+    >
       <td class="col-name">
         <a href={collection ? browseHref(e.path) : itemHref(e.path)} class="entry-name" title={e.name}>
           {collection ? <FolderIcon /> : <FileIcon />}<span>{e.name}</span>
@@ -127,7 +175,7 @@ function EntryRow(props: { entry: Entry; index: number }) {
       <td class="col-size">{e.size === null ? '' : humanSize(e.size)}</td>
       <td class="col-modified">{shortDate(e.modified)}</td>
       <td class="col-owner" title={e.owner ?? undefined}>{e.owner ?? ''}</td>
-      <td class="col-actions"><RowActions name={e.name} path={e.path} collection={collection} /></td>
+      <td class="col-actions"><RowActions entry={e} transfers={props.transfers} /></td>
     </tr>
   );
 }
@@ -183,6 +231,33 @@ function ConflictDialog(props: { conflicts: Planned[]; onDone: (replace: Set<str
   );
 }
 
+/**
+ * A row dropped where its name is taken: a data object may replace the one there (`force`); a
+ * collection never replaces anything, so the user is told and keeps both.
+ */
+function DropConflictDialog(props: { entry: Entry; into: string; onClose: () => void; onReplace: () => void }) {
+  const { entry } = props;
+  const where = props.into.split('/').at(-1) ?? props.into;
+  return (
+    <Dialog title={`${entry.name} is already there`} onClose={props.onClose} describedBy="drop-conflict-text">
+      {entry.kind === 'dataobject' ? (
+        <>
+          <p id="drop-conflict-text"><strong class="break">{entry.name}</strong> already exists in <strong class="break">{where}</strong>. Replace it with the data object you moved?</p>
+          <div class="actions">
+            <button type="button" class="primary" onClick={props.onReplace}>Replace</button>
+            <button type="button" class="secondary" onClick={props.onClose}>Cancel</button>
+          </div>
+        </>
+      ) : (
+        <>
+          <p id="drop-conflict-text">A collection or data object named <strong class="break">{entry.name}</strong> already exists in <strong class="break">{where}</strong>. Rename one of them, or use Move to… to give it a new name.</p>
+          <div class="actions"><button type="button" class="primary" onClick={props.onClose}>OK</button></div>
+        </>
+      )}
+    </Dialog>
+  );
+}
+
 function NewCollectionDialog(props: { parent: string; onClose: (created: boolean) => void }) {
   const [name, setName] = useState('');
   const [error, setError] = useState('');
@@ -222,6 +297,9 @@ export function BrowsePage(props: { session: Session; path: string }) {
   const [creating, setCreating] = useState(false);
   const [conflicts, setConflicts] = useState<{ planned: Planned[]; conflicts: Planned[] } | null>(null);
   const [dragging, setDragging] = useState(false);
+  const [transfer, setTransfer] = useState<{ entry: Entry; mode: Transfer } | null>(null);
+  const [moved, setMoved] = useState<Moved | null>(null);
+  const [dropConflict, setDropConflict] = useState<{ entry: Entry; into: string } | null>(null);
   const [reloadCount, setReloadCount] = useState(0);
   const reload = useCallback(() => setReloadCount((n) => n + 1), []);
   const access = useAccess(props.session, path);
@@ -239,7 +317,7 @@ export function BrowsePage(props: { session: Session; path: string }) {
     return () => abort.abort();
   }, [path, reloadCount]);
 
-  useEffect(() => { setEntries(null); setNotice(''); }, [path]);
+  useEffect(() => { setEntries(null); setNotice(''); setMoved(null); }, [path]);
 
   // NOTE: the listing follows the uploads into this collection as each finishes.
   useEffect(() => {
@@ -277,14 +355,28 @@ export function BrowsePage(props: { session: Session; path: string }) {
     }
   };
 
+  /** A row dropped onto a collection's row: moved there; a name taken there is asked about. */
+  const dropMove = async (entry: Entry, into: string, force = false) => {
+    setError('');
+    try {
+      await api('PATCH', registeredUrl(entry.path), { json: { destination: into, ...(force ? { force: true } : {}) } });
+      setNotice('');
+      setMoved({ mode: 'move', name: entry.name, target: join(into, entry.name), into });
+      reload();
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 409 && !force) setDropConflict({ entry, into });
+      else setError(describeError(err));
+    }
+  };
+
   const name = path.split('/').filter(Boolean).at(-1) ?? path;
   return (
     <section
       class={`page browse${dragging ? ' dragging' : ''}`}
       aria-labelledby="page-title"
-      onDragOver={(e) => { if (!writable) return; e.preventDefault(); setDragging(true); }}
+      onDragOver={(e) => { if (!writable || e.dataTransfer?.types.includes(ENTRY_DRAG)) return; e.preventDefault(); setDragging(true); }}
       onDragLeave={(e) => { if (e.currentTarget === e.target) setDragging(false); }}
-      onDrop={async (e) => { if (!writable) return; e.preventDefault(); setDragging(false); if (e.dataTransfer) await start(await droppedFiles(e.dataTransfer)); }}
+      onDrop={async (e) => { if (!writable || e.dataTransfer?.types.includes(ENTRY_DRAG)) return; e.preventDefault(); setDragging(false); if (e.dataTransfer) await start(await droppedFiles(e.dataTransfer)); }}
     >
       <Breadcrumbs path={path} href={browseHref} home={props.session.home} shared={access?.sharedRoot?.path} />
       <div class="page-head">
@@ -308,9 +400,27 @@ export function BrowsePage(props: { session: Session; path: string }) {
       {access?.level === 'read' && <p class="hint drop-hint">{access.sharedRoot?.owner ? `Shared with you by ${access.sharedRoot.owner}` : 'Shared with you'} to read and download.</p>}
       {error && <Notice kind="error" onClose={() => setError('')}>{error}</Notice>}
       {notice && <Notice kind="success" onClose={() => setNotice('')}>{notice}</Notice>}
+      {moved && <MovedNotice moved={moved} home={props.session.home} itemLink={itemHref} onClose={() => setMoved(null)} />}
       {entries === null
         ? <p class="loading" role="status">Loading…</p>
-        : <EntryTable entries={entries} caption={`Contents of ${path}`} empty={writable ? 'This collection is empty. Upload files or create a collection.' : 'This collection is empty.'} />}
+        : <EntryTable
+            entries={entries} caption={`Contents of ${path}`} empty={writable ? 'This collection is empty. Upload files or create a collection.' : 'This collection is empty.'}
+            transfers={{ move: writable, onTransfer: (entry, mode) => setTransfer({ entry, mode }), onDropMove: (entry, into) => void dropMove(entry, into) }}
+          />}
+      {transfer && (
+        <MoveCopyDialog
+          entry={transfer.entry} mode={transfer.mode} start={path} home={props.session.home}
+          onClose={() => setTransfer(null)}
+          onDone={(done) => { setTransfer(null); setNotice(''); setMoved(done); reload(); }}
+        />
+      )}
+      {dropConflict && (
+        <DropConflictDialog
+          entry={dropConflict.entry} into={dropConflict.into}
+          onClose={() => setDropConflict(null)}
+          onReplace={() => { const { entry, into } = dropConflict; setDropConflict(null); void dropMove(entry, into, true); }}
+        />
+      )}
       {creating && <NewCollectionDialog parent={path} onClose={(created) => { setCreating(false); if (created) reload(); }} />}
       {conflicts && (
         <ConflictDialog
@@ -324,7 +434,7 @@ export function BrowsePage(props: { session: Session; path: string }) {
 }
 
 /** What others share with the user, with where each is, its owner and the user's access. */
-function SharedTable(props: { entries: Entry[] }) {
+function SharedTable(props: { entries: Entry[]; transfers: RowTransfers }) {
   return (
     <div class="entries shared">
       <div class="table-scroll">
@@ -352,7 +462,7 @@ function SharedTable(props: { entries: Entry[] }) {
                   </td>
                   <td class="col-owner" title={e.owner ?? undefined}>{e.owner ?? ''}</td>
                   <td class="col-level">{e.access ?? ''}</td>
-                  <td class="col-actions"><RowActions name={e.name} path={e.path} collection={collection} /></td>
+                  <td class="col-actions"><RowActions entry={e} transfers={props.transfers} /></td>
                 </tr>
               );
             })}
@@ -364,9 +474,11 @@ function SharedTable(props: { entries: Entry[] }) {
 }
 
 /** The entities outside the user's home that others gave them access to. */
-export function SharedPage() {
+export function SharedPage(props: { session: Session }) {
   const [shared, setShared] = useState<SharedWithMe | null>(null);
   const [error, setError] = useState('');
+  const [transfer, setTransfer] = useState<{ entry: Entry; mode: Transfer } | null>(null);
+  const [moved, setMoved] = useState<Moved | null>(null);
   useEffect(() => {
     sharedWithMe(true).then(setShared, (err: unknown) => {
       setShared({ entries: [], truncated: false });
@@ -380,19 +492,29 @@ export function SharedPage() {
       {error && <Notice kind="error">{error}</Notice>}
       {shared === null && <p class="loading" role="status">Loading…</p>}
       {shared && shared.truncated && <Notice kind="info">More is shared with you than can be listed: these are the first {shared.entries.length.toLocaleString('en-US')} by path.</Notice>}
+      {moved && <MovedNotice moved={moved} home={props.session.home} itemLink={itemHref} onClose={() => setMoved(null)} />}
       {shared && !error && (shared.entries.length === 0
         ? <p class="card hint">Nobody has shared anything with you yet.</p>
-        : <SharedTable entries={shared.entries} />)}
+        // NOTE: what is shared sits in a collection the user may not write: it is copied, never moved, from here.
+        : <SharedTable entries={shared.entries} transfers={{ move: false, onTransfer: (entry, mode) => setTransfer({ entry, mode }) }} />)}
+      {transfer && (
+        <MoveCopyDialog
+          entry={transfer.entry} mode={transfer.mode} start={props.session.home} home={props.session.home}
+          onClose={() => setTransfer(null)} onDone={(done) => { setTransfer(null); setMoved(done); }}
+        />
+      )}
     </section>
   );
 }
 
 /**
- * A row's actions: Download (data objects) and Details. On a phone only the first shows, as an
- * icon whose accessible name stays the full one; a data object's details are its name's link.
+ * A row's actions: Download (data objects), Details, and a menu of the others (move, copy, and
+ * a collection as one download). On a phone Details of a data object goes (its name's link
+ * opens them); the others show as icons whose accessible names stay the full ones.
  */
-function RowActions(props: { name: string; path: string; collection: boolean }) {
-  const { name, path, collection } = props;
+function RowActions(props: { entry: Entry; transfers: RowTransfers | undefined }) {
+  const { name, path } = props.entry;
+  const collection = props.entry.kind === 'collection';
   return (
     <div class="row-actions">
       {!collection && (
@@ -403,6 +525,82 @@ function RowActions(props: { name: string; path: string; collection: boolean }) 
       <a href={itemHref(path)} class={`button small secondary${collection ? '' : ' hide-phone'}`} aria-label={`Details of ${name}`} title="Details">
         <InfoIcon /><span class="action-label">Details</span>
       </a>
+      {(collection || props.transfers) && <RowMenu entry={props.entry} transfers={props.transfers} />}
     </div>
+  );
+}
+
+/**
+ * A row's "More" menu, a disclosure: the button says whether it is open, the first item takes
+ * the focus, arrows go between the items, Escape closes it and gives the focus back, and so do
+ * a click elsewhere, Tab out of it, and scrolling. It is placed fixed under (or, near the
+ * window's bottom, above) its button, so no scrolling box cuts it off.
+ */
+function RowMenu(props: { entry: Entry; transfers: RowTransfers | undefined }) {
+  const { entry, transfers } = props;
+  const [place, setPlace] = useState<{ top?: number; bottom?: number; right: number } | null>(null);
+  const button = useRef<HTMLButtonElement>(null);
+  const menu = useRef<HTMLUListElement>(null);
+  const open = place !== null;
+  const id = `menu-${entry.path.replace(/[^\w-]/g, '_')}`;
+  const close = useCallback((focus: boolean) => { setPlace(null); if (focus) button.current?.focus(); }, []);
+  const items = () => [...(menu.current?.querySelectorAll<HTMLElement>('a, button') ?? [])];
+
+  useEffect(() => {
+    if (!open) return;
+    items()[0]?.focus();
+    const away = (e: Event) => { if (!menu.current?.contains(e.target as Node) && !button.current?.contains(e.target as Node)) close(false); };
+    const scrolled = (e: Event) => { if (!menu.current?.contains(e.target as Node)) close(false); };
+    const gone = () => close(false);
+    document.addEventListener('pointerdown', away);
+    document.addEventListener('scroll', scrolled, true);
+    addEventListener('resize', gone);
+    return () => {
+      document.removeEventListener('pointerdown', away);
+      document.removeEventListener('scroll', scrolled, true);
+      removeEventListener('resize', gone);
+    };
+  }, [open]);
+
+  const toggle = () => {
+    if (open) return close(false);
+    const r = button.current!.getBoundingClientRect();
+    const right = Math.max(8, innerWidth - r.right);
+    // NOTE: four items are about 180 px high; nearer the bottom than that, the menu opens upwards.
+    setPlace(r.bottom + 190 > innerHeight ? { bottom: innerHeight - r.top + 4, right } : { top: r.bottom + 4, right });
+  };
+  const keys = (e: KeyboardEvent) => {
+    const all = items();
+    const at = all.indexOf(document.activeElement as HTMLElement);
+    if (e.key === 'Escape') { e.preventDefault(); e.stopPropagation(); close(true); }
+    else if (e.key === 'ArrowDown') { e.preventDefault(); all[(at + 1) % all.length]?.focus(); }
+    else if (e.key === 'ArrowUp') { e.preventDefault(); all[(at - 1 + all.length) % all.length]?.focus(); }
+    else if (e.key === 'Home') { e.preventDefault(); all[0]?.focus(); }
+    else if (e.key === 'End') { e.preventDefault(); all.at(-1)?.focus(); }
+  };
+  const pick = (mode: Transfer) => { close(false); transfers?.onTransfer(entry, mode); };
+  return (
+    <>
+      <button
+        type="button" ref={button} class="small secondary" aria-expanded={open} aria-controls={id}
+        aria-label={`More actions for ${entry.name}`} title="More actions" onClick={toggle}
+      >
+        <MoreIcon /><span class="action-label">More</span>
+      </button>
+      {open && (
+        <ul
+          class="row-menu" id={id} ref={menu} aria-label={`Actions for ${entry.name}`} onKeyDown={keys}
+          onFocusOut={(e) => { const next = e.relatedTarget as Node | null; if (next && !menu.current?.contains(next) && next !== button.current) close(false); }}
+          style={{ top: place.top !== undefined ? `${place.top}px` : undefined, bottom: place.bottom !== undefined ? `${place.bottom}px` : undefined, right: `${place.right}px` }}
+        >
+          {transfers?.move && <li><button type="button" onClick={() => pick('move')}>Move to…</button></li>}
+          {transfers && <li><button type="button" onClick={() => pick('copy')}>Copy to…</button></li>}
+          {entry.kind === 'collection' && <>
+            <li><a href={withQuery(registeredUrl(entry.path), 'download=zip')} download={`${entry.name}.zip`} onClick={() => close(false)}>Download as ZIP</a></li>
+            <li><a href={withQuery(registeredUrl(entry.path), 'download=bag')} download={`${entry.name}.zip`} onClick={() => close(false)}>Download as BagIt</a></li>
+          </>}
+        </ul>
+      )}
+    </>
   );
 }

@@ -11,7 +11,8 @@ import { humanSize, shortDate } from './format.ts';
 import { browseHref, itemHref } from './router.ts';
 import type { AclList, Avu, CreatedShare, Entry, Publication, RecordFields, Session, ShareLink } from './types.ts';
 import { entryOf } from './types.ts';
-import { Breadcrumbs, CopyButton, Dialog, Field, Notice } from './ui.tsx';
+import { type Moved, type Transfer, MoveCopyDialog, MovedNotice } from './move-copy.tsx';
+import { ArchiveLinks, Breadcrumbs, CopyButton, Dialog, Field, Notice } from './ui.tsx';
 
 /** The entity at `path`, with its details. */
 async function statEntry(path: string): Promise<Entry> {
@@ -187,7 +188,7 @@ function AccessSection(props: { path: string }) {
   );
 }
 
-function PublishSection(props: { path: string }) {
+function PublishSection(props: { path: string; collection: boolean; name: string }) {
   const { value, error, reload } = useLoad(() => api<Publication>('GET', `/api/publish${encodePath(props.path)}`), [props.path]);
   const [problem, setProblem] = useState('');
   const change = async (publish: boolean) => {
@@ -206,6 +207,7 @@ function PublishSection(props: { path: string }) {
         <>
           <p>Published{value.via !== value.path ? <> through <a href={itemHref(value.via ?? '/')}>{value.via}</a></> : ''}{value.published_at ? ` on ${shortDate(value.published_at)}` : ''}{value.published_by ? ` by ${value.published_by}` : ''}: anyone can read it without an account.</p>
           {value.public_url && <p class="break"><a href={value.public_url}>{value.public_url}</a></p>}
+          {value.public_url && props.collection && <p class="toolbar"><ArchiveLinks link={value.public_url} name={props.name} class="button small secondary" /></p>}
           {value.via === value.path && <button type="button" class="secondary" onClick={() => change(false)}>Unpublish</button>}
         </>
       ) : (
@@ -301,6 +303,9 @@ export function ItemPage(props: { session: Session; path: string }) {
   const { value: entry, error, reload } = useLoad(() => statEntry(props.path), [props.path]);
   const access = useAccess(props.session, props.path);
   const [renaming, setRenaming] = useState(false);
+  const [transfer, setTransfer] = useState<Transfer | null>(null);
+  // NOTE: kept with the path it belongs to: after a move the page shows the new path and says so there.
+  const [moved, setMoved] = useState<{ at: string; moved: Moved } | null>(null);
   useEffect(() => { reload(); }, [props.path]);
   const kind = entry?.kind === 'collection' ? 'Collection' : 'Data object';
   const level = access?.level ?? null;
@@ -322,9 +327,15 @@ export function ItemPage(props: { session: Session; path: string }) {
                 ? <a class="button primary" href={`${registeredUrl(entry.path)}?download=true`} download={entry.name}>Download</a>
                 : <a class="button primary" href={browseHref(entry.path)}>Open</a>}
               {/* NOTE: a rename needs write access to the parent too, which a shared entity's own parent is not. */}
-              {canWrite(level) && shared?.path !== entry.path && <button type="button" class="secondary" onClick={() => setRenaming(true)}>Rename</button>}
+              {canWrite(level) && shared?.path !== entry.path && <>
+                <button type="button" class="secondary" onClick={() => setRenaming(true)}>Rename</button>
+                <button type="button" class="secondary" onClick={() => setTransfer('move')}>Move to…</button>
+              </>}
+              <button type="button" class="secondary" onClick={() => setTransfer('copy')}>Copy to…</button>
+              {entry.kind === 'collection' && <ArchiveLinks link={registeredUrl(entry.path)} name={entry.name} />}
             </div>
           </div>
+          {moved && moved.at === entry.path && <MovedNotice moved={moved.moved} home={props.session.home} itemLink={itemHref} onClose={() => setMoved(null)} />}
           <section class="card" aria-labelledby="facts-title">
             <h2 id="facts-title" class="visually-hidden">Facts</h2>
             <dl class="facts">
@@ -350,11 +361,24 @@ export function ItemPage(props: { session: Session; path: string }) {
             <>
               <SharesSection entry={entry} />
               <AccessSection path={entry.path} />
-              <PublishSection path={entry.path} />
+              <PublishSection path={entry.path} collection={entry.kind === 'collection'} name={entry.name} />
             </>
           ) : <p class="hint">Only the owners of this {entry.kind === 'collection' ? 'collection' : 'data object'} create share links for it, see and change who has access, and publish it.</p>}
           <MetadataSection path={entry.path} editable={canWrite(level)} />
           {renaming && <RenameDialog entry={entry} onClose={() => setRenaming(false)} />}
+          {transfer && (
+            <MoveCopyDialog
+              entry={entry} mode={transfer} home={props.session.home}
+              // NOTE: what is shared with the user sits where they may not list: they start at their home.
+              start={shared?.path === entry.path ? props.session.home : parentOf(entry.path)}
+              onClose={() => setTransfer(null)}
+              onDone={(done) => {
+                setTransfer(null);
+                setMoved({ at: done.mode === 'move' ? done.target : entry.path, moved: done });
+                if (done.mode === 'move') location.hash = itemHref(done.target);
+              }}
+            />
+          )}
         </>
       )}
     </section>

@@ -90,7 +90,7 @@ function SignedIn(props: { session: Session; onSignOut: () => void }) {
   switch (route.page) {
     case 'browse': page = <BrowsePage session={session} path={route.path ?? session.home} />; break;
     case 'item': page = <ItemPage session={session} path={route.path} />; break;
-    case 'shared': page = <SharedPage />; break;
+    case 'shared': page = <SharedPage session={session} />; break;
     case 'transfers': page = <TransfersPage />; break;
     case 'api': page = <ApiPage session={session} />; break;
   }

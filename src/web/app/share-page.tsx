@@ -8,7 +8,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { errorOf } from './api.ts';
 import { humanSize, shortDate } from './format.ts';
 import type { SharePageData, SharedMember } from './types.ts';
-import { Brand, FileIcon, FolderIcon, Notice, Progress } from './ui.tsx';
+import { ArchiveLinks, Brand, FileIcon, FolderIcon, Notice, Progress, withQuery } from './ui.tsx';
 
 function ErrorView(props: { error: { status: number; title: string; message: string; passwordRequired: boolean } }) {
   const { error } = props;
@@ -27,7 +27,7 @@ function ErrorView(props: { error: { status: number; title: string; message: str
 }
 
 function download(link: string): string {
-  return `${link}${link.includes('?') ? '&' : '?'}download=true`;
+  return withQuery(link, 'download=true');
 }
 
 function FileView(props: { entry: SharedMember }) {
@@ -73,6 +73,7 @@ function CollectionView(props: { entry: SharedMember; root: string; url: string 
       )}
       <h1 class="break">{title}</h1>
       <p class="kind">Collection shared with you</p>
+      <div class="toolbar share-downloads"><ArchiveLinks link={props.entry.link} name={title} /></div>
       {error && <Notice kind="error">{error}</Notice>}
       {!members && !error && <p role="status">Loading…</p>}
       {members && members.length === 0 && <p class="hint">This collection is empty.</p>}

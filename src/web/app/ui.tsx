@@ -1,7 +1,7 @@
 /**
  * Small pieces every page uses: the brand, messages, a modal dialog (the browser's own
  * `<dialog>`, which keeps focus inside and closes on Escape), a copy button, progress bars and
- * breadcrumbs. Presentational: no request is made here.
+ * breadcrumbs, the links of a collection as one download. Presentational: no request is made here.
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
@@ -51,6 +51,14 @@ export function InfoIcon() {
       <circle cx="10" cy="10" r="7.25" fill="none" stroke="currentColor" stroke-width="1.5" />
       <path d="M10 9v5" stroke="currentColor" stroke-width="1.8" stroke-linecap="round" />
       <circle cx="10" cy="6.25" r="1.1" fill="currentColor" />
+    </svg>
+  );
+}
+
+export function MoreIcon() {
+  return (
+    <svg class="icon" width="18" height="18" viewBox="0 0 20 20" aria-hidden="true">
+      <circle cx="4.5" cy="10" r="1.7" fill="currentColor" /><circle cx="10" cy="10" r="1.7" fill="currentColor" /><circle cx="15.5" cy="10" r="1.7" fill="currentColor" />
     </svg>
   );
 }
@@ -161,5 +169,21 @@ export function Field(props: {
       />
       {hint && <p class="hint" id={`${id}-hint`}>{hint}</p>}
     </div>
+  );
+}
+
+/** `link` with `query` added (`?` or `&`). */
+export function withQuery(link: string, query: string): string {
+  return `${link}${link.includes('?') ? '&' : '?'}${query}`;
+}
+
+/** A collection as one download: `?download=zip` or `?download=bag` on its registered URL (or `link`). */
+export function ArchiveLinks(props: { link: string; name: string; class?: string }) {
+  const cls = props.class ?? 'button secondary';
+  return (
+    <>
+      <a class={cls} href={withQuery(props.link, 'download=zip')} download={`${props.name}.zip`}>Download as ZIP</a>
+      <a class={cls} href={withQuery(props.link, 'download=bag')} download={`${props.name}.zip`} title="A BagIt bag (RFC 8493) in a ZIP archive, with a SHA-256 manifest">Download as BagIt</a>
+    </>
   );
 }

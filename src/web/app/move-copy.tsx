@@ -1,0 +1,144 @@
+/**
+ * Moving and copying an entity into another collection: a dialog with a collection picker
+ * (start where the user is, go up and into sub-collections, an optional new name) that asks
+ * `PATCH {destination}` or `POST {copy_to}`. A name taken in the chosen collection is offered
+ * "Replace" (`force`) for a data object only, as the API replaces a data object with a data
+ * object and never a collection.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError, api, baseName, describeError, join, parentOf, registeredUrl } from './api.ts';
+import { listEntries } from './browse.tsx';
+import { browseHref } from './router.ts';
+import type { Entry } from './types.ts';
+import { Dialog, Field, FolderIcon, Notice } from './ui.tsx';
+
+export type Transfer = 'move' | 'copy';
+
+/** What a move or copy did: the entity's new path and the collection it went into. */
+export interface Moved { mode: Transfer; name: string; target: string; into: string }
+
+/** The name to show for a collection: "Your files" for the home. */
+function shownName(path: string, home: string): string {
+  return path === home ? 'Your files' : baseName(path) || '/';
+}
+
+/**
+ * Moves or copies `entry` into a collection the user picks, starting at `start`; `onDone` when
+ * the API did it. Errors show the API's message in the dialog.
+ */
+export function MoveCopyDialog(props: { entry: Pick<Entry, 'name' | 'path' | 'kind'>; mode: Transfer; start: string; home: string; onClose: () => void; onDone: (moved: Moved) => void }) {
+  const { entry, mode, home } = props;
+  const [at, setAt] = useState(props.start);
+  const [children, setChildren] = useState<Entry[] | null>(null);
+  const [listError, setListError] = useState('');
+  const [name, setName] = useState('');
+  const [error, setError] = useState('');
+  const [conflict, setConflict] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const here = useRef<HTMLParagraphElement>(null);
+  const moved = useRef(false);
+
+  useEffect(() => {
+    const abort = new AbortController();
+    setChildren(null);
+    setListError('');
+    listEntries(at, () => {}, abort.signal).then(
+      (all) => setChildren(all.filter((e) => e.kind === 'collection').sort((a, b) => a.name.localeCompare(b.name, undefined, { numeric: true }))),
+      (err: unknown) => { if ((err as Error).name !== 'AbortError') { setChildren([]); setListError(describeError(err)); } },
+    );
+    // NOTE: the button that went there is gone; focus goes to where the picker now is, which says so.
+    if (moved.current) here.current?.focus();
+    return () => abort.abort();
+  }, [at]);
+  useEffect(() => { setConflict(false); setError(''); }, [at, name]);
+  // NOTE: the button pressed is disabled by the conflict: the focus goes to what answers it.
+  const replace = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (conflict) (replace.current ?? document.getElementById('move-copy-name'))?.focus();
+  }, [conflict]);
+
+  const go = (path: string) => { moved.current = true; setAt(path); };
+  const finalName = name.trim() || entry.name;
+  const target = join(at, finalName);
+  const verb = mode === 'move' ? 'Move' : 'Copy';
+  const what = entry.kind === 'collection' ? 'collection' : 'data object';
+  // NOTE: moving to where it is, under the same name, would change nothing.
+  const same = target === entry.path;
+  const inside = entry.kind === 'collection' && (at === entry.path || at.startsWith(`${entry.path}/`));
+
+  const send = async (force: boolean) => {
+    setBusy(true);
+    setError('');
+    try {
+      const rename = name.trim() && name.trim() !== entry.name ? { newname: name.trim() } : {};
+      const body = { ...(mode === 'move' ? { destination: at } : { copy_to: at }), ...rename, ...(force ? { force: true } : {}) };
+      await api(mode === 'move' ? 'PATCH' : 'POST', registeredUrl(entry.path), { json: body });
+      props.onDone({ mode, name: finalName, target, into: at });
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 409 && !force) setConflict(true);
+      else setError(describeError(err));
+      setBusy(false);
+    }
+  };
+  const submit = (e: Event) => { e.preventDefault(); void send(false); };
+
+  return (
+    <Dialog title={`${verb} ${entry.name}`} onClose={props.onClose} describedBy="move-copy-text">
+      <form onSubmit={submit} class="move-copy">
+        <p id="move-copy-text" class="hint">Choose the collection to {mode} this {what} into: open a collection below, or go up.</p>
+        <div class="picker">
+          <div class="picker-head">
+            <p class="picker-here" ref={here} tabIndex={-1} aria-live="polite">
+              <FolderIcon /><span class="break"><span class="visually-hidden">Into </span><strong>{shownName(at, home)}</strong> <span class="picker-path">{at}</span></span>
+            </p>
+            <button type="button" class="secondary small" disabled={at.split('/').filter(Boolean).length <= 1} onClick={() => go(parentOf(at))} aria-label={`Up to ${shownName(parentOf(at), home)}`}>
+              <span aria-hidden="true">↑</span> Up
+            </button>
+          </div>
+          {listError && <p class="error-text picker-note">{listError}</p>}
+          {children === null && <p class="hint picker-note" role="status">Loading…</p>}
+          {children && children.length === 0 && !listError && <p class="hint picker-note">No collections in here.</p>}
+          {children && children.length > 0 && (
+            <ul class="picker-list" aria-label={`Collections in ${shownName(at, home)}`}>
+              {children.map((c) => (
+                <li key={c.path}>
+                  <button type="button" class="picker-item" onClick={() => go(c.path)} disabled={c.path === entry.path} aria-label={`Open ${c.name}`}>
+                    <FolderIcon /><span class="break">{c.name}</span>
+                    {c.path === entry.path && <span class="hint"> (the one you are {mode === 'move' ? 'moving' : 'copying'})</span>}
+                    <span class="picker-go" aria-hidden="true">›</span>
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+        <Field id="move-copy-name" label="New name (optional)" value={name} onInput={setName} hint={`Empty: it keeps its name, ${entry.name}.`} />
+        {inside && <p class="error-text">A collection cannot go into itself: choose another collection.</p>}
+        {same && <p class="hint">It is here already: open another collection, or give it a new name.</p>}
+        {conflict && (entry.kind === 'dataobject' ? (
+          <Notice kind="error">
+            <p><strong class="break">{finalName}</strong> already exists in {shownName(at, home)}. Replace it with this data object, or choose another name?</p>
+            <div class="actions"><button type="button" class="primary" ref={replace} onClick={() => void send(true)} disabled={busy}>Replace</button></div>
+          </Notice>
+        ) : (
+          <Notice kind="error">A collection or data object named <strong class="break">{finalName}</strong> already exists in {shownName(at, home)}: choose another name or another collection.</Notice>
+        ))}
+        {error && <Notice kind="error">{error}</Notice>}
+        <div class="actions">
+          <button type="submit" class="primary" disabled={busy || same || inside || conflict}>{verb} here</button>
+          <button type="button" class="secondary" onClick={props.onClose}>Cancel</button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+/** The success line after a move or copy, with links to the entity and where it went. */
+export function MovedNotice(props: { moved: Moved; home: string; onClose: () => void; itemLink: (path: string) => string }) {
+  const { moved } = props;
+  return (
+    <Notice kind="success" onClose={props.onClose}>
+      {moved.mode === 'move' ? 'Moved' : 'Copied'} <a href={props.itemLink(moved.target)} class="break">{moved.name}</a> to <a href={browseHref(moved.into)} class="break">{shownName(moved.into, props.home)}</a>.
+    </Notice>
+  );
+}
