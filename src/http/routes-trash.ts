@@ -80,7 +80,7 @@ const RestoreBody = Type.Object({
 }, { additionalProperties: false });
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, description: 'The entry\'s id.' }) });
 const ListQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, description: `Entries per page (default ${PAGE}).` })),
+  limit: Type.Optional(Type.String({ pattern: '^(1000|[1-9][0-9]{0,2})$', examples: ['100'], description: `Entries per page, 1 to ${MAX_PAGE} (default ${PAGE}).` })),
   after: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'The continuation_token of the previous page.' })),
 }, { additionalProperties: false });
 
@@ -120,7 +120,7 @@ export function registerTrashRoutes(app: TypedApp, deps: TrashRouteDeps): void {
     },
   }, async (request) => {
     const actor = await actorOf(request);
-    const limit = request.query.limit ?? PAGE;
+    const limit = request.query.limit === undefined ? PAGE : Number(request.query.limit);
     const page = await trash.list(actor, limit, request.query.after ?? null);
     const answer = envelope(page.map((e) => entryData(request, e)));
     return { ...answer, Meta: { ...answer.Meta, continuation_token: page.length === limit ? page.at(-1)!.id : null } };

@@ -223,6 +223,10 @@ describe('the trash over HTTP', () => {
     await put('a.txt', 'a');
     await put('b.txt', 'b');
     for (const name of ['a.txt', 'b.txt']) assert.equal((await api('POST', '/api/trash', alice, { path: at(name) })).status, 200);
+    const first = (await api('GET', '/api/trash?limit=1', alice)).body;
+    assert.equal(first.Response.data.length, 1);
+    const next = (await api('GET', `/api/trash?limit=1&after=${first.Meta.continuation_token}`, alice)).body;
+    assert.deepEqual([...first.Response.data, ...next.Response.data].map((e: { path: string }) => e.path).sort(), [at('a.txt'), at('b.txt')], 'two pages of one');
     const emptied = await api('DELETE', '/api/trash', alice);
     assert.equal(emptied.status, 200);
     assert.equal(emptied.body.Response.data.purged, 2);
