@@ -29,6 +29,7 @@ const STYLE = `
   a.button { display: inline-block; text-decoration: none; text-align: center; font-weight: 600; padding: 10px 18px; border-radius: 6px; border: 1px solid var(--accent); }
   a.button.primary { background: var(--accent); color: var(--accent-ink); flex: 1; }
   .note { border: 1px solid var(--line); background: #f6f8fb; color: var(--ink); padding: 10px 12px; border-radius: 6px; margin: 24px 0 0; overflow-wrap: anywhere; }
+  .note.withdrawn { margin: 0 0 16px; border-color: #d9a441; background: #fff8e6; }
 `;
 
 // NOTE: the only script of the pages; the CSP names its hash, so no other script can run.
@@ -202,7 +203,7 @@ export function renderTombstonePage(page: TombstonePage): string {
   return pageLayout(`Withdrawn: ${page.name}`, `
 <h1>${esc(page.name)}</h1>
 <p class="kind">Withdrawn ${kind}</p>
-<p class="note" id="withdrawn" role="status">${esc(status)}</p>
+<p class="note withdrawn" id="withdrawn">${esc(status)}</p>
 ${pidBox(page.handle)}
 <dl>
 ${list}
