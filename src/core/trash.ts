@@ -77,14 +77,10 @@ export class Trash {
 
   /**
    * Up to `limit` entries still in the trash that `actor` trashed or whose entity they own,
-   * newest first; `after` (an entry's id) continues after that entry.
+   * newest first; with `before` (an entry's `trashedAt` and `id`), those after that entry,
+   * whether or not it is still there.
    */
-  async list(actor: Actor, limit: number, after: string | null = null): Promise<TrashEntry[]> {
-    let before: { at: Date; id: string } | undefined;
-    if (after !== null) {
-      const from = await this.#visible(actor, after);
-      before = { at: from.trashedAt, id: from.id };
-    }
+  async list(actor: Actor, limit: number, before: { at: Date; id: string } | null = null): Promise<TrashEntry[]> {
     return this.#o.catalog.listTrash({ user: actor.user, limit, ...(before ? { before } : {}) });
   }
 

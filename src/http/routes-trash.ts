@@ -5,6 +5,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { Backend } from '../core/backend.ts';
+import { LadingError } from '../core/errors.ts';
 import { parsePath } from '../core/path.ts';
 import type { Trash } from '../core/trash.ts';
 import type { Entity, TrashEntry } from '../core/types.ts';
@@ -84,6 +85,13 @@ const ListQuery = Type.Object({
   after: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'The continuation_token of the previous page.' })),
 }, { additionalProperties: false });
 
+/** Where a page of the trash starts: the continuation token of the page before (`<ms>_<id>`). `BAD_REQUEST`. */
+function pageAfter(token: string): { at: Date; id: string } {
+  const m = /^(\d{1,15})_(.+)$/.exec(token);
+  if (!m) throw new LadingError('BAD_REQUEST', `'${token}' is not a continuation_token of GET /api/trash.`);
+  return { at: new Date(Number(m[1])), id: m[2]! };
+}
+
 export function registerTrashRoutes(app: TypedApp, deps: TrashRouteDeps): void {
   const { backend, trash } = deps;
   const common = { tags: ['trash'], security: [{ bearer: [] }, { session: [] }] as Record<string, string[]>[] };
@@ -116,14 +124,15 @@ export function registerTrashRoutes(app: TypedApp, deps: TrashRouteDeps): void {
     schema: {
       ...common, operationId: 'listTrash', querystring: ListQuery,
       summary: 'Your trash: what you trashed and what you own that is in the trash, newest first, paged',
-      response: { 200: TrashList, ...errorResponses(401, 403, 404) },
+      response: { 200: TrashList, ...errorResponses(401, 403) },
     },
   }, async (request) => {
     const actor = await actorOf(request);
     const limit = request.query.limit === undefined ? PAGE : Number(request.query.limit);
-    const page = await trash.list(actor, limit, request.query.after ?? null);
+    const page = await trash.list(actor, limit, request.query.after === undefined ? null : pageAfter(request.query.after));
     const answer = envelope(page.map((e) => entryData(request, e)));
-    return { ...answer, Meta: { ...answer.Meta, continuation_token: page.length === limit ? page.at(-1)!.id : null } };
+    const last = page.at(-1);
+    return { ...answer, Meta: { ...answer.Meta, continuation_token: page.length === limit && last ? `${last.trashedAt.getTime()}_${last.id}` : null } };
   });
 
   app.get(`${TRASH}/:id`, {

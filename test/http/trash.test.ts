@@ -226,6 +226,7 @@ describe('the trash over HTTP', () => {
     const first = (await api('GET', '/api/trash?limit=1', alice)).body;
     assert.equal(first.Response.data.length, 1);
     const next = (await api('GET', `/api/trash?limit=1&after=${first.Meta.continuation_token}`, alice)).body;
+    assert.equal((await api('GET', '/api/trash?after=nonsense', alice)).status, 400);
     assert.deepEqual([...first.Response.data, ...next.Response.data].map((e: { path: string }) => e.path).sort(), [at('a.txt'), at('b.txt')], 'two pages of one');
     const emptied = await api('DELETE', '/api/trash', alice);
     assert.equal(emptied.status, 200);
