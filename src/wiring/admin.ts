@@ -54,10 +54,8 @@ export async function openAdmin(config: Config, options: { create?: boolean } = 
       return exportGridSecurity(ca, dir);
     },
     takedown: (target, reason, by) => deps.trash.takedownByOperator(target, reason, by),
-    async close() {
-      // NOTE: the jobs a takedown enqueued (its PID's tombstone) are run by a server; closing
-      // waits for the bytes' removal only.
-      await deps.close();
-    },
+    // NOTE: the jobs a takedown enqueues (its PID's tombstone record) are run by a server's
+    // job worker, which looks for jobs enqueued elsewhere when idle.
+    close: () => deps.close(),
   };
 }
