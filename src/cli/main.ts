@@ -195,6 +195,14 @@ function program(): Command {
       for (const e of await admin.listAccess(path)) process.stdout.write(`${e.principal}\t${e.level}\n`);
     }));
 
+  common(cli.command('takedown <target>').description('(administration) remove the bytes of a data object or collection at once (a legal or privacy request): target is its path, or its trash entry\'s id; its PID keeps resolving to a tombstone that records who and why'))
+    .requiredOption('--reason <text>', 'why (shown on the tombstone and in the audit log)')
+    .option('--by <name>', 'who asks, recorded on the tombstone (default: operator)')
+    .action(async (target: string, opts: CliOptions & { reason: string; by?: string }) => withAdmin(opts, async ({ takedown }) => {
+      const entry = await takedown(target, opts.reason, opts.by);
+      process.stdout.write(`taken down: ${entry.path} (${entry.kind}, id ${entry.id}${entry.pid ? `, PID ${entry.pid}` : ''}) by ${entry.removedBy}: ${entry.removalReason}\n`);
+    }));
+
   common(cli.command('ca').description('the embedded certificate authority').command('export <dir>').description('write the CA certificate as <hash>.0 and <hash>.signing_policy (grid-security layout)'))
     .action(async (dir: string, opts: CliOptions) => withAdmin(opts, async ({ exportCa }) => {
       process.stdout.write(caExported(await exportCa(dir)));

@@ -1,6 +1,6 @@
 /**
  * The client commands of `lading`, at the top level: `login`, `logout`, `ls`, `stat`, `mkdir`,
- * `mv`, `cp`, `pid`, `share`, `token` and `proxy` (with `proxy renew`). Each talks to a server over
+ * `mv`, `cp`, `rm`, `trash`, `pid`, `share`, `token` and `proxy` (with `proxy renew`). Each talks to a server over
  * its HTTP API (`ApiClient`), never to a data directory. Every failure is a `ClientError`:
  * `runClient` prints it as one line and exits with its documented code (`exit-codes.ts`).
  * Tokens and passwords never come from the command line and are printed only by `token`.
@@ -115,6 +115,28 @@ interface EntityRecord {
   link: string;
   path: string;
   metadata: { PID: string | null; checksum: string | null; name: string; object_type: 'dataobject' | 'collection'; size?: number | null; modified?: string };
+}
+
+/** A trash entry as `/api/trash` answers it. */
+interface TrashEntry {
+  id: string; path: string; kind: 'dataobject' | 'collection'; trashed_at: string; purge_after: string | null; reason: string | null;
+}
+
+/** Every entry of the caller's trash, newest first, read page by page. */
+async function allTrash(api: ApiClient): Promise<TrashEntry[]> {
+  const out: TrashEntry[] = [];
+  let after: string | null = null;
+  for (;;) {
+    const res = await api.request('GET', `/api/trash?limit=1000${after === null ? '' : `&after=${encodeURIComponent(after)}`}`);
+    const body = await res.json() as { Meta: { continuation_token?: string | null }; Response: { data: TrashEntry[] } };
+    out.push(...body.Response.data);
+    after = body.Meta.continuation_token ?? null;
+    if (after === null) return out;
+  }
+}
+
+function trashLine(e: TrashEntry): string {
+  return [e.id, e.kind === 'collection' ? 'collection' : 'object', shortDate(e.trashed_at), e.purge_after ? shortDate(e.purge_after) : '-', e.path].join('\t');
 }
 
 /** What `ls --json` and `stat --json` print per entity. */
@@ -362,6 +384,48 @@ export function registerClientCommands(cli: Command): void {
         headers: { 'content-type': 'application/json' }, body: JSON.stringify({ copy_to: into, newname: name, force: opts.force === true }),
       });
       report(opts, `copied ${full} to ${to}`, { from: full, to });
+    })));
+
+  client(cli.command('rm').argument('<path>', 'the data object (or, with -r, collection) to move to the trash'))
+    .description('move a data object, or with -r a collection, to the trash (lading trash restores it until trash.retention has passed; you need own)')
+    .option('-r, --recursive', 'trash a collection with everything in it')
+    .option('--reason <text>', 'why (shown on the tombstone of its PID)')
+    .action(async (path: string, opts: ClientOptions & { recursive?: boolean; reason?: string }) => runClient(() => withApi(opts, async (api) => {
+      const full = await absolute(api, path);
+      if (!opts.recursive && await isCollection(api, full)) throw usageError(`'${full}' is a collection: trash it with -r`);
+      const entry = await api.json<TrashEntry>('POST', '/api/trash', {
+        headers: { 'content-type': 'application/json' }, body: JSON.stringify({ path: full, ...(opts.reason === undefined ? {} : { reason: opts.reason }) }),
+      });
+      report(opts, `trashed ${full} (id ${entry.id}; lading trash restore ${entry.id})`, entry);
+    })));
+
+  const trash = cli.command('trash').description('your trash: list it, restore from it, empty it');
+  withClientOptions(trash.command('ls'))
+    .description('list your trash, newest first: id, kind, trashed at, purged after, path')
+    .action(async (opts: ClientOptions) => runClient(() => withApi(opts, async (api) => {
+      for (const e of await allTrash(api)) report(opts, trashLine(e), e);
+    })));
+  withClientOptions(trash.command('restore').argument('<entry>', 'the entry\'s id, or the path it had'))
+    .description('put a trashed entity back where it was (never over something that took its place: give --as)')
+    .option('--as <name>', 'restore beside its old path under this name')
+    .action(async (which: string, opts: ClientOptions & { as?: string }) => runClient(() => withApi(opts, async (api) => {
+      let id = which;
+      if (which.includes('/')) {
+        const full = await absolute(api, which);
+        const found = (await allTrash(api)).find((e) => e.path === full);
+        if (!found) throw new ClientError(`nothing from '${full}' is in your trash`, EXIT.NOT_FOUND);
+        id = found.id;
+      }
+      const restored = await api.json<{ path: string }>('POST', `/api/trash/${encodeURIComponent(id)}/restore`, {
+        headers: { 'content-type': 'application/json' }, body: JSON.stringify(opts.as === undefined ? {} : { newname: opts.as }),
+      });
+      report(opts, `restored ${restored.path}`, restored);
+    })));
+  withClientOptions(trash.command('empty'))
+    .description('purge everything in your trash now: the bytes are gone for good (PIDs keep their tombstones)')
+    .action(async (opts: ClientOptions) => runClient(() => withApi(opts, async (api) => {
+      const { purged } = await api.json<{ purged: number }>('DELETE', '/api/trash');
+      report(opts, `purged ${purged} ${purged === 1 ? 'entry' : 'entries'}`, { purged });
     })));
 
   client(cli.command('pid').argument('<path>', 'a data object or collection'))

@@ -10,7 +10,7 @@
 import type { Path } from './path.ts';
 import type {
   AccessEntry, AccessLevel, Avu, Collection, DataObject, Entity, HandleRecord, HandleValues, JobInput,
-  JobRecord, JobState, JobsFor, PublicationEvent, SessionInput, SessionKind, SessionRecord, ShareRecord, UserRecord,
+  JobRecord, JobState, JobsFor, PublicationEvent, SessionInput, SessionKind, SessionRecord, ShareRecord, TrashEntry, UserRecord,
 } from './types.ts';
 
 /**
@@ -73,8 +73,50 @@ export interface NamespaceStore {
    * collection, or anything while `overwrite` is false or the entity moved is a collection.
    */
   move(input: { from: Path; to: Path; now: Date; overwrite: boolean; jobs?: JobsFor }): Promise<{ entity: Entity; replacedBlob: string | null }>;
-  /** The entity with this stable id, wherever it now is, or null. */
+  /** The entity with this stable id, wherever it now is, or null (also when it is trashed: see `trash`). */
   getEntityById(id: string): Promise<Entity | null>;
+
+  /**
+   * Takes the entity at `path` (with everything below a collection) out of the namespace, in
+   * one transaction: its rows move to the hidden `trashedPathOf(id)` (so no lookup by path,
+   * listing, access check or `getEntityById` finds them, and `path` is free), keeping access
+   * lists, metadata and PIDs; a trash entry records when, by whom and why; the jobs of an
+   * `entity.trashed` event (with the old path) are enqueued. Rejects with `NOT_FOUND` when
+   * nothing is at `path`.
+   */
+  trash(input: { path: Path; actor: string; reason: string | null; now: Date; jobs?: JobsFor }): Promise<TrashEntry>;
+  /**
+   * Puts the trashed entity `id` back at `to` (whose parent must be a live collection), in one
+   * transaction that drops its trash entry and enqueues the jobs of an `entity.restored` event.
+   * Never replaces: rejects with `CONFLICT` when something is at `to` or the entry is no longer
+   * `trashed` (its bytes are gone), `NOT_FOUND` when there is no such entry or the parent of
+   * `to` is missing, `NOT_A_COLLECTION` when the parent is a data object.
+   */
+  restore(input: { id: string; to: Path; now: Date; jobs?: JobsFor }): Promise<Entity>;
+  /** The trash entry of the entity `id` (trashed, purged or taken down), or null. */
+  getTrashEntry(id: string): Promise<TrashEntry | null>;
+  /**
+   * The withdrawn entity `id` — trashed itself, or below a trashed collection — as it is
+   * stored (its `path` is a hidden one), with the entry that withdrew it; null when `id` is
+   * live or unknown.
+   */
+  withdrawnEntity(id: string): Promise<{ entity: Entity; entry: TrashEntry } | null>;
+  /**
+   * Up to `limit` trash entries still `trashed`, trashed by `user` or of entities `user` owns,
+   * newest first; with `before`, those trashed before that entry (paging).
+   */
+  listTrash(input: { user: string; limit: number; before?: { at: Date; id: string } }): Promise<TrashEntry[]>;
+  /**
+   * Withdraws the bytes of trashed entities for good: the entries given by `ids`, or those
+   * trashed before `trashedBefore` (at most `limit`), each still `trashed`, become `state`
+   * (with `by`, `reason` and `now`) and the blobs of their data objects are tracked (see
+   * `BlobTracker`) and returned for the caller to delete, in one transaction per call; the
+   * jobs of an `entity.purged` or `entity.taken_down` event are enqueued for each. Entries no
+   * longer `trashed` are left alone, so two nodes never remove the same entry twice.
+   */
+  removeTrashed(input: {
+    ids?: readonly string[]; trashedBefore?: Date; limit: number; state: 'purged' | 'taken_down'; by: string; reason: string | null; now: Date; jobs?: JobsFor;
+  }): Promise<{ entries: TrashEntry[]; blobs: string[] }>;
   /**
    * Entities strictly below the collection at `path`, ordered by path, at most `limit`,
    * starting after `afterPath` (for paging through large trees).

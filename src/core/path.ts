@@ -215,3 +215,21 @@ export function isWithin(path: Path, ancestor: Path): boolean {
   if (ancestor === ROOT) return true;
   return path === ancestor || path.startsWith(ancestor + '/');
 }
+
+/**
+ * Where the catalog keeps the rows of trashed entities: a trashed entity with the stable id
+ * `id` is stored at `trash:<id>` (what lies below a trashed collection below that). Such a
+ * path is not absolute, so no path a caller gives (`parsePath`) can ever name it: every read
+ * and write by path misses a trashed entity, and its old path is free for a new one.
+ */
+export const TRASH_PREFIX = 'trash:';
+
+/** The catalog path of the trashed entity with the stable id `id`. */
+export function trashedPathOf(id: string): string {
+  return `${TRASH_PREFIX}${id}`;
+}
+
+/** Whether a stored path is that of a trashed entity (or of one below a trashed collection). */
+export function isTrashedPath(path: string): boolean {
+  return path.startsWith(TRASH_PREFIX);
+}

@@ -13,7 +13,7 @@ import type { BackendEvent, BackendEventType, JobInput } from './types.ts';
 
 export const EVENTS: readonly BackendEventType[] = [
   'object.created', 'object.overwritten', 'object.renamed', 'collection.created', 'collection.renamed',
-  'entity.published', 'entity.unpublished',
+  'entity.published', 'entity.unpublished', 'entity.trashed', 'entity.restored', 'entity.purged', 'entity.taken_down',
 ];
 export const ACTIONS = ['pid.register', 'pid.update'] as const;
 export type Action = (typeof ACTIONS)[number];

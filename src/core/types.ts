@@ -91,13 +91,14 @@ export type SessionInput = Omit<SessionRecord, 'id' | 'kind' | 'label' | 'idleEx
 
 export type BackendEventType =
   | 'object.created' | 'object.overwritten' | 'object.renamed' | 'collection.created' | 'collection.renamed'
-  | 'entity.published' | 'entity.unpublished';
+  | 'entity.published' | 'entity.unpublished'
+  | 'entity.trashed' | 'entity.restored' | 'entity.purged' | 'entity.taken_down';
 
 /** A change in the namespace that rules can react to (publishing is read access granted to `anonymous`). */
 export interface BackendEvent {
   type: BackendEventType;
   entityId: string;
-  /** The entity's path after the change. */
+  /** The entity's path after the change; for a withdrawal (trashed, purged, taken down), the path it had when trashed. */
   path: Path;
   /** For renames, the path before. */
   from?: Path;
@@ -184,4 +185,35 @@ export interface ShareRecord {
   bytesUsed: number;
   /** scrypt hash of the link's password, or null when it has none. */
   passwordHash: string | null;
+}
+
+/**
+ * What a withdrawn entity is: `trashed` (in its owner's trash, bytes kept, restorable),
+ * `purged` (the trash removed its bytes after the retention, or when emptied) or `taken_down`
+ * (an admin removed its bytes at once). Only a trashed entity can be restored.
+ */
+export type WithdrawnState = 'trashed' | 'purged' | 'taken_down';
+
+/**
+ * The record of an entity taken out of the namespace (see `NamespaceStore.trash`): its row,
+ * access list, metadata and PID stay, and so does this record, which a PID's tombstone shows.
+ */
+export interface TrashEntry {
+  /** The entity's stable id (also the entry's id). */
+  id: string;
+  kind: Entity['kind'];
+  /** Where it stood when trashed (where `restore` puts it back by default). */
+  path: Path;
+  name: string;
+  owner: string;
+  pid: string | null;
+  state: WithdrawnState;
+  trashedAt: Date;
+  trashedBy: string;
+  /** Why, as its owner said; null when not said. */
+  reason: string | null;
+  /** When, by whom and why the bytes were removed (purge or takedown); null while trashed. */
+  removedAt: Date | null;
+  removedBy: string | null;
+  removalReason: string | null;
 }

@@ -31,6 +31,8 @@ import { registerRegisteredRoutes } from './routes-registered.ts';
 import { registerUploadRoutes } from './routes-uploads.ts';
 import type { ResumableUploads } from '../core/uploads.ts';
 import { registerPidRoutes } from './routes-pids.ts';
+import { registerTrashRoutes } from './routes-trash.ts';
+import type { Trash } from '../core/trash.ts';
 import { registerAccessRoutes } from './routes-access.ts';
 import { registerShareRoutes } from './routes-shares.ts';
 import { type ArchiveLimits, ArchiveSlots } from './archive-download.ts';
@@ -77,6 +79,8 @@ export interface AppDeps {
   bodyIdleTimeoutMs?: number;
   /** Limits of archives of collections (`download=zip`, `download=bag`); defaults as the configuration's. */
   archives?: { maxEntries: number; concurrentPerUser: number };
+  /** The trash (`/api/trash`) and PID tombstones; not mounted when absent. */
+  trash?: Trash | null;
   /** Share links and drop boxes (`/api/shares`, `/api/shared`); not mounted when absent. */
   shares?: ShareService | null;
   /** Fail a JSON answer that its response schema would change (tests; see `response-check.ts`). */
@@ -194,11 +198,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerAccessRoutes(app, { ...deps, urls, authenticate, archives });
   if (deps.pids) {
     registerPidRoutes(app, {
-      pids: deps.pids, download: registered.downloadAt, publishing: deps.publishing, urls,
+      pids: deps.pids, download: registered.downloadAt, publishing: deps.publishing, urls, trash: deps.trash ?? null,
       viewerOf: async () => deps.backend.anonymousActor(),
     });
   }
   const web = deps.web ? registerWebRoutes(app, { assets: deps.web }) : null;
+  if (deps.trash) registerTrashRoutes(app, { backend: deps.backend, trash: deps.trash, urls, authenticate });
   if (deps.shares) registerShareRoutes(app, { shares: deps.shares, backend: deps.backend, authenticate, urls, archives, maxUploadBytes: deps.maxUploadBytes, page: web?.sendPage ?? null });
   if (deps.uploads) registerUploadRoutes(app, { ...deps, uploads: deps.uploads, urls, authenticate, pidAwaitMs: deps.pidAwaitMs ?? 10_000 });
   if (deps.ca) registerCaRoutes(app, deps.ca);

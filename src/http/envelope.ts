@@ -58,6 +58,11 @@ export function publicLinkOf(urls: Pick<Urls, 'base'>, path: Path): string {
   return `${urls.base}/api/public${encodePath(path)}`;
 }
 
+/** A PID's landing page here, `/api/pids/<pid>`: the URL of a withdrawn entity's record (its tombstone). */
+export function pidLinkOf(base: string, pid: string): string {
+  return `${base}/api/pids/${pid.split('/').map(encodeURIComponent).join('/')}`;
+}
+
 export function locationOf(urls: Urls, path: Path): string {
   return `${urls.backend}${path}`;
 }

@@ -29,6 +29,7 @@ const STYLE = `
   a.button { display: inline-block; text-decoration: none; text-align: center; font-weight: 600; padding: 10px 18px; border-radius: 6px; border: 1px solid var(--accent); }
   a.button.primary { background: var(--accent); color: var(--accent-ink); flex: 1; }
   .note { border: 1px solid var(--line); background: #f6f8fb; color: var(--ink); padding: 10px 12px; border-radius: 6px; margin: 24px 0 0; overflow-wrap: anywhere; }
+  .note.withdrawn { margin: 0 0 16px; border-color: #d9a441; background: #fff8e6; }
 `;
 
 // NOTE: the only script of the pages; the CSP names its hash, so no other script can run.
@@ -157,6 +158,57 @@ export function renderElsewherePage(input: { handle: string; url: string | null;
 ${where}
 ${pidBox(input.handle)}
 <footer>The PID's record: <a href="${esc(input.recordHref)}">as JSON</a>.</footer>`, { style: STYLE, script: SCRIPT });
+}
+
+/** What the tombstone of a PID whose entity was withdrawn shows. */
+export interface TombstonePage {
+  handle: string;
+  kind: 'dataobject' | 'collection';
+  name: string;
+  owner: string;
+  createdAt: Date;
+  state: 'trashed' | 'purged' | 'taken_down';
+  withdrawnAt: Date;
+  withdrawnBy: string;
+  reason: string | null;
+  removedAt: Date | null;
+  removedBy: string | null;
+  removalReason: string | null;
+  recordHref: string;
+}
+
+/**
+ * The tombstone of a PID: what it named, that it was withdrawn, when, by whom and why, and
+ * whether its data may come back (trashed) or are gone (purged, taken down).
+ */
+export function renderTombstonePage(page: TombstonePage): string {
+  const facts: [string, string][] = [
+    ['Withdrawn', date(page.withdrawnAt)],
+    ['By', esc(page.withdrawnBy)],
+    ['Reason', page.reason === null ? '<span class="bytes">none given</span>' : esc(page.reason)],
+  ];
+  if (page.removedAt !== null) {
+    facts.push([page.state === 'taken_down' ? 'Taken down' : 'Data removed', date(page.removedAt)]);
+    if (page.removedBy !== null) facts.push(['Removed by', esc(page.removedBy)]);
+    if (page.removalReason !== null) facts.push(['Removal reason', esc(page.removalReason)]);
+  }
+  facts.push(['Created', date(page.createdAt)], ['Owner', esc(page.owner)]);
+  const list = facts.map(([term, value]) => `<dt>${term}</dt><dd>${value}</dd>`).join('\n');
+  const kind = page.kind === 'dataobject' ? 'data object' : 'collection';
+  const status = page.state === 'trashed'
+    ? `This ${kind} has been withdrawn by its owner and is no longer available. Its owner may still restore it.`
+    : page.state === 'taken_down'
+      ? `This ${kind} has been withdrawn and its data were taken down by an administrator; they are no longer available.`
+      : `This ${kind} has been withdrawn and its data were removed; they are no longer available.`;
+  return pageLayout(`Withdrawn: ${page.name}`, `
+<h1>${esc(page.name)}</h1>
+<p class="kind">Withdrawn ${kind}</p>
+<p class="note withdrawn" id="withdrawn">${esc(status)}</p>
+${pidBox(page.handle)}
+<dl>
+${list}
+</dl>
+<footer>The PID's record: <a href="${esc(page.recordHref)}">as JSON</a>.</footer>`, { style: STYLE, script: SCRIPT });
 }
 
 /** The page of a PID that is not registered here (sent with 404). */

@@ -11,10 +11,11 @@ import { LadingError } from '../core/errors.ts';
 import type { Path } from '../core/path.ts';
 import type { PidProvider } from '../core/ports.ts';
 import type { Publishing } from '../core/publishing.ts';
+import type { Trash } from '../core/trash.ts';
 import { type Urls, encodePath, envelope, publicLinkOf } from './envelope.ts';
 import { PRIVATE_NO_STORE } from './caching.ts';
 import { preferredType } from './negotiation.ts';
-import { type DownloadOffer, PID_PAGE_HEADERS, renderElsewherePage, renderPidPage, renderUnknownPidPage } from './pid-page.ts';
+import { type DownloadOffer, PID_PAGE_HEADERS, renderElsewherePage, renderPidPage, renderTombstonePage, renderUnknownPidPage } from './pid-page.ts';
 import { entityTarget } from './target.ts';
 import { Bytes, Envelope, ErrorEnvelope, GetQuery, PidParams, type TypedApp, errorResponses } from './schemas.ts';
 import { downloadMode } from './archive-download.ts';
@@ -35,6 +36,8 @@ interface PidRouteDeps {
    * the download to whoever may read the object.
    */
   viewerOf: (request: FastifyRequest) => Promise<Actor>;
+  /** Tombstones of withdrawn entities; none when absent. */
+  trash: Pick<Trash, 'tombstone'> | null;
 }
 
 /** The URL prefixes of entities here that a PID record's URL may name. */
@@ -86,6 +89,15 @@ export function registerPidRoutes(app: TypedApp, deps: PidRouteDeps): void {
     const recordHref = `${base}/api/handles/${encoded}`;
     const values = await deps.pids.resolve(handle);
     if (!values) return reply.code(404).headers(PID_PAGE_HEADERS).send(renderUnknownPidPage(handle));
+    const tombstone = await deps.trash?.tombstone(handle);
+    if (tombstone) {
+      const { entity, entry } = tombstone;
+      return reply.headers(PID_PAGE_HEADERS).send(renderTombstonePage({
+        handle, kind: entity.kind, name: entity.name, owner: entity.owner, createdAt: entity.createdAt, state: entry.state,
+        withdrawnAt: entry.trashedAt, withdrawnBy: entry.trashedBy, reason: entry.reason,
+        removedAt: entry.removedAt, removedBy: entry.removedBy, removalReason: entry.removalReason, recordHref,
+      }));
+    }
     const url = values.URL ?? null;
     const subject = await deps.publishing.pidSubject(handle, candidatePaths(url), await deps.viewerOf(request));
     if (!subject) return reply.headers(PID_PAGE_HEADERS).send(renderElsewherePage({ handle, url, recordHref }));
@@ -112,7 +124,7 @@ export function registerPidRoutes(app: TypedApp, deps: PidRouteDeps): void {
     exposeHeadRoute: false,
     schema: {
       tags: ['pids'], operationId: 'resolvePid', summary: 'Resolve a PID to its record; download=true streams the object it points at (with a token); browsers get its landing page',
-      description: 'Content negotiation by Accept: a client that prefers text/html to application/json (a browser) gets the landing page — name, size, checksum, dates, owner, the PID with a copy button, and a download button when the object is published — or, for an unknown PID, an HTML 404 page; every other client (curl\'s */* included) gets the JSON envelope.',
+      description: 'Content negotiation by Accept: a client that prefers text/html to application/json (a browser) gets the landing page — name, size, checksum, dates, owner, the PID with a copy button, and a download button when the object is published; for a withdrawn entity (trashed, purged, taken down) its tombstone: withdrawn when, by whom and why — or, for an unknown PID, an HTML 404 page; every other client (curl\'s */* included) gets the JSON envelope (a withdrawn entity\'s record carries WITHDRAWN/STATE, WITHDRAWN/AT, WITHDRAWN/BY, WITHDRAWN/REASON and, once its bytes are gone, WITHDRAWN/REMOVED_AT, WITHDRAWN/REMOVED_BY, WITHDRAWN/REMOVAL_REASON). With download=true, 410 for a withdrawn entity.',
       params: PidParams, querystring: GetQuery,
       response: {
         200: {
@@ -121,7 +133,7 @@ export function registerPidRoutes(app: TypedApp, deps: PidRouteDeps): void {
         },
         206: { description: 'The requested range (download=true with Range).', content: { 'application/octet-stream': { schema: Bytes } } },
         304: Type.Null({ description: 'Not modified (download=true with If-None-Match or If-Modified-Since).' }),
-        ...errorResponses(401, 403, 412, 416),
+        ...errorResponses(401, 403, 410, 412, 416),
         404: {
           description: 'The PID is not registered here (or, with download=true, points elsewhere): the error envelope, or an HTML page for a browser.',
           content: { 'application/json': { schema: ErrorEnvelope }, 'text/html': { schema: Html } },
@@ -136,6 +148,7 @@ export function registerPidRoutes(app: TypedApp, deps: PidRouteDeps): void {
       }
       const values = await resolve(handle);
       if (downloadMode(request.query.download) !== null) {
+        if (await deps.trash?.tombstone(handle)) throw new LadingError('GONE', `The PID ${handle} names something that was withdrawn; see its landing page.`);
         const url = values.URL ?? '';
         const [path] = candidatePaths(url);
         if (path === undefined) throw new LadingError('NOT_FOUND', `The PID ${handle} points elsewhere (${url}); download it from there.`);

@@ -9,6 +9,7 @@ import { openDataDir } from './data-dir.ts';
 import { createDeps } from './deps.ts';
 import type { AdminService } from '../core/admin.ts';
 import { LadingError } from '../core/errors.ts';
+import type { TrashEntry } from '../core/types.ts';
 import { exportGridSecurity } from '../identity/x509/ca.ts';
 
 export interface AdminConsole {
@@ -21,6 +22,11 @@ export interface AdminConsole {
    * is a URL).
    */
   exportCa(dir: string): Promise<string[]>;
+  /**
+   * Takes down the entity at `target` (a path, or a trash entry's id) at once: its bytes go,
+   * its tombstone records `by` and `reason` (see `Trash.takedown`).
+   */
+  takedown(target: string, reason: string, by?: string): Promise<TrashEntry>;
   close(): Promise<void>;
 }
 
@@ -47,6 +53,9 @@ export async function openAdmin(config: Config, options: { create?: boolean } = 
       if (!ca) throw new LadingError('NOT_FOUND', 'lading runs no CA of its own (ca.issuer is a URL); export that CA from its operator.');
       return exportGridSecurity(ca, dir);
     },
+    takedown: (target, reason, by) => deps.trash.takedownByOperator(target, reason, by),
+    // NOTE: the jobs a takedown enqueues (its PID's tombstone record) are run by a server's
+    // job worker, which looks for jobs enqueued elsewhere when idle.
     close: () => deps.close(),
   };
 }

@@ -141,6 +141,9 @@ export const CONFIG_SCHEMA = Type.Object({
     max_entries: amount(200000, 'Files and collections one archive of a collection (download=zip or download=bag) may hold; a larger collection is refused with 413 before anything is sent. The node holds about 200 bytes a member while it writes an archive (its ZIP directory and, for a bag, its manifest lines).'),
     concurrent_per_user: amount(2, 'Archives of collections (download=zip or download=bag) one user, or one client address for share links and published data, may download at once from one node; one more gets 429 with Retry-After.'),
   }),
+  trash: Type.Object({
+    retention: amount(2592000, 'Seconds a trashed data object or collection keeps its bytes before the periodic sweep (on any node) purges them; its PID keeps resolving to a tombstone. Default 30 days.'),
+  }),
   shutdown: Type.Object({
     grace: amount(30, 'Seconds `lading serve` lets requests in flight finish after SIGTERM or SIGINT before it cuts them off (a cut-off upload never becomes visible); a second signal cuts them off at once.'),
   }),

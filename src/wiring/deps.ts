@@ -22,7 +22,8 @@ import { pidJobHandler } from '../core/pid-jobs.ts';
 import { RULE_JOB, type RuleSet } from '../core/rules.ts';
 import { loadRules, openPidProvider } from './pids.ts';
 import { PublicBase } from '../core/public-base.ts';
-import { linkOf, publicLinkOf } from '../http/envelope.ts';
+import { linkOf, pidLinkOf, publicLinkOf } from '../http/envelope.ts';
+import { Trash } from '../core/trash.ts';
 import { AccessControl } from '../core/access-control.ts';
 import { Metadata } from '../core/metadata.ts';
 import { Publishing } from '../core/publishing.ts';
@@ -77,6 +78,8 @@ export interface Deps {
   publicBase: PublicBase;
   /** Share links and drop boxes, with their abuse limits (`shares.*`). */
   shares: ShareService;
+  /** The trash, its retention (`trash.retention`) and takedowns. */
+  trash: Trash;
   close(): Promise<void>;
 }
 
@@ -126,6 +129,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
         catalog, clock, provider: pids,
         linkOf: (path) => linkOf({ base: publicBase.outside(), backend: '' }, path),
         publicLinkOf: (path) => publicLinkOf({ base: publicBase.outside() }, path),
+        tombstoneLinkOf: (pid) => pidLinkOf(publicBase.outside(), pid),
       }),
     },
     log: logger,
@@ -171,10 +175,14 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
       dropMaxBytes: config.shares.drop_max_bytes,
     },
   });
+  const trash = new Trash({
+    backend, catalog, resource, clock, audit: logger, retentionSeconds: config.trash.retention,
+    jobs: rules.rules.length > 0 ? rules.jobsFor : undefined, onJobs: () => jobs.wake(),
+  });
   return {
     config, dataDir, logger, clock, catalog, resource, backend, uploads, admin, accessControl, metadata, publishing,
     sessions, credentials, x509, caEndpoint: x509.caEndpoint, oidc,
-    rules, pids, jobs, publicBase, node, shares,
+    rules, pids, jobs, publicBase, node, shares, trash,
     async close() {
       await jobs.stop();
       await backend.settled();

@@ -83,7 +83,7 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
     const app = await buildApp({
       backend: deps.backend, accessControl: deps.accessControl, metadata: deps.metadata, publishing: deps.publishing, sessions: deps.sessions, logger: deps.logger, publicBase: deps.publicBase,
       backendUrl: config.backend_url, maxUploadBytes: config.limits.upload_bytes, trustProxy: config.trust_proxy,
-      version: VERSION, ca: deps.caEndpoint, oidc: deps.oidc, shares: deps.shares, uploads: deps.uploads,
+      version: VERSION, ca: deps.caEndpoint, oidc: deps.oidc, shares: deps.shares, uploads: deps.uploads, trash: deps.trash,
       jobs: deps.rules.rules.length > 0 ? deps.jobs : undefined, pids: deps.pids, pidAwaitMs: config.pid.await_timeout * 1000,
       bodyIdleTimeoutMs: config.limits.body_idle_timeout * 1000,
       archives: { maxEntries: config.archives.max_entries, concurrentPerUser: config.archives.concurrent_per_user },
@@ -112,7 +112,8 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
     // Replaced contents a resource could not delete at once (see `deleteSparesOpenReads`),
     // and leftovers of uploads on nodes that died, go once `recovery.grace` has passed.
     // Resumable uploads past their expiry go too, with their bytes, whichever node notices, and
-    // share links expired for longer than `shares.expired_retention`.
+    // share links expired for longer than `shares.expired_retention`, and the bytes of what
+    // has been in the trash longer than `trash.retention`.
     const sweeper = setInterval(() => {
       deps.backend.sweep(recoveryCutoff(config, new Date(), false))
         .catch((err: unknown) => deps.logger.warn({ err }, 'sweeping replaced blobs failed'));
@@ -122,6 +123,10 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
       deps.shares.purgeExpired(new Date())
         .then((removed) => { if (removed > 0) deps.logger.info({ removed }, 'removed share links past shares.expired_retention'); })
         .catch((err: unknown) => deps.logger.warn({ err }, 'removing expired share links failed'));
+      // NOTE: every node runs it; the catalog gives each entry to one of them.
+      deps.trash.purgeExpired()
+        .then((purged) => { if (purged > 0) deps.logger.info({ purged }, 'purged trash entries past trash.retention'); })
+        .catch((err: unknown) => deps.logger.warn({ err }, 'purging the trash failed'));
     }, SWEEP_EVERY_MS);
     sweeper.unref();
     const stopReclaimer = startReclaimer(app.server, { trim: mallocTrim() });

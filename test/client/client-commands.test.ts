@@ -1,8 +1,8 @@
 /**
  * The client commands as a user runs them: the real `bin/lading` as a subprocess against a
  * real `lading serve` (with the example PID rules). Logging in with a password from standard
- * input writes the configuration with mode 0600; ls, stat, mkdir -p, mv, cp, pid, share, token and
- * proxy work and answer failures with the API's message as one line and the documented exit
+ * input writes the configuration with mode 0600; ls, stat, mkdir -p, mv, cp, rm, trash, pid, share,
+ * token and proxy work, and so does the admin's takedown, and answer failures with the API's message as one line and the documented exit
  * code; LADING_URL/LADING_TOKEN work without a configuration; after logout the server refuses
  * the token; --help lists client and administration commands under their own headings.
  */
@@ -47,11 +47,11 @@ describe('lading client commands', () => {
     const client = res.stdout.indexOf('Client commands');
     const admin = res.stdout.indexOf('Server administration');
     assert.ok(client >= 0 && admin > client, res.stdout);
-    for (const name of ['login', 'logout', 'ls', 'stat', 'mkdir', 'mv', 'cp', 'pid', 'share', 'token', 'proxy']) {
+    for (const name of ['login', 'logout', 'ls', 'stat', 'mkdir', 'mv', 'cp', 'rm', 'trash', 'pid', 'share', 'token', 'proxy']) {
       const at = res.stdout.search(new RegExp(`^  ${name} `, 'm'));
       assert.ok(at > client && at < admin, `${name} is a client command`);
     }
-    for (const name of ['serve', 'init', 'user', 'group', 'acl', 'ca', 'jobs']) {
+    for (const name of ['serve', 'init', 'user', 'group', 'acl', 'takedown', 'ca', 'jobs']) {
       assert.ok(res.stdout.search(new RegExp(`^  ${name} `, 'm')) > admin, `${name} is an administration command`);
     }
   });
@@ -181,6 +181,64 @@ describe('lading client commands', () => {
     const moved = await fetch(`${server.url}/api/registered/lading/home/alice/archive/campaign/b.csv?download=true`, { headers: { authorization: `Bearer ${token}` } });
     assert.equal(await moved.text(), 'other\n');
     assert.equal(await ls('campaign'), 'b.csv\nsub/\n');
+  });
+
+  it('rm moves to the trash (-r for a collection), trash ls lists it, trash restore brings it back (--as when taken), trash empty purges', async () => {
+    const { token } = (await readConfig()).servers.local!;
+    const put = (rest: string, body: string) => fetch(`${server.url}/api/registered/lading/home/alice/${rest}`, {
+      method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' }, body,
+    });
+    const ls = async (path: string) => (await runLading(['ls', path], { env })).stdout;
+    assert.equal((await runLading(['mkdir', '-p', 'bin-test/old'], { env })).code, 0);
+    assert.equal((await put('bin-test/draft.txt', 'draft\n')).status, 200);
+    assert.equal((await put('bin-test/old/notes.txt', 'notes\n')).status, 200);
+
+    const removed = await runLading(['rm', 'bin-test/draft.txt', '--reason', 'superseded'], { env });
+    assert.equal(removed.code, 0, removed.stderr);
+    assert.match(removed.stdout, /^trashed \/lading\/home\/alice\/bin-test\/draft\.txt \(id [0-9a-f-]{36}; lading trash restore [0-9a-f-]{36}\)\n$/);
+    assert.equal(oneLineError(await runLading(['rm', 'bin-test/old'], { env }), 2, /is a collection: trash it with -r/), null);
+    assert.equal((await runLading(['rm', '-r', 'bin-test/old'], { env })).code, 0);
+    assert.equal(await ls('bin-test'), '');
+    assert.equal(oneLineError(await runLading(['rm', 'bin-test/draft.txt'], { env }), 4, /lading: /), null);
+
+    const listed = await runLading(['trash', 'ls'], { env });
+    assert.equal(listed.code, 0, listed.stderr);
+    const lines = listed.stdout.trimEnd().split('\n');
+    assert.equal(lines.length, 2, listed.stdout);
+    assert.match(lines[0]!, /^[0-9a-f-]{36}\tcollection\t\d{4}-\d\d-\d\d \d\d:\d\d\t\d{4}-\d\d-\d\d \d\d:\d\d\t\/lading\/home\/alice\/bin-test\/old$/);
+    assert.match(lines[1]!, /\tobject\t.*\t\/lading\/home\/alice\/bin-test\/draft\.txt$/);
+
+    // Restored by its old path; by id under another name when the path is taken.
+    assert.equal((await runLading(['trash', 'restore', 'bin-test/old'], { env })).stdout, 'restored /lading/home/alice/bin-test/old\n');
+    assert.equal(await ls('bin-test/old'), 'notes.txt\n');
+    assert.equal((await put('bin-test/draft.txt', 'new\n')).status, 200);
+    const draftId = lines[1]!.split('\t')[0]!;
+    assert.equal(oneLineError(await runLading(['trash', 'restore', draftId], { env }), 5, /taken; restore it under another name/), null);
+    const renamed = await runLading(['trash', 'restore', draftId, '--as', 'draft-1.txt', '--json'], { env });
+    assert.equal(renamed.code, 0, renamed.stderr);
+    assert.equal(JSON.parse(renamed.stdout).path, '/lading/home/alice/bin-test/draft-1.txt');
+    assert.equal(await ls('bin-test'), 'draft-1.txt\ndraft.txt\nold/\n');
+
+    assert.equal((await runLading(['rm', 'bin-test/draft.txt'], { env })).code, 0);
+    assert.equal((await runLading(['trash', 'empty'], { env })).stdout, 'purged 1 entry\n');
+    assert.equal((await runLading(['trash', 'ls'], { env })).stdout, '');
+  });
+
+  it('takedown (administration) removes an object\'s bytes at once and records who and why', async () => {
+    const { token } = (await readConfig()).servers.local!;
+    const url = `${server.url}/api/registered/lading/home/alice/leak.txt`;
+    assert.equal((await fetch(url, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' }, body: 'secret' })).status, 200);
+    const res = await runLading(['takedown', '/lading/home/alice/leak.txt', '--reason', 'privacy request', '--by', 'root', '--data', join(dir, 'data')]);
+    assert.equal(res.code, 0, res.stderr);
+    assert.match(res.stdout, /^taken down: \/lading\/home\/alice\/leak\.txt \(dataobject, id ([0-9a-f-]{36})(, PID [^)]+)?\) by root: privacy request\n$/);
+    const id = /id ([0-9a-f-]{36})/.exec(res.stdout)![1]!;
+    assert.equal((await fetch(url, { headers: { authorization: `Bearer ${token}` } })).status, 404);
+    const entry = await fetch(`${server.url}/api/trash/${id}`, { headers: { authorization: `Bearer ${token}` } });
+    const data = ((await entry.json()) as { Response: { data: { state: string; removed_by: string; removal_reason: string } } }).Response.data;
+    assert.deepEqual([data.state, data.removed_by, data.removal_reason], ['taken_down', 'root', 'privacy request']);
+    const refused = await runLading(['takedown', '/lading/home/alice/leak.txt', '--reason', 'again', '--data', join(dir, 'data')]);
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /^lading: [^\n]+\n$/);
   });
 
   it('share create, list and revoke: the link downloads until revoked', async () => {

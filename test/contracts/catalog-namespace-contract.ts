@@ -313,5 +313,96 @@ export const namespaceContract: ContractSuite = ({ name, create }) => {
       assert.deepEqual(rest.map((e) => e.path), ['/a_b/s/2', '/a_b/s/3']);
       assert.equal((await c.listDescendants(p('/'), 100)).length, 7);
     });
+
+    it('trashes an entity with everything below it: its path is free, no read finds it, and access lists, metadata and PID stay', async () => {
+      await c.createCollection({ path: p('/z'), owner: 'alice', now: t0 });
+      await c.createCollection({ path: p('/z/proj'), owner: 'alice', now: t0 });
+      const inner = (await obj('/z/proj/f', 'blob-trash-1')).object;
+      await obj('/z/projX', 'blob-trash-2');
+      await c.setAccess(p('/z/proj'), 'bob', 'read');
+      await c.addMeta(p('/z/proj/f'), { attribute: 'PID', value: '21.T1/f', unit: '' });
+      const events: { type: string; path: string }[] = [];
+      const jobs = (e: { type: string; path: string }) => {
+        events.push({ type: e.type, path: e.path });
+        return [{ kind: 'pid', payload: JSON.stringify(e) }];
+      };
+      const entry = await c.trash({ path: p('/z/proj'), actor: 'alice', reason: 'old', now: t1, jobs });
+      assert.equal(entry.state, 'trashed');
+      assert.equal(entry.path, '/z/proj');
+      assert.equal(entry.kind, 'collection');
+      assert.equal(entry.trashedBy, 'alice');
+      assert.equal(entry.reason, 'old');
+      assert.equal(entry.trashedAt.getTime(), t1.getTime());
+      assert.equal(entry.removedAt, null);
+      assert.deepEqual(events, [{ type: 'entity.trashed', path: '/z/proj' }]);
+      assert.equal(await c.getEntity(p('/z/proj')), null);
+      assert.equal(await c.getEntity(p('/z/proj/f')), null);
+      assert.deepEqual((await c.listChildren(p('/z'))).map((e) => e.name), ['projX'], 'a sibling sharing the prefix stays');
+      assert.deepEqual((await c.listDescendants(p('/'), 100)).map((e) => e.path), ['/z', '/z/projX']);
+      assert.equal(await c.getEntityById(inner.id), null, 'not found by id either');
+      assert.deepEqual(await c.listEntitiesHeldBy({ principals: ['bob'], except: p('/nowhere'), from: null, limit: 10 }), []);
+      assert.equal(await c.accessLevel(p('/z/proj/f'), ['bob']), null);
+      const withdrawn = await c.withdrawnEntity(inner.id);
+      assert.equal(withdrawn?.entity.pid, '21.T1/f', 'metadata kept');
+      assert.equal(withdrawn?.entity.name, 'f');
+      assert.equal(withdrawn?.entry.id, entry.id, 'the entry of the collection above');
+      assert.equal(await c.withdrawnEntity(entry.id).then((w) => w?.entity.name), 'proj');
+      await rejectsWith(c.trash({ path: p('/z/proj'), actor: 'alice', reason: null, now: t1 }), 'NOT_FOUND');
+
+      // The path is free; a restore never replaces what took it.
+      await c.createCollection({ path: p('/z/proj'), owner: 'carol', now: t1 });
+      await rejectsWith(c.restore({ id: entry.id, to: p('/z/proj'), now: t1 }), 'CONFLICT');
+      await rejectsWith(c.restore({ id: entry.id, to: p('/z/missing/proj'), now: t1 }), 'NOT_FOUND');
+      await rejectsWith(c.restore({ id: 'no-such-entry', to: p('/z/other'), now: t1 }), 'NOT_FOUND');
+      const back = await c.restore({ id: entry.id, to: p('/z/proj-1'), now: t1, jobs });
+      assert.equal(back.path, '/z/proj-1');
+      assert.equal(back.name, 'proj-1');
+      assert.equal(back.id, entry.id);
+      assert.equal((await c.getEntity(p('/z/proj-1/f')))?.pid, '21.T1/f');
+      assert.equal(await c.accessLevel(p('/z/proj-1/f'), ['bob']), 'read', 'the access list came back');
+      assert.equal((await c.getEntityById(inner.id))?.path, '/z/proj-1/f');
+      assert.equal(await c.getTrashEntry(entry.id), null, 'the entry is gone');
+      assert.equal(await c.withdrawnEntity(inner.id), null);
+      assert.deepEqual(events.at(-1), { type: 'entity.restored', path: '/z/proj-1' });
+    });
+
+    it('lists the trash newest first per user, and removes the bytes of entries once, tracking their blobs', async () => {
+      await c.createCollection({ path: p('/z'), owner: 'alice', now: t0 });
+      await obj('/z/a', 'blob-a');
+      await obj('/z/b', 'blob-b');
+      await c.createCollection({ path: p('/z/c'), owner: 'alice', now: t0 });
+      await obj('/z/c/d', 'blob-d');
+      const later = new Date(t1.getTime() + 1000);
+      const a = await c.trash({ path: p('/z/a'), actor: 'alice', reason: null, now: t0 });
+      const b = await c.trash({ path: p('/z/b'), actor: 'bob', reason: null, now: t1 });
+      const cc = await c.trash({ path: p('/z/c'), actor: 'alice', reason: null, now: later });
+      assert.deepEqual((await c.listTrash({ user: 'alice', limit: 10 })).map((e) => e.id), [cc.id, b.id, a.id], 'trashed by alice or owned by her');
+      assert.deepEqual((await c.listTrash({ user: 'bob', limit: 10 })).map((e) => e.id), [b.id]);
+      assert.deepEqual((await c.listTrash({ user: 'alice', limit: 1, before: { at: later, id: cc.id } })).map((e) => e.id), [b.id]);
+
+      const events: string[] = [];
+      const jobs = (e: { type: string; path: string }) => {
+        events.push(`${e.type} ${e.path}`);
+        return [];
+      };
+      const expired = await c.removeTrashed({ trashedBefore: later, limit: 10, state: 'purged', by: 'lading', reason: 'retention', now: later, jobs });
+      assert.deepEqual(expired.entries.map((e) => e.id).sort(), [a.id, b.id].sort());
+      assert.deepEqual(expired.blobs.sort(), ['blob-a', 'blob-b']);
+      assert.deepEqual(events.sort(), ['entity.purged /z/a', 'entity.purged /z/b']);
+      assert.deepEqual((await c.trackedBlobs(new Date(later.getTime() + 1))).map((t) => t.blob).sort(), ['blob-a', 'blob-b'], 'tracked for the sweeper');
+      const purged = (await c.getTrashEntry(a.id))!;
+      assert.equal(purged.state, 'purged');
+      assert.equal(purged.removedBy, 'lading');
+      assert.equal(purged.removalReason, 'retention');
+      assert.equal(purged.removedAt?.getTime(), later.getTime());
+      assert.deepEqual((await c.listTrash({ user: 'alice', limit: 10 })).map((e) => e.id), [cc.id], 'removed entries leave the trash');
+      const again = await c.removeTrashed({ ids: [a.id, cc.id], limit: 10, state: 'taken_down', by: 'root', reason: 'court order', now: later });
+      assert.deepEqual(again.entries.map((e) => e.id), [cc.id], 'an entry is removed once');
+      assert.deepEqual(again.blobs, ['blob-d'], 'the blobs below a collection');
+      assert.equal((await c.getTrashEntry(cc.id))?.state, 'taken_down');
+      assert.equal((await c.getTrashEntry(a.id))?.state, 'purged', 'not taken over by a later removal');
+      await rejectsWith(c.restore({ id: a.id, to: p('/z/a'), now: later }), 'CONFLICT');
+      assert.equal((await c.withdrawnEntity((await c.getTrashEntry(cc.id))!.id))?.entry.removalReason, 'court order');
+    });
   });
 };

@@ -3,7 +3,8 @@
  * playwright-core): it shows the object's fields, the copy button puts the PID on the
  * clipboard, the download button downloads the published object, the page asks the server
  * for nothing but itself and breaks no rule of its Content-Security-Policy, and axe-core finds
- * no serious or critical accessibility violation. Screenshots at desktop and phone width go to
+ * no serious or critical accessibility violation; a withdrawn object's PID shows its tombstone
+ * (when, by whom, why; no download) under the same checks. Screenshots at desktop and phone width go to
  * $LADING_SCREENSHOT_DIR (default test-artifacts/pid-landing). Skips locally without Chromium;
  * never in CI.
  */
@@ -115,5 +116,30 @@ describe('the PID landing page in Chromium', { skip }, () => {
     assert.equal(await page.getByRole('heading', { level: 1 }).innerText(), 'PID not found');
     await page.screenshot({ path: join(SHOTS, 'phone-not-found.png'), fullPage: true });
     await context.close();
+  });
+
+  it('shows a withdrawn object\'s tombstone: withdrawn when, by whom and why, with no download, and passes axe-core', { timeout: 60_000 }, async (t) => {
+    const trashed = await fetch(`${s.url}/api/trash`, {
+      method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ path: '/tz/home/mira/unpublished.csv', reason: 'Calibration error in the CTD sensor; superseded by cast 2026-12.' }),
+    });
+    assert.equal(trashed.status, 200);
+    const url = `${s.url}/api/pids/${privatePid}`;
+    for (const viewport of [{ width: 1280, height: 800, name: 'tombstone.png' }, { width: 375, height: 740, name: 'phone-tombstone.png' }]) {
+      const { context, page, requests, complaints, response } = await open(url, viewport);
+      assert.equal(response?.status(), 200);
+      assert.match(await page.title(), /Withdrawn: unpublished\.csv/);
+      const main = await page.locator('main').innerText();
+      for (const text of ['Withdrawn data object', 'withdrawn by its owner', 'Calibration error in the CTD sensor', 'mira', privatePid]) assert.ok(main.includes(text), `the tombstone shows ${text}`);
+      assert.equal(await page.getByRole('link', { name: /Download/ }).count(), 0);
+      assert.ok(await page.evaluate('document.documentElement.scrollWidth <= document.documentElement.clientWidth'), `no horizontal scrolling at ${viewport.width} px`);
+      assert.deepEqual(requests, [url]);
+      assert.deepEqual(complaints, []);
+      const violations = await seriousViolations(page);
+      assert.deepEqual(violations.map((v) => `${v.id}: ${v.help}`), []);
+      await page.screenshot({ path: join(SHOTS, viewport.name), fullPage: true });
+      t.diagnostic(`screenshot: ${join(SHOTS, viewport.name)}`);
+      await context.close();
+    }
   });
 });

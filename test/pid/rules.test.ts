@@ -7,12 +7,15 @@ import { parsePath } from '../../src/core/path.ts';
 describe('rules', () => {
   it('parses the example rules file', async () => {
     const rules = parseRules(await readFile(new URL('../../examples/rules.txt', import.meta.url), 'utf8'));
-    assert.equal(rules.rules.length, 6);
+    assert.equal(rules.rules.length, 10);
     assert.deepEqual(rules.actionsFor({ type: 'entity.published', path: parsePath('/lading/home/alice/a') }), ['pid.update']);
     assert.deepEqual(rules.actionsFor({ type: 'entity.unpublished', path: parsePath('/lading/home/alice/a/b.csv') }), ['pid.update']);
     assert.deepEqual(rules.actionsFor({ type: 'object.created', path: parsePath('/lading/home/alice/a/b.csv') }), ['pid.register']);
     assert.deepEqual(rules.actionsFor({ type: 'object.created', path: parsePath('/other/home/alice/b.csv') }), []);
     assert.deepEqual(rules.actionsFor({ type: 'collection.created', path: parsePath('/lading/home/alice/a') }), []);
+    for (const type of ['entity.trashed', 'entity.restored', 'entity.purged', 'entity.taken_down'] as const) {
+      assert.deepEqual(rules.actionsFor({ type, path: parsePath('/lading/home/alice/a/b.csv') }), ['pid.update'], `${type} updates the record`);
+    }
   });
 
   it('matches * within one segment and ** across any number of them', () => {

@@ -3,11 +3,11 @@
  * row means the same in SQLite and in PostgreSQL. Pure functions; no driver is imported here.
  */
 import { LadingError } from '../../core/errors.ts';
-import type { Path } from '../../core/path.ts';
+import { type Path, TRASH_PREFIX } from '../../core/path.ts';
 import type { OidcRecord, TrackedBlob, UploadRecord } from '../../core/ports.ts';
 import {
   ACCESS_LEVELS, type AccessLevel, type Entity, type JobRecord, type JobState, type PrincipalKind,
-  type PublicationEvent, type SessionRecord, type ShareKind, type ShareRecord, type UserRecord,
+  type PublicationEvent, type SessionRecord, type ShareKind, type ShareRecord, type TrashEntry, type UserRecord, type WithdrawnState,
 } from '../../core/types.ts';
 
 export type Row = Record<string, unknown>;
@@ -28,6 +28,38 @@ export function toEntity(row: Row): Entity {
   };
   if (row.kind === 'collection') return { ...base, kind: 'collection' };
   return { ...base, kind: 'dataobject', size: Number(row.size), checksum: row.checksum as string, blob: row.blob as string };
+}
+
+/**
+ * The columns of a trash entry with its entity's (joined as `e`); `S` is the schema prefix.
+ * Both drivers select these, so `toTrashEntry` reads one shape.
+ */
+export const trashEntryColumns = (S: string): string => `t.entity_uid, t.path AS trashed_path, t.state, t.trashed_at, t.trashed_by, t.reason,
+  t.removed_at, t.removed_by, t.removal_reason, e.kind, e.name, e.owner,
+  (SELECT value FROM ${S}avus v WHERE v.entity_id = e.id AND v.attribute = 'PID' ORDER BY v.value LIMIT 1) AS pid`;
+
+export function toTrashEntry(row: Row): TrashEntry {
+  const at = (v: unknown) => (v === null || v === undefined ? null : new Date(Number(v)));
+  return {
+    id: row.entity_uid as string,
+    kind: row.kind === 'collection' ? 'collection' : 'dataobject',
+    path: row.trashed_path as Path,
+    name: row.name as string,
+    owner: row.owner as string,
+    pid: (row.pid as string | null) ?? null,
+    state: row.state as WithdrawnState,
+    trashedAt: new Date(Number(row.trashed_at)),
+    trashedBy: row.trashed_by as string,
+    reason: (row.reason as string | null) ?? null,
+    removedAt: at(row.removed_at),
+    removedBy: (row.removed_by as string | null) ?? null,
+    removalReason: (row.removal_reason as string | null) ?? null,
+  };
+}
+
+/** The stable id of the trashed entity whose hidden subtree holds the stored path `path`. */
+export function trashRootOf(path: string): string {
+  return path.slice(TRASH_PREFIX.length).split('/')[0]!;
 }
 
 export function toUser(row: Row): UserRecord {

@@ -251,4 +251,25 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: (S: string) =
         ADD COLUMN bytes_used BIGINT NOT NULL DEFAULT 0 CHECK (bytes_used >= 0);
     `,
   },
+  {
+    // Trash: the record of an entity taken out of the namespace (its rows move to the hidden
+    // path `trash:<uid>`, keeping access lists, metadata and PIDs), and of the removal of its
+    // bytes (purged after the retention, or taken down by an admin): a PID's tombstone shows it.
+    version: 13,
+    sql: (S) => `
+      CREATE TABLE ${S}trash_entries (
+        entity_uid TEXT PRIMARY KEY,
+        path TEXT COLLATE "C" NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('trashed', 'purged', 'taken_down')),
+        trashed_at BIGINT NOT NULL,
+        trashed_by TEXT NOT NULL,
+        reason TEXT,
+        removed_at BIGINT,
+        removed_by TEXT,
+        removal_reason TEXT
+      );
+      CREATE INDEX trash_entries_by_state ON ${S}trash_entries (state, trashed_at);
+      CREATE INDEX trash_entries_by_time ON ${S}trash_entries (trashed_at, entity_uid);
+    `,
+  },
 ];

@@ -8,12 +8,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { LadingError } from '../../../core/errors.ts';
-import { type Path, baseName, lineage, parentOf } from '../../../core/path.ts';
+import { type Path, TRASH_PREFIX, baseName, lineage, parentOf, trashedPathOf } from '../../../core/path.ts';
 import type { NamespaceStore } from '../../../core/ports.ts';
 import {
   ACCESS_RANK, type AccessEntry, type Avu, type BackendEvent, type Collection, type DataObject, type Entity, type JobsFor,
 } from '../../../core/types.ts';
-import { abandonedBlob, levelOf, toEntity, uploadNotHeld } from '../rows.ts';
+import { abandonedBlob, levelOf, toEntity, toTrashEntry, trashEntryColumns, trashRootOf, uploadNotHeld } from '../rows.ts';
 import { trackBlobRow, untrackBlobRow } from './blobs.ts';
 import { type PgClientLike, type PgQueryable, type PostgresConnection, all, one } from './connection.ts';
 import { insertJobs } from './jobs.ts';
@@ -46,6 +46,23 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
     const row = rows.find((r) => r.path === parent);
     if (!row) throw new LadingError('NOT_FOUND', `The collection '${parent}' does not exist.`);
     if (row.kind !== 'collection') throw new LadingError('NOT_A_COLLECTION', `'${parent}' is a data object, not a collection.`);
+  };
+
+  const TRASH_ENTRY = `SELECT ${trashEntryColumns(S)} FROM ${S}trash_entries t JOIN ${S}entities e ON e.uid = t.entity_uid`;
+  const entryOf = async (c: PgQueryable, id: string) => {
+    const row = await one(c, `${TRASH_ENTRY} WHERE t.entity_uid = $1`, [id]);
+    return row ? toTrashEntry(row) : null;
+  };
+  /** The rows at `from` and below it, by the byte-order range of `rename`. */
+  const SUBTREE = (p: string) => `(path = ${p}::text OR (path >= ${p}::text || '/' AND path < ${p}::text || '0'))`;
+  /** Moves the rows at `from` and below it to `to`, locked first; the top row takes `parent` and `name`. */
+  const moveSubtree = async (c: PgClientLike, from: string, to: string, parent: string, name: string): Promise<void> => {
+    await c.query(`SELECT id FROM ${S}entities WHERE ${SUBTREE('$1')} ORDER BY path FOR UPDATE`, [from]);
+    await c.query(`UPDATE ${S}entities SET
+        path = $1::text || substr(path, $2::int + 1),
+        parent = CASE WHEN path = $3::text THEN $4::text ELSE $1::text || substr(parent, $2::int + 1) END,
+        name = CASE WHEN path = $3::text THEN $5::text ELSE name END
+      WHERE ${SUBTREE('$3')}`, [to, [...from].length, from, parent, name]);
   };
 
   /** `move` inside the transaction of `c`. */
@@ -170,7 +187,85 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
 
     async getEntityById(id) {
       const row = await one(pool, `${ENTITY} WHERE e.uid = $1`, [id]);
-      return row ? toEntity(row) : null;
+      return row && !(row.path as string).startsWith(TRASH_PREFIX) ? toEntity(row) : null;
+    },
+
+    async trash({ path, actor, reason, now, jobs }) {
+      return tx(async (c) => {
+        const row = await one(c, `SELECT uid, name FROM ${S}entities WHERE path = $1 FOR UPDATE`, [path]);
+        if (!row) throw new LadingError('NOT_FOUND', `'${path}' does not exist.`);
+        const id = row.uid as string;
+        await moveSubtree(c, path, trashedPathOf(id), TRASH_PREFIX, row.name as string);
+        await c.query(`INSERT INTO ${S}trash_entries (entity_uid, path, state, trashed_at, trashed_by, reason) VALUES ($1, $2, 'trashed', $3, $4, $5)`,
+          [id, path, now.getTime(), actor, reason]);
+        await insertJobs(db, c, jobs?.({ type: 'entity.trashed', entityId: id, path }) ?? [], now);
+        return (await entryOf(c, id))!;
+      });
+    },
+
+    async restore({ id, to, now, jobs }) {
+      return tx(async (c) => {
+        const locked = await one(c, `SELECT state FROM ${S}trash_entries WHERE entity_uid = $1 FOR UPDATE`, [id]);
+        const entry = locked ? await entryOf(c, id) : null;
+        if (!entry) throw new LadingError('NOT_FOUND', `Nothing with the id '${id}' is in the trash.`);
+        if (entry.state !== 'trashed') throw new LadingError('CONFLICT', `'${entry.path}' was ${entry.state === 'purged' ? 'purged' : 'taken down'}; its bytes are gone and it cannot be restored.`);
+        if (await entityAt(c, to)) throw new LadingError('CONFLICT', `'${to}' already exists.`);
+        await lockParent(c, to);
+        try {
+          await moveSubtree(c, trashedPathOf(id), to, parentOf(to), baseName(to));
+        } catch (err) {
+          // NOTE: a concurrent creation at `to` committed between the check and the move.
+          if ((err as { code?: string }).code === '23505') throw new LadingError('CONFLICT', `'${to}' already exists.`, { cause: err });
+          throw err;
+        }
+        await c.query(`DELETE FROM ${S}trash_entries WHERE entity_uid = $1`, [id]);
+        await insertJobs(db, c, jobs?.({ type: 'entity.restored', entityId: id, path: to }) ?? [], now);
+        return (await entityAt(c, to))!;
+      });
+    },
+
+    async getTrashEntry(id) {
+      return entryOf(pool, id);
+    },
+
+    async withdrawnEntity(id) {
+      const row = await one(pool, `${ENTITY} WHERE e.uid = $1`, [id]);
+      if (!row || !(row.path as string).startsWith(TRASH_PREFIX)) return null;
+      const entry = await entryOf(pool, trashRootOf(row.path as string));
+      return entry ? { entity: toEntity(row), entry } : null;
+    },
+
+    async listTrash({ user, limit, before }) {
+      const rows = before
+        ? await all(pool, `${TRASH_ENTRY} WHERE t.state = 'trashed' AND (t.trashed_by = $1 OR e.owner = $1) AND (t.trashed_at < $3 OR (t.trashed_at = $3 AND t.entity_uid < $4))
+            ORDER BY t.trashed_at DESC, t.entity_uid DESC LIMIT $2`, [user, limit, before.at.getTime(), before.id])
+        : await all(pool, `${TRASH_ENTRY} WHERE t.state = 'trashed' AND (t.trashed_by = $1 OR e.owner = $1) ORDER BY t.trashed_at DESC, t.entity_uid DESC LIMIT $2`, [user, limit]);
+      return rows.map(toTrashEntry);
+    },
+
+    async removeTrashed({ ids, trashedBefore, limit, state, by, reason, now, jobs }) {
+      return tx(async (c) => {
+        // NOTE: SKIP LOCKED: entries another node is removing now are its own to finish.
+        const claimed = ids
+          ? await all(c, `SELECT entity_uid, path FROM ${S}trash_entries WHERE entity_uid = ANY($1::text[]) AND state = 'trashed' ORDER BY entity_uid LIMIT $2 FOR UPDATE`, [[...ids], limit])
+          : await all(c, `SELECT entity_uid, path FROM ${S}trash_entries WHERE state = 'trashed' AND trashed_at < $1 ORDER BY trashed_at LIMIT $2 FOR UPDATE SKIP LOCKED`, [(trashedBefore ?? now).getTime(), limit]);
+        const blobs: string[] = [];
+        const entries = [];
+        for (const row of claimed) {
+          const id = row.entity_uid as string;
+          const held = await all(c, `SELECT blob FROM ${S}entities WHERE kind = 'dataobject' AND blob IS NOT NULL AND ${SUBTREE('$1')}`, [trashedPathOf(id)]);
+          for (const h of held) {
+            await trackBlobRow(db, c, h.blob as string, now);
+            blobs.push(h.blob as string);
+          }
+          await c.query(`UPDATE ${S}trash_entries SET state = $1, removed_at = $2, removed_by = $3, removal_reason = $4 WHERE entity_uid = $5`,
+            [state, now.getTime(), by, reason, id]);
+          const type = state === 'purged' ? 'entity.purged' : 'entity.taken_down';
+          await insertJobs(db, c, jobs?.({ type, entityId: id, path: row.path as Path }) ?? [], now);
+          entries.push((await entryOf(c, id))!);
+        }
+        return { entries, blobs };
+      });
     },
 
     async listDescendants(path, limit, afterPath) {
@@ -206,7 +301,7 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
       const after = from === null ? '' : `AND e.path ${from.inclusive ? '>=' : '>'} $6::text`;
       const rows = await all(pool, `${ENTITY}
         WHERE e.id IN (SELECT a.entity_id FROM ${S}acls a WHERE a.principal = ANY($1::text[]))
-          AND e.path <> $2::text AND NOT (e.path >= $3::text AND e.path < $4::text) ${after}
+          AND left(e.path, 1) = '/' AND e.path <> $2::text AND NOT (e.path >= $3::text AND e.path < $4::text) ${after}
         ORDER BY e.path LIMIT $5`, [[...principals], except, `${except}/`, `${except}0`, limit, ...(from === null ? [] : [from.path])]);
       return rows.map(toEntity);
     },

@@ -247,4 +247,25 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       ALTER TABLE shares ADD COLUMN bytes_used INTEGER NOT NULL DEFAULT 0 CHECK (bytes_used >= 0);
     `,
   },
+  {
+    // Trash: the record of an entity taken out of the namespace (its rows move to the hidden
+    // path `trash:<uid>`, keeping access lists, metadata and PIDs), and of the removal of its
+    // bytes (purged after the retention, or taken down by an admin): a PID's tombstone shows it.
+    version: 14,
+    sql: `
+      CREATE TABLE trash_entries (
+        entity_uid TEXT PRIMARY KEY,
+        path TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('trashed', 'purged', 'taken_down')),
+        trashed_at INTEGER NOT NULL,
+        trashed_by TEXT NOT NULL,
+        reason TEXT,
+        removed_at INTEGER,
+        removed_by TEXT,
+        removal_reason TEXT
+      );
+      CREATE INDEX trash_entries_by_state ON trash_entries (state, trashed_at);
+      CREATE INDEX trash_entries_by_time ON trash_entries (trashed_at, entity_uid);
+    `,
+  },
 ];

@@ -5,12 +5,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { LadingError } from '../../../core/errors.ts';
-import { type Path, baseName, lineage, parentOf } from '../../../core/path.ts';
+import { type Path, TRASH_PREFIX, baseName, lineage, parentOf, trashedPathOf } from '../../../core/path.ts';
 import type { NamespaceStore } from '../../../core/ports.ts';
 import {
   ACCESS_RANK, type AccessEntry, type Avu, type BackendEvent, type Collection, type DataObject, type Entity, type JobsFor,
 } from '../../../core/types.ts';
-import { abandonedBlob, levelOf, toEntity, uploadNotHeld } from '../rows.ts';
+import { abandonedBlob, levelOf, toEntity, toTrashEntry, trashEntryColumns, trashRootOf, uploadNotHeld } from '../rows.ts';
 import { trackBlobRow, untrackBlobRow } from './blobs.ts';
 import type { ChangeAt, Row, SqliteConnection } from './connection.ts';
 import { type KeptBytes, storeKeptBytes } from './inline.ts';
@@ -46,6 +46,25 @@ export function createSqliteNamespace(db: SqliteConnection, kept: KeptBytes = ne
     const parent = entityAt(parentOf(path));
     if (!parent) throw new LadingError('NOT_FOUND', `The collection '${parentOf(path)}' does not exist.`);
     if (parent.kind !== 'collection') throw new LadingError('NOT_A_COLLECTION', `'${parent.path}' is a data object, not a collection.`);
+  };
+
+  const TRASH_ENTRY = `SELECT ${trashEntryColumns('')} FROM trash_entries t JOIN entities e ON e.uid = t.entity_uid`;
+  const entryOf = (id: string) => {
+    const row = q(`${TRASH_ENTRY} WHERE t.entity_uid = ?`).get(id) as Row | undefined;
+    return row ? toTrashEntry(row) : null;
+  };
+  /**
+   * Moves the rows at `from` and below it to `to`; the top row takes `parent` and `name`.
+   * NOTE: SQLite's substr counts characters, as `[...s].length` does.
+   */
+  const moveSubtree = (from: string, to: string, parent: string, name: string): void => {
+    const len = [...from].length;
+    q(`UPDATE entities SET
+          path = ? || substr(path, ? + 1),
+          parent = CASE WHEN path = ? THEN ? ELSE ? || substr(parent, ? + 1) END,
+          name = CASE WHEN path = ? THEN ? ELSE name END
+        WHERE path = ? OR substr(path, 1, ? + 1) = ? || '/'`)
+      .run(to, len, from, parent, to, len, from, name, from, len, from);
   };
 
   /** `move` inside the caller's transaction. */
@@ -160,7 +179,75 @@ export function createSqliteNamespace(db: SqliteConnection, kept: KeptBytes = ne
 
     async getEntityById(id) {
       const row = q(`SELECT ${ENTITY_COLUMNS} FROM entities e WHERE e.uid = ?`).get(id) as Row | undefined;
-      return row ? toEntity(row) : null;
+      return row && !(row.path as string).startsWith(TRASH_PREFIX) ? toEntity(row) : null;
+    },
+
+    async trash({ path, actor, reason, now, jobs }) {
+      return tx(() => {
+        const entity = entityAt(path);
+        if (!entity) throw new LadingError('NOT_FOUND', `'${path}' does not exist.`);
+        moveSubtree(path, trashedPathOf(entity.id), TRASH_PREFIX, entity.name);
+        q(`INSERT INTO trash_entries (entity_uid, path, state, trashed_at, trashed_by, reason) VALUES (?, ?, 'trashed', ?, ?, ?)`)
+          .run(entity.id, path, now.getTime(), actor, reason);
+        insertJobs(db, jobs?.({ type: 'entity.trashed', entityId: entity.id, path }) ?? [], now);
+        return entryOf(entity.id)!;
+      });
+    },
+
+    async restore({ id, to, now, jobs }) {
+      return tx(() => {
+        const entry = entryOf(id);
+        if (!entry) throw new LadingError('NOT_FOUND', `Nothing with the id '${id}' is in the trash.`);
+        if (entry.state !== 'trashed') throw new LadingError('CONFLICT', `'${entry.path}' was ${entry.state === 'purged' ? 'purged' : 'taken down'}; its bytes are gone and it cannot be restored.`);
+        if (entityAt(to)) throw new LadingError('CONFLICT', `'${to}' already exists.`);
+        parentMustBeCollection(to);
+        moveSubtree(trashedPathOf(id), to, parentOf(to), baseName(to));
+        q('DELETE FROM trash_entries WHERE entity_uid = ?').run(id);
+        insertJobs(db, jobs?.({ type: 'entity.restored', entityId: id, path: to }) ?? [], now);
+        return entityAt(to)!;
+      });
+    },
+
+    async getTrashEntry(id) {
+      return entryOf(id);
+    },
+
+    async withdrawnEntity(id) {
+      const row = q(`SELECT ${ENTITY_COLUMNS} FROM entities e WHERE e.uid = ?`).get(id) as Row | undefined;
+      if (!row || !(row.path as string).startsWith(TRASH_PREFIX)) return null;
+      const entry = entryOf(trashRootOf(row.path as string));
+      return entry ? { entity: toEntity(row), entry } : null;
+    },
+
+    async listTrash({ user, limit, before }) {
+      const page = before ? 'AND (t.trashed_at < ? OR (t.trashed_at = ? AND t.entity_uid < ?))' : '';
+      const rows = q(`${TRASH_ENTRY} WHERE t.state = 'trashed' AND (t.trashed_by = ? OR e.owner = ?) ${page}
+        ORDER BY t.trashed_at DESC, t.entity_uid DESC LIMIT ?`)
+        .all(user, user, ...(before ? [before.at.getTime(), before.at.getTime(), before.id] : []), limit) as Row[];
+      return rows.map(toTrashEntry);
+    },
+
+    async removeTrashed({ ids, trashedBefore, limit, state, by, reason, now, jobs }) {
+      return tx(() => {
+        const rows = (ids
+          ? ids.slice(0, limit).map((id) => q(`${TRASH_ENTRY} WHERE t.entity_uid = ? AND t.state = 'trashed'`).get(id) as Row | undefined).filter((r) => r !== undefined)
+          : q(`${TRASH_ENTRY} WHERE t.state = 'trashed' AND t.trashed_at < ? ORDER BY t.trashed_at LIMIT ?`).all((trashedBefore ?? now).getTime(), limit) as Row[]);
+        const blobs: string[] = [];
+        for (const row of rows) {
+          const top = trashedPathOf(row.entity_uid as string);
+          const held = q(`SELECT blob FROM entities WHERE kind = 'dataobject' AND blob IS NOT NULL AND (path = ? OR substr(path, 1, ? + 1) = ? || '/')`)
+            .all(top, [...top].length, top) as Row[];
+          for (const h of held) {
+            trackBlobRow(db, h.blob as string, now);
+            blobs.push(h.blob as string);
+          }
+          q('UPDATE trash_entries SET state = ?, removed_at = ?, removed_by = ?, removal_reason = ? WHERE entity_uid = ?')
+            .run(state, now.getTime(), by, reason, row.entity_uid as string);
+          const type = state === 'purged' ? 'entity.purged' : 'entity.taken_down';
+          insertJobs(db, jobs?.({ type, entityId: row.entity_uid as string, path: row.trashed_path as Path }) ?? [], now);
+        }
+        return { entries: rows.map((r) => entryOf(r.entity_uid as string)!), blobs };
+      });
     },
 
     async listDescendants(path, limit, afterPath) {
@@ -192,7 +279,7 @@ export function createSqliteNamespace(db: SqliteConnection, kept: KeptBytes = ne
       const after = from === null ? '' : `AND e.path ${from.inclusive ? '>=' : '>'} ?`;
       const rows = q(`SELECT ${ENTITY_COLUMNS} FROM entities e
         WHERE e.id IN (SELECT a.entity_id FROM acls a WHERE a.principal IN (${principals.map(() => '?').join(',')}))
-          AND e.path <> ? AND NOT (e.path >= ? AND e.path < ?) ${after}
+          AND substr(e.path, 1, 1) = '/' AND e.path <> ? AND NOT (e.path >= ? AND e.path < ?) ${after}
         ORDER BY e.path LIMIT ?`)
         .all(...principals, except, `${except}/`, `${except}0`, ...(from === null ? [] : [from.path]), limit) as Row[];
       return rows.map(toEntity);
