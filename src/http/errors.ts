@@ -32,7 +32,7 @@ export const STATUS_BY_CODE = {
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed', advice: 'See the Allow header.' },
   REQUEST_TIMEOUT: { status: 408, title: 'Request timeout', advice: 'The request body stalled; upload it again.' },
   CONFLICT: { status: 409, title: 'Conflict', advice: 'Choose another name, or add force=true to overwrite; for an access list, a publication or a resumable upload, do first what the message says.' },
-  GONE: { status: 410, title: 'Gone', advice: 'The link expired or was used up; ask its owner for a new one.' },
+  GONE: { status: 410, title: 'Gone', advice: 'The link expired or was used up (ask its owner for a new one), or the data were withdrawn (the PID\'s landing page says when and why).' },
   PRECONDITION_FAILED: { status: 412, title: 'Precondition failed', advice: 'The object changed; fetch it again.' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large', advice: 'The body exceeds the configured limit.' },
   URI_TOO_LONG: { status: 414, title: 'URI too long', advice: 'Shorten the path segment or the query.' },
