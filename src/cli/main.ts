@@ -198,9 +198,12 @@ function program(): Command {
   common(cli.command('takedown <target>').description('(administration) remove the bytes of a data object or collection at once (a legal or privacy request): target is its path, or its trash entry\'s id; its PID keeps resolving to a tombstone that records who and why'))
     .requiredOption('--reason <text>', 'why (shown on the tombstone and in the audit log)')
     .option('--by <name>', 'who asks, recorded on the tombstone (default: operator)')
-    .action(async (target: string, opts: CliOptions & { reason: string; by?: string }) => withAdmin(opts, async ({ takedown }) => {
+    .action(async (target: string, opts: CliOptions & { reason: string; by?: string }) => withAdmin(opts, async ({ takedown, pidRules }) => {
       const entry = await takedown(target, opts.reason, opts.by);
       process.stdout.write(`taken down: ${entry.path} (${entry.kind}, id ${entry.id}${entry.pid ? `, PID ${entry.pid}` : ''}) by ${entry.removedBy}: ${entry.removalReason}\n`);
+      // NOTE: the bytes are gone either way (a legal request cannot wait); the tombstone record
+      // needs the rules the server runs with, which an operator's shell may lack.
+      if (entry.pid && !pidRules) process.stderr.write(`lading: warning: this command ran without PID rules (pid.rules), so the record of ${entry.pid} still points at the data: give admin commands the server's configuration (--config, or the same LADING_ variables), so that a takedown points the record at its tombstone.\n`);
     }));
 
   common(cli.command('ca').description('the embedded certificate authority').command('export <dir>').description('write the CA certificate as <hash>.0 and <hash>.signing_policy (grid-security layout)'))

@@ -27,6 +27,11 @@ export interface AdminConsole {
    * its tombstone records `by` and `reason` (see `Trash.takedown`).
    */
   takedown(target: string, reason: string, by?: string): Promise<TrashEntry>;
+  /**
+   * Whether this command runs with PID rules (`pid.rules`): without them a takedown enqueues no
+   * job, and the PID record of what it took down keeps pointing at the data.
+   */
+  pidRules: boolean;
   close(): Promise<void>;
 }
 
@@ -54,6 +59,7 @@ export async function openAdmin(config: Config, options: { create?: boolean } = 
       return exportGridSecurity(ca, dir);
     },
     takedown: (target, reason, by) => deps.trash.takedownByOperator(target, reason, by),
+    pidRules: deps.rules.rules.length > 0,
     // NOTE: the jobs a takedown enqueues (its PID's tombstone record) are run by a server's
     // job worker, which looks for jobs enqueued elsewhere when idle.
     close: () => deps.close(),
