@@ -257,6 +257,12 @@ function code(err: unknown): string | undefined {
   return (err as NodeJS.ErrnoException | undefined)?.code;
 }
 
+/** Whether `err` says the file system has no room left (no space, or the quota is used up). */
+function isNoSpace(err: unknown): boolean {
+  const c = code(err);
+  return c === 'ENOSPC' || c === 'EDQUOT';
+}
+
 /**
  * Creates a file-system resource under `options.root`, creating its directories. Rejects (with
  * a plain `Error` naming the option) when `root` is missing or not a string, `fsync` is not a
@@ -331,10 +337,7 @@ export async function createFsResource(options: FsResourceOptions): Promise<Reso
       } catch (err) {
         await unlink(temp).catch(() => {});
         if (isLadingError(err)) throw err;
-        const c = code(err);
-        if (c === 'ENOSPC' || c === 'EDQUOT') {
-          throw new LadingError('STORAGE_FULL', 'The storage is full; nothing was stored.', { cause: err });
-        }
+        if (isNoSpace(err)) throw new LadingError('STORAGE_FULL', 'The storage is full; nothing was stored.', { cause: err });
         throw err;
       }
     },
@@ -381,11 +384,10 @@ export async function createFsResource(options: FsResourceOptions): Promise<Reso
       } catch (err) {
         await unlink(temp).catch(() => {});
         if (isLadingError(err)) throw err;
-        const c = code(err);
-        if (c === 'ENOENT' && !(await stat(source).catch(() => null))) {
+        if (code(err) === 'ENOENT' && !(await stat(source).catch(() => null))) {
           throw new LadingError('NOT_FOUND', 'The content to copy is missing.', { cause: err });
         }
-        if (c === 'ENOSPC' || c === 'EDQUOT') throw new LadingError('STORAGE_FULL', 'The storage is full; nothing was stored.', { cause: err });
+        if (isNoSpace(err)) throw new LadingError('STORAGE_FULL', 'The storage is full; nothing was stored.', { cause: err });
         throw err;
       }
     },
@@ -437,8 +439,7 @@ function fsStaging(o: {
 }): StagedWrites {
   const appending = new Set<string>();
   const storageError = (err: unknown): unknown => {
-    const c = code(err);
-    if (c === 'ENOSPC' || c === 'EDQUOT') return new LadingError('STORAGE_FULL', 'The storage is full; the bytes past the last checkpoint were not kept.', { cause: err });
+    if (isNoSpace(err)) return new LadingError('STORAGE_FULL', 'The storage is full; the bytes past the last checkpoint were not kept.', { cause: err });
     return err;
   };
   const missing = (err: unknown): unknown =>
