@@ -16,6 +16,9 @@ import {
 import { type Login, cliClient, exchange, pollDeviceToken, revokeRefreshToken, startDeviceAuthorization } from './device.ts';
 import { readPassword } from '../cli/secret.ts';
 
+/** A trash entry's id (an entity's UUID), as `lading trash restore` tells it from a path. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** The options every client command accepts. */
 export interface ClientOptions {
   server?: string;
@@ -410,7 +413,9 @@ export function registerClientCommands(cli: Command): void {
     .option('--as <name>', 'restore beside its old path under this name')
     .action(async (which: string, opts: ClientOptions & { as?: string }) => runClient(() => withApi(opts, async (api) => {
       let id = which;
-      if (which.includes('/')) {
+      // NOTE: an entry's id is a UUID; anything else is the path it had (relative to the home
+      // like every path here), and the newest entry from that path is the one meant.
+      if (!UUID.test(which)) {
         const full = await absolute(api, which);
         const found = (await allTrash(api)).find((e) => e.path === full);
         if (!found) throw new ClientError(`nothing from '${full}' is in your trash`, EXIT.NOT_FOUND);

@@ -219,6 +219,11 @@ describe('lading client commands', () => {
     assert.equal(JSON.parse(renamed.stdout).path, '/lading/home/alice/bin-test/draft-1.txt');
     assert.equal(await ls('bin-test'), 'draft-1.txt\ndraft.txt\nold/\n');
 
+    // A name in the home, with no '/', is a path too, as for rm.
+    assert.equal((await put('loose.txt', 'x\n')).status, 200);
+    assert.equal((await runLading(['rm', 'loose.txt'], { env })).code, 0);
+    assert.equal((await runLading(['trash', 'restore', 'loose.txt'], { env })).stdout, 'restored /lading/home/alice/loose.txt\n');
+
     assert.equal((await runLading(['rm', 'bin-test/draft.txt'], { env })).code, 0);
     assert.equal((await runLading(['trash', 'empty'], { env })).stdout, 'purged 1 entry\n');
     assert.equal((await runLading(['trash', 'ls'], { env })).stdout, '');
