@@ -18,7 +18,7 @@
 import { Command, Option } from 'commander';
 import type { AdminConsole, CliOptions } from '../wiring/index.ts';
 import { OperatorError } from '../wiring/operator-error.ts';
-import { VERSION } from '../wiring/version.ts';
+import { versionLine } from '../wiring/version.ts';
 import { ACCESS_LEVELS } from '../core/types.ts';
 import { JOB_STATES } from '../core/admin.ts';
 import { LadingError } from '../core/errors.ts';
@@ -111,7 +111,7 @@ function plural(n: number, word: string): string {
 function program(): Command {
   const cli = new Command('lading')
     .description('Data-staging HTTP API: upload, download, list, create and rename data with persistent identifiers.')
-    .version(VERSION);
+    .version(versionLine());
 
   cli.commandsGroup('Client commands (against a server; log in first):');
   registerClientCommands(cli);
