@@ -15,7 +15,12 @@ import { ERROR_CODES } from '../src/core/errors.ts';
 import type { Path } from '../src/core/path.ts';
 import { startTestServer } from './helpers/server.ts';
 
-const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
+/**
+ * The documentation, in the order its curl session runs: the README's first session, then the
+ * API guide, then the researchers' guide (sharing, landing pages), then the operators' guide.
+ */
+export const DOCS = ['README.md', 'docs/api.md', 'docs/researchers.md', 'docs/operators.md'];
+const readme = (await Promise.all(DOCS.map((f) => readFile(new URL(`../${f}`, import.meta.url), 'utf8')))).join('\n');
 
 describe('README', () => {
   it('its curl session runs as shown against `lading serve`', async () => {

@@ -1,5 +1,5 @@
 /**
- * The exit codes of the client commands, as documented in README ("Client CLI"): scripts may
+ * The exit codes of the client commands, as documented in docs/researchers.md ("Client CLI"): scripts may
  * rely on them. Admin commands keep theirs (1 for a failure, 2 for a configuration mistake).
  */
 export const EXIT = {

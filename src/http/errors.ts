@@ -10,7 +10,7 @@ import { type Envelope, errorEnvelope } from './envelope.ts';
 export interface ErrorMapping {
   status: number;
   title: string;
-  /** What a client should do about it, for the README's error table. */
+  /** What a client should do about it, for the error table of docs/api.md. */
   advice: string;
 }
 

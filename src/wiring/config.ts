@@ -18,7 +18,7 @@ export class ConfigError extends OperatorError {
 }
 
 // Leaf constructors: each takes its default typed as the value, so a default of the wrong type
-// is a compile error, and carries the meaning the README's table shows.
+// is a compile error, and carries the meaning the configuration reference (docs/operators.md) shows.
 const text = (def: string, doc: string) => Type.String({ default: def, description: doc });
 const optionalText = (doc: string) => Type.Union([Type.String(), Type.Null()], { default: null, description: doc });
 const amount = (def: number, doc: string) => Type.Number({ minimum: 0, default: def, description: doc });
@@ -30,7 +30,7 @@ function choice<const T extends string>(values: readonly [T, ...T[]], def: NoInf
 /** The largest `resource.inline_max`: a body is held in memory up to that size while it is told apart. */
 const INLINE_MAX = 1024 * 1024;
 
-/** Every key with its type, default and meaning. Adding a key is one edit here (and its README row). */
+/** Every key with its type, default and meaning. Adding a key is one edit here (and its row in docs/operators.md). */
 export const CONFIG_SCHEMA = Type.Object({
   listen: text('127.0.0.1:8080', 'Address and port to listen on (host:port).'),
   data: text('./lading-data', 'Directory holding the catalog, the stored bytes and the keys.'),
@@ -109,7 +109,7 @@ export const CONFIG_SCHEMA = Type.Object({
     heartbeat: amount(10, 'Seconds between a node\'s heartbeats in the catalog; a node silent for six of them counts as dead, and only then are its unfinished uploads removed (by the sweeper, or by another node sharing the catalog).'),
   }),
   pid: Type.Object({
-    rules: optionalText('Rules file binding backend events to PID actions (see "PIDs" in the README); empty: no rules, every PID stays null.'),
+    rules: optionalText('Rules file binding backend events to PID actions (see "PIDs" in docs/researchers.md); empty: no rules, every PID stays null.'),
     provider: choice(['embedded', 'handle'], 'embedded', 'Where PIDs are registered: embedded (handle records in the catalog) or handle (a Handle.net server\'s REST API, pid.handle_url).'),
     prefix: text('21.T99999', 'Handle prefix of new PIDs; the suffix is the entity\'s UUID.'),
     handle_url: optionalText('Base URL of the Handle.net server (handle server v9 REST API), e.g. https://hdl.example.org:8000.'),
@@ -179,7 +179,7 @@ function leaves(schema: TSchema, prefix: string): ConfigKeyInfo[] {
   });
 }
 
-/** Every key with its variable, default and meaning, in schema order; the README's configuration table lists them. */
+/** Every key with its variable, default and meaning, in schema order; the configuration reference in docs/operators.md lists them. */
 export const CONFIG_KEYS: readonly ConfigKeyInfo[] = leaves(CONFIG_SCHEMA, '');
 
 /** The values a key of this schema may take, when it is a choice (`catalog.driver`, …). */

@@ -2,7 +2,7 @@
  * What `lading put` and `lading get` do once their arguments are parsed (`commands.ts`): plan
  * what goes where (the rules of `rclone copy`: a directory's contents go into the destination,
  * so running the same command again means the same thing), and hand the plan to the engine.
- * Every failure ends as one line `lading: …` and an exit code of README's table; Ctrl-C stops
+ * Every failure ends as one line `lading: …` and an exit code of the table in docs/researchers.md; Ctrl-C stops
  * cleanly with 130.
  */
 import { createWriteStream } from 'node:fs';
