@@ -207,6 +207,8 @@ export interface TrashEntry {
   name: string;
   owner: string;
   pid: string | null;
+  /** Its bytes in the catalog: a data object's size, or the sum of a collection's data objects' (kept after a purge, for the record). */
+  size: number;
   state: WithdrawnState;
   trashedAt: Date;
   trashedBy: string;

@@ -34,6 +34,7 @@ export const TrashEntrySchema = Type.Object({
   name: Type.String(),
   kind: Type.Union([Type.Literal('dataobject'), Type.Literal('collection')]),
   owner: Type.String(),
+  size: Type.Integer({ minimum: 0, description: 'Its size in bytes: a data object\'s, or the sum of a collection\'s data objects\'.' }),
   PID: Nullable(Type.String(), 'Its PID, which resolves to a tombstone while it is withdrawn; null when it has none.'),
   tombstone: Nullable(Type.String(), 'The PID\'s landing page (the tombstone); null without a PID.'),
   state: Type.Union([Type.Literal('trashed'), Type.Literal('purged'), Type.Literal('taken_down')], {
@@ -48,7 +49,7 @@ export const TrashEntrySchema = Type.Object({
   removal_reason: Nullable(Type.String(), 'Why (a takedown\'s reason).'),
 }, {
   examples: [{
-    id: '3f1c2b9e-6a4d-4f7e-9b1a-2c3d4e5f6a7b', path: '/lading/home/alice/draft.csv', name: 'draft.csv', kind: 'dataobject', owner: 'alice',
+    id: '3f1c2b9e-6a4d-4f7e-9b1a-2c3d4e5f6a7b', path: '/lading/home/alice/draft.csv', name: 'draft.csv', kind: 'dataobject', owner: 'alice', size: 18211,
     PID: '21.T99999/3f1c2b9e-6a4d-4f7e-9b1a-2c3d4e5f6a7b', tombstone: 'https://staging.example.org/api/pids/21.T99999/3f1c2b9e-6a4d-4f7e-9b1a-2c3d4e5f6a7b',
     state: 'trashed', trashed_at: '2026-11-27T12:00:00.000Z', trashed_by: 'alice', reason: 'superseded', purge_after: '2026-12-27T12:00:00.000Z',
     removed_at: null, removed_by: null, removal_reason: null,
@@ -100,7 +101,7 @@ export function registerTrashRoutes(app: TypedApp, deps: TrashRouteDeps): void {
     return backend.actorOf(request.auth!.credential);
   };
   const entryData = (request: FastifyRequest, e: TrashEntry) => ({
-    id: e.id, path: e.path, name: e.name, kind: e.kind, owner: e.owner, PID: e.pid,
+    id: e.id, path: e.path, name: e.name, kind: e.kind, owner: e.owner, size: e.size, PID: e.pid,
     tombstone: e.pid === null ? null : pidLinkOf(deps.urls(request).base, e.pid),
     state: e.state, trashed_at: e.trashedAt.toISOString(), trashed_by: e.trashedBy, reason: e.reason,
     purge_after: e.state === 'trashed' ? new Date(e.trashedAt.getTime() + trash.retentionSeconds * 1000).toISOString() : null,

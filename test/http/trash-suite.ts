@@ -115,6 +115,7 @@ export function trashSuite(name: string, flags: Record<string, unknown> = {}, cl
       assert.equal(entry.trashed_by, 'alice');
       assert.equal(entry.reason, 'superseded by v2');
       assert.equal(entry.PID, pid);
+      assert.equal(entry.size, 8, 'its size, for the trash page');
       assert.equal(entry.tombstone, `${s.url}/api/pids/${pid}`);
 
       // Gone at once from every read path.
@@ -167,8 +168,10 @@ export function trashSuite(name: string, flags: Record<string, unknown> = {}, cl
 
     it('a trashed collection takes its contents along; past trash.retention the sweep purges the bytes and the tombstone stays', async () => {
       const inner = await put('proj/deep/data.bin', 'x'.repeat(5000));
+      await put('proj/notes.txt', 'y'.repeat(120));
       const trashed = await api('POST', '/api/trash', alice, { path: at('proj') });
       assert.equal(trashed.status, 200);
+      assert.equal(trashed.body.Response.data.size, 5120, 'a collection\'s size is its data objects\' together');
       const id = trashed.body.Response.data.id as string;
       assert.ok(!(await names('')).includes('proj'));
       assert.equal((await fetch(s.home('alice', 'proj/deep/data.bin'), { headers: { authorization: alice } })).status, 404);

@@ -731,3 +731,132 @@ export async function runMoveCopyScenario(t: TestContext, browser: Browser, d: D
   assert.deepEqual(problems, [], 'no script error');
   t.diagnostic(`pages checked with axe-core and photographed into ${d.shots}: ${visited.join(', ')}`);
 }
+
+/**
+ * The trash in the web app: the user moves a file to the trash from a row's menu, sees the
+ * toast and undoes it (the file is back, whole), trashes a collection from its details page
+ * and two files, finds them on the Trash page with where they stood, when and their size,
+ * restores one to its place and one whose place a new file took under another name (the new
+ * file untouched), and empties the trash after confirming. The toast, the Trash page and its
+ * dialogs are checked by axe-core and photographed at both widths, light and dark.
+ */
+export async function runTrashScenario(t: TestContext, browser: Browser, d: Deployment): Promise<void> {
+  await mkdir(d.shots, { recursive: true });
+  const home = `/${d.zone}/home/${d.user}`;
+  const base = `${home}/cleanup`;
+  const visited: string[] = [];
+  const check = pageCheck(d.shots, visited);
+  const context = await browser.newContext({ viewport: DESKTOP });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  await signIn(page, d);
+
+  for (const path of [base, `${base}/drafts`]) {
+    const created = await inPage(page, 'POST', '/api/registered', { path });
+    assert.ok(created.status < 300, `created ${path}: ${created.text}`);
+  }
+  const files: Record<string, string> = {
+    'old.csv': 'a,b\n1,2\n', 'report.txt': 'the first report\n', 'keep.csv': 'kept\n',
+    'drafts/one.txt': 'x'.repeat(3000), 'drafts/two.txt': 'y'.repeat(2000),
+  };
+  for (const [name, content] of Object.entries(files)) {
+    const uploaded = await inPage(page, 'PUT', `/api/registered${base}/${name}`, content);
+    assert.ok(uploaded.status < 300, `uploaded ${name}: ${uploaded.text}`);
+  }
+  const sha = (text: string) => `sha2:${createHash('sha256').update(text).digest('base64')}`;
+  const exists = async (path: string) => (await inPage(page, 'GET', `/api/registered${path}`)).status === 200;
+  const rowLink = (name: string) => page.locator('tbody').getByRole('link', { name, exact: true });
+  const toast = page.locator('.toast-slot');
+
+  // Move to trash from a row's menu: the row goes, the toast says so and undoes it.
+  await page.evaluate(`location.hash = '#/browse${base}'`);
+  await rowLink('old.csv').waitFor();
+  await page.getByRole('button', { name: 'More actions for old.csv' }).click();
+  await page.getByRole('button', { name: 'Move to trash' }).click();
+  await toast.getByText('old.csv moved to the trash.').waitFor();
+  await rowLink('old.csv').waitFor({ state: 'detached' });
+  assert.equal(await exists(`${base}/old.csv`), false, 'it left its collection');
+  assert.equal(await toast.getByRole('button', { name: 'Undo' }).evaluate((el) => el === el.ownerDocument.activeElement), true, 'the focus, whose row is gone, goes to Undo');
+  await check(page, 'trash-toast');
+  await toast.getByRole('button', { name: 'Undo' }).click();
+  await toast.getByText('Restored old.csv.').waitFor();
+  await rowLink('old.csv').waitFor();
+  assert.equal((await checksums(page, base))['old.csv'], sha(files['old.csv']!), 'undo brought it back whole');
+
+  // A collection from its details page; then two files from their rows.
+  await page.evaluate(`location.hash = '#/item${base}/drafts'`);
+  await page.getByRole('heading', { level: 1, name: 'drafts' }).waitFor();
+  await page.getByRole('button', { name: 'Move to trash' }).click();
+  await toast.getByText('drafts moved to the trash.').waitFor();
+  await page.getByRole('heading', { level: 1, name: 'cleanup' }).waitFor();
+  assert.equal(await exists(`${base}/drafts/one.txt`), false, 'the collection went with what is in it');
+  for (const name of ['old.csv', 'report.txt']) {
+    await page.getByRole('button', { name: `More actions for ${name}` }).click();
+    await page.getByRole('button', { name: 'Move to trash' }).click();
+    await toast.getByText(`${name} moved to the trash.`).waitFor();
+    await rowLink(name).waitFor({ state: 'detached' });
+  }
+  // A new report takes the old one's place.
+  assert.ok((await inPage(page, 'PUT', `/api/registered${base}/report.txt`, 'the second report\n')).status < 300);
+
+  // The Trash page: newest first, where each stood, when, how big.
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Trash' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Trash' }).waitFor();
+  const rows = page.locator('.trash-list tbody tr');
+  await rows.first().waitFor();
+  const names = await rows.locator('.entry-name').allInnerTexts();
+  assert.deepEqual(names.map((n) => n.replace(/\s*\(collection\)$/, '').trim()), ['report.txt', 'old.csv', 'drafts'], 'newest first');
+  const row = (name: string) => rows.filter({ has: page.getByTitle(name, { exact: true }) });
+  assert.match(await row('drafts').innerText(), /from Your files \/ cleanup/);
+  assert.match(await row('drafts').locator('td.col-size').innerText(), /^4\.9 KiB$/, 'a collection\'s size is what is in it');
+  assert.match(await row('old.csv').locator('td.col-size').innerText(), /^8 bytes$/);
+  assert.match(await row('old.csv').locator('td.col-trashed').innerText(), /^\d{4}-\d\d-\d\d \d\d:\d\d\s+deleted for good on \d{4}-\d\d-\d\d$/);
+  const cutOff = `[...document.querySelectorAll('.trash-list td')].filter((td) => td.offsetParent && td.scrollWidth > td.clientWidth).map((td) => td.className + ': ' + td.innerText)`;
+  assert.deepEqual(await page.evaluate(cutOff), [], 'every cell of the trash shows whole at desktop width');
+  await page.setViewportSize(PHONE);
+  assert.deepEqual(await page.evaluate(cutOff), [], 'and at phone width');
+  await page.setViewportSize(DESKTOP);
+  await check(page, 'trash');
+
+  // Restore to where it was.
+  await row('old.csv').getByRole('button', { name: 'Restore old.csv' }).click();
+  await page.getByRole('status').filter({ hasText: 'Restored old.csv to cleanup.' }).waitFor();
+  await row('old.csv').waitFor({ state: 'detached' });
+  assert.equal((await checksums(page, base))['old.csv'], sha(files['old.csv']!), 'back where it was, whole');
+
+  // Its place taken: restored beside it under another name, never over it.
+  await row('report.txt').getByRole('button', { name: 'Restore report.txt' }).click();
+  const restoreAs = page.getByRole('dialog', { name: 'Restore report.txt under another name' });
+  await restoreAs.waitFor();
+  assert.equal(await restoreAs.getByLabel('Name').inputValue(), 'report (2).txt');
+  await check(page, 'trash-restore-as');
+  await restoreAs.getByRole('button', { name: 'Restore' }).click();
+  await page.getByRole('status').filter({ hasText: 'Restored report (2).txt to cleanup.' }).waitFor();
+  assert.equal(await toast.getByText('report.txt moved to the trash.').count(), 0, 'no Undo left for what was restored');
+  const now = await checksums(page, base);
+  assert.equal(now['report (2).txt'], sha(files['report.txt']!), 'the trashed report, under its new name');
+  assert.equal(now['report.txt'], sha('the second report\n'), 'the new report untouched');
+
+  // Dark mode; then emptying, after a confirmation.
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await check(page, 'trash-dark');
+  await page.getByRole('button', { name: 'Empty the trash' }).click();
+  const confirm = page.getByRole('dialog', { name: 'Empty the trash?' });
+  await confirm.getByText('The 1 item in your trash (4.9 KiB) will be deleted for good').waitFor();
+  await check(page, 'trash-empty-dark');
+  await confirm.getByRole('button', { name: 'Delete for good' }).click();
+  await page.getByRole('status').filter({ hasText: 'Emptied the trash: 1 item deleted for good.' }).waitFor();
+  await page.getByText('The trash is empty.').waitFor();
+  assert.equal(JSON.parse((await inPage(page, 'GET', '/api/trash')).text).Response.data.length, 0, 'the API agrees');
+  await page.evaluate(`location.hash = '#/browse${base}'`);
+  await rowLink('keep.csv').waitFor();
+  await page.getByRole('button', { name: 'More actions for keep.csv' }).click();
+  await page.getByRole('button', { name: 'Move to trash' }).click();
+  await toast.getByText('keep.csv moved to the trash.').waitFor();
+  await check(page, 'trash-toast-dark');
+  await context.close();
+
+  assert.deepEqual(problems, [], 'no script error');
+  t.diagnostic(`pages checked with axe-core and photographed into ${d.shots}: ${visited.join(', ')}`);
+}

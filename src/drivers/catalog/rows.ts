@@ -36,7 +36,9 @@ export function toEntity(row: Row): Entity {
  */
 export const trashEntryColumns = (S: string): string => `t.entity_uid, t.path AS trashed_path, t.state, t.trashed_at, t.trashed_by, t.reason,
   t.removed_at, t.removed_by, t.removal_reason, e.kind, e.name, e.owner,
-  (SELECT value FROM ${S}avus v WHERE v.entity_id = e.id AND v.attribute = 'PID' ORDER BY v.value LIMIT 1) AS pid`;
+  (SELECT value FROM ${S}avus v WHERE v.entity_id = e.id AND v.attribute = 'PID' ORDER BY v.value LIMIT 1) AS pid,
+  (SELECT COALESCE(SUM(s.size), 0) FROM ${S}entities s WHERE s.kind = 'dataobject'
+    AND (s.path = e.path OR (s.path >= e.path || '/' AND s.path < e.path || '0'))) AS total_size`;
 
 export function toTrashEntry(row: Row): TrashEntry {
   const at = (v: unknown) => (v === null || v === undefined ? null : new Date(Number(v)));
@@ -47,6 +49,7 @@ export function toTrashEntry(row: Row): TrashEntry {
     name: row.name as string,
     owner: row.owner as string,
     pid: (row.pid as string | null) ?? null,
+    size: Number(row.total_size ?? 0),
     state: row.state as WithdrawnState,
     trashedAt: new Date(Number(row.trashed_at)),
     trashedBy: row.trashed_by as string,

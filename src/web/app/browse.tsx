@@ -12,6 +12,7 @@ import { humanSize, shortDate } from './format.ts';
 import { browseHref, itemHref } from './router.ts';
 import { type Entry, type RecordFields, type Session, entryOf } from './types.ts';
 import { type Moved, type Transfer, MoveCopyDialog, MovedNotice } from './move-copy.tsx';
+import { moveToTrash, onTrashChange } from './trash.tsx';
 import { Breadcrumbs, Dialog, DownloadIcon, Field, FileIcon, FolderIcon, InfoIcon, MoreIcon, Notice, withQuery } from './ui.tsx';
 import { type Picked, type Planned, droppedFiles, pickedFiles, uploads } from './uploads.ts';
 
@@ -41,10 +42,17 @@ const COLUMNS: { key: SortKey; label: string; class: string }[] = [
 ];
 
 /**
- * What a row's menu offers beyond downloads: moving (with write access here) and copying; with
- * `onDropMove`, rows dragged onto a collection's row are moved into it.
+ * What a row's menu offers beyond downloads: moving (with write access here), copying, and
+ * moving to the trash (with `onTrash`); with `onDropMove`, rows dragged onto a collection's row
+ * are moved into it.
  */
-interface RowTransfers { move: boolean; onTransfer: (entry: Entry, mode: Transfer) => void; onDropMove?: (entry: Entry, into: string) => void }
+interface RowTransfers {
+  move: boolean;
+  onTransfer: (entry: Entry, mode: Transfer) => void;
+  onDropMove?: (entry: Entry, into: string) => void;
+  /** "Move to trash" (for owners), when given. */
+  onTrash?: (entry: Entry) => void;
+}
 
 /** The type of a row's drag: only this page's rows carry it (files dragged in from outside do not). */
 const ENTRY_DRAG = 'application/x-lading-entry';
@@ -318,6 +326,8 @@ export function BrowsePage(props: { session: Session; path: string }) {
   }, [path, reloadCount]);
 
   useEffect(() => { setEntries(null); setNotice(''); setMoved(null); }, [path]);
+  // NOTE: a trash or an undo (from the toast, wherever the user is) changes what is listed here.
+  useEffect(() => onTrashChange(reload), [reload]);
 
   // NOTE: the listing follows the uploads into this collection as each finishes.
   useEffect(() => {
@@ -405,7 +415,13 @@ export function BrowsePage(props: { session: Session; path: string }) {
         ? <p class="loading" role="status">Loading…</p>
         : <EntryTable
             entries={entries} caption={`Contents of ${path}`} empty={writable ? 'This collection is empty. Upload files or create a collection.' : 'This collection is empty.'}
-            transfers={{ move: writable, onTransfer: (entry, mode) => setTransfer({ entry, mode }), onDropMove: (entry, into) => void dropMove(entry, into) }}
+            transfers={{
+              move: writable, onTransfer: (entry, mode) => setTransfer({ entry, mode }), onDropMove: (entry, into) => void dropMove(entry, into),
+              // NOTE: trashing needs own; with write or read access only, it is not offered.
+              ...(access !== undefined && (access.level === 'own' || access.level === null)
+                ? { onTrash: (entry: Entry) => { setError(''); setMoved(null); moveToTrash(entry.path).catch((err: unknown) => setError(describeError(err))); } }
+                : {}),
+            }}
           />}
       {transfer && (
         <MoveCopyDialog
@@ -508,8 +524,8 @@ export function SharedPage(props: { session: Session }) {
 }
 
 /**
- * A row's actions: Download (data objects), Details, and a menu of the others (move, copy, and
- * a collection as one download). On a phone Details of a data object goes (its name's link
+ * A row's actions: Download (data objects), Details, and a menu of the others (move, copy, a
+ * collection as one download, and move to trash). On a phone Details of a data object goes (its name's link
  * opens them); the others show as icons whose accessible names stay the full ones.
  */
 function RowActions(props: { entry: Entry; transfers: RowTransfers | undefined }) {
@@ -566,8 +582,8 @@ function RowMenu(props: { entry: Entry; transfers: RowTransfers | undefined }) {
     if (open) return close(false);
     const r = button.current!.getBoundingClientRect();
     const right = Math.max(8, innerWidth - r.right);
-    // NOTE: four items are about 180 px high; nearer the bottom than that, the menu opens upwards.
-    setPlace(r.bottom + 190 > innerHeight ? { bottom: innerHeight - r.top + 4, right } : { top: r.bottom + 4, right });
+    // NOTE: five items are about 220 px high; nearer the bottom than that, the menu opens upwards.
+    setPlace(r.bottom + 230 > innerHeight ? { bottom: innerHeight - r.top + 4, right } : { top: r.bottom + 4, right });
   };
   const keys = (e: KeyboardEvent) => {
     const all = items();
@@ -579,6 +595,7 @@ function RowMenu(props: { entry: Entry; transfers: RowTransfers | undefined }) {
     else if (e.key === 'End') { e.preventDefault(); all.at(-1)?.focus(); }
   };
   const pick = (mode: Transfer) => { close(false); transfers?.onTransfer(entry, mode); };
+  const trash = () => { setPlace(null); transfers?.onTrash?.(entry); };
   return (
     <>
       <button
@@ -599,6 +616,7 @@ function RowMenu(props: { entry: Entry; transfers: RowTransfers | undefined }) {
             <li><a href={withQuery(registeredUrl(entry.path), 'download=zip')} download={`${entry.name}.zip`} onClick={() => close(false)}>Download as ZIP</a></li>
             <li><a href={withQuery(registeredUrl(entry.path), 'download=bag')} download={`${entry.name}.zip`} onClick={() => close(false)}>Download as BagIt</a></li>
           </>}
+          {transfers?.onTrash && <li class="menu-sep"><button type="button" class="danger-item" onClick={trash}>Move to trash</button></li>}
         </ul>
       )}
     </>

@@ -12,6 +12,7 @@ import { browseHref, itemHref } from './router.ts';
 import type { AclList, Avu, CreatedShare, Entry, Publication, RecordFields, Session, ShareLink } from './types.ts';
 import { entryOf } from './types.ts';
 import { type Moved, type Transfer, MoveCopyDialog, MovedNotice } from './move-copy.tsx';
+import { moveToTrash } from './trash.tsx';
 import { ArchiveLinks, Breadcrumbs, CopyButton, Dialog, Field, Notice } from './ui.tsx';
 
 /** The entity at `path`, with its details. */
@@ -306,10 +307,22 @@ export function ItemPage(props: { session: Session; path: string }) {
   const [transfer, setTransfer] = useState<Transfer | null>(null);
   // NOTE: kept with the path it belongs to: after a move the page shows the new path and says so there.
   const [moved, setMoved] = useState<{ at: string; moved: Moved } | null>(null);
+  const [trashError, setTrashError] = useState('');
   useEffect(() => { reload(); }, [props.path]);
   const kind = entry?.kind === 'collection' ? 'Collection' : 'Data object';
   const level = access?.level ?? null;
   const shared = access?.sharedRoot ?? null;
+  // NOTE: the zone's top collections and the homes are never trashed (the API refuses them).
+  const trashable = (path: string) => path !== props.session.home && parentOf(parentOf(path)) !== '/' && parentOf(path) !== parentOf(props.session.home);
+  const trash = async (path: string) => {
+    setTrashError('');
+    try {
+      await moveToTrash(path);
+      location.hash = browseHref(parentOf(path));
+    } catch (err) {
+      setTrashError(describeError(err));
+    }
+  };
   return (
     <section class="page item" aria-labelledby="page-title">
       <Breadcrumbs path={props.path} href={browseHref} home={props.session.home} shared={shared?.path} />
@@ -333,8 +346,10 @@ export function ItemPage(props: { session: Session; path: string }) {
               </>}
               <button type="button" class="secondary" onClick={() => setTransfer('copy')}>Copy to…</button>
               {entry.kind === 'collection' && <ArchiveLinks link={registeredUrl(entry.path)} name={entry.name} />}
+              {canOwn(level) && trashable(entry.path) && <button type="button" class="secondary danger" onClick={() => void trash(entry.path)}>Move to trash</button>}
             </div>
           </div>
+          {trashError && <Notice kind="error" onClose={() => setTrashError('')}>{trashError}</Notice>}
           {moved && moved.at === entry.path && <MovedNotice moved={moved.moved} home={props.session.home} itemLink={itemHref} onClose={() => setMoved(null)} />}
           <section class="card" aria-labelledby="facts-title">
             <h2 id="facts-title" class="visually-hidden">Facts</h2>

@@ -15,6 +15,7 @@ import { ItemPage } from './item.tsx';
 import { type Route, useRoute } from './router.ts';
 import { SharePage } from './share-page.tsx';
 import { TransferPanel, TransferStatus, TransfersPage } from './transfers.tsx';
+import { TrashPage, UndoToast } from './trash.tsx';
 import type { Session, SharePageData } from './types.ts';
 import { Brand, Logo, Notice } from './ui.tsx';
 import { uploads } from './uploads.ts';
@@ -45,6 +46,7 @@ const NAV: { page: Route['page']; href: string; label: string }[] = [
   { page: 'browse', href: '#/browse', label: 'Files' },
   { page: 'shared', href: '#/shared', label: 'Shared with me' },
   { page: 'transfers', href: '#/transfers', label: 'Transfers' },
+  { page: 'trash', href: '#/trash', label: 'Trash' },
   { page: 'api', href: '#/api', label: 'API access' },
 ];
 
@@ -54,6 +56,7 @@ function titleOf(route: Route, session: Session): string {
     case 'item': return route.path.split('/').at(-1)!;
     case 'shared': return 'Shared with me';
     case 'transfers': return 'Transfers';
+    case 'trash': return 'Trash';
     case 'api': return 'API access';
   }
 }
@@ -92,6 +95,7 @@ function SignedIn(props: { session: Session; onSignOut: () => void }) {
     case 'item': page = <ItemPage session={session} path={route.path} />; break;
     case 'shared': page = <SharedPage session={session} />; break;
     case 'transfers': page = <TransfersPage />; break;
+    case 'trash': page = <TrashPage session={session} />; break;
     case 'api': page = <ApiPage session={session} />; break;
   }
   return (
@@ -115,6 +119,7 @@ function SignedIn(props: { session: Session; onSignOut: () => void }) {
         {page}
       </main>
       {route.page !== 'transfers' && <TransferPanel />}
+      <UndoToast />
     </>
   );
 }

@@ -1,6 +1,6 @@
 /**
  * Routes by the URL's fragment, so the server serves one page: `#/browse/<path>`,
- * `#/item/<path>`, `#/shared`, `#/transfers`, `#/api`. Paths are percent-encoded by segment.
+ * `#/item/<path>`, `#/shared`, `#/transfers`, `#/trash`, `#/api`. Paths are percent-encoded by segment.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { encodePath } from './api.ts';
@@ -10,6 +10,7 @@ export type Route =
   | { page: 'item'; path: string }
   | { page: 'shared' }
   | { page: 'transfers' }
+  | { page: 'trash' }
   | { page: 'api' };
 
 function decode(rest: string): string | null {
@@ -30,6 +31,7 @@ export function parseRoute(hash: string): Route {
   }
   if (h === '/shared') return { page: 'shared' };
   if (h === '/transfers') return { page: 'transfers' };
+  if (h === '/trash') return { page: 'trash' };
   if (h === '/api') return { page: 'api' };
   return { page: 'browse', path: null };
 }
