@@ -58,9 +58,10 @@ function sendDavError(reply: FastifyReply, err: LadingError): FastifyReply {
   const code = typeof err.details.davStatus === 'number' ? err.details.davStatus : mapped;
   if (code === 401) {
     // NOTE: a Basic challenge makes clients send a password; over plain HTTP that is only
-    // asked for from this machine (a client on loopback), never across a network.
+    // asked for from this machine (a client on loopback), never across a network. Behind a
+    // trusted proxy, its X-Forwarded-Proto and -For say which.
     const request = reply.request;
-    const safe = request.protocol === 'https' || isLoopback(request.socket.remoteAddress);
+    const safe = request.protocol === 'https' || isLoopback(request.ip);
     reply.header('WWW-Authenticate', safe ? ['Basic realm="lading WebDAV", charset="UTF-8"', 'Bearer realm="lading"'] : 'Bearer realm="lading"');
   }
   if (code === 405) reply.header('Allow', ALLOW);
