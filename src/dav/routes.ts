@@ -187,17 +187,18 @@ export function registerDavRoutes(app: FastifyInstance, deps: DavDeps): void {
 
   const preHandler = async (request: FastifyRequest) => deps.authenticate(request);
 
+  // NOTE: WebDAV is no part of the API's OpenAPI document (`hide`).
   app.route({
-    method: 'OPTIONS', url: '/*',
+    method: 'OPTIONS', url: '/*', schema: { hide: true },
     handler: async (_request, reply) => reply.code(200).header('DAV', '1, 2').header('MS-Author-Via', 'DAV').header('Allow', ALLOW).header('Content-Length', '0').send(),
   });
   app.route({
-    method: 'OPTIONS', url: '/',
+    method: 'OPTIONS', url: '/', schema: { hide: true },
     handler: async (_request, reply) => reply.code(200).header('DAV', '1, 2').header('MS-Author-Via', 'DAV').header('Allow', ALLOW).header('Content-Length', '0').send(),
   });
 
   const routes = (method: string | string[], handler: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>) => {
-    for (const url of ['/', '/*']) app.route({ method: method as 'GET', url, exposeHeadRoute: false, preHandler, handler });
+    for (const url of ['/', '/*']) app.route({ method: method as 'GET', url, exposeHeadRoute: false, schema: { hide: true }, preHandler, handler });
   };
 
   routes(['GET', 'HEAD'], async (request, reply) => {
