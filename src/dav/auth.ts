@@ -9,27 +9,12 @@ import type { FastifyRequest } from 'fastify';
 import { BoundedCache } from '../core/bounded-cache.ts';
 import { LadingError, isLadingError } from '../core/errors.ts';
 import type { SessionService } from '../identity/sessions/sessions.ts';
-import { requestCredential } from '../http/authorization.ts';
+import { basicCredentials, requestCredential } from '../http/authorization.ts';
 
-const BASIC = /^Basic\s+([A-Za-z0-9+/]+={0,2})\s*$/i;
 /** What lading's API tokens look like: 43 characters of base64url (32 random bytes). */
 const API_TOKEN = /^[A-Za-z0-9_-]{43}$/;
 /** How long the session opened by a password is reused for the same user name and password. */
 const PASSWORD_SESSION_MS = 5 * 60_000;
-
-/** The user name and password of an `Authorization: Basic` header, or null when it sends none. */
-function basicPair(request: FastifyRequest): { user: string; password: string } | null {
-  const encoded = BASIC.exec(request.headers.authorization ?? '')?.[1];
-  if (encoded === undefined) return null;
-  let pair: string;
-  try {
-    pair = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(encoded, 'base64'));
-  } catch {
-    return null;
-  }
-  const colon = pair.indexOf(':');
-  return colon < 0 ? null : { user: pair.slice(0, colon), password: pair.slice(colon + 1) };
-}
 
 /**
  * The authenticator of the WebDAV front: sets `request.auth` or rejects with `UNAUTHENTICATED`
@@ -48,7 +33,7 @@ export function davAuthenticator(sessions: Pick<SessionService, 'authenticate' |
       request.auth = await sessions.authenticate(bearer, 'api');
       return;
     }
-    const basic = basicPair(request);
+    const basic = basicCredentials(request.raw);
     if (basic === null) throw new LadingError('UNAUTHENTICATED', 'Send HTTP Basic with your user name and an API token as the password (the web app\'s API access page makes one), or a bearer token.', { details: { dav: true } });
     if (API_TOKEN.test(basic.password)) {
       try {
