@@ -11,7 +11,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Actor, Backend } from '../core/backend.ts';
 import { LadingError, isLadingError } from '../core/errors.ts';
 import { type LockRequest, type LockTarget, type Locks, lockCovers } from '../core/locks.ts';
-import type { Metadata } from '../core/metadata.ts';
+import { MAX_AVU_BYTES, type Metadata } from '../core/metadata.ts';
 import { type Path, ROOT, baseName, parentOf, parseNewPath } from '../core/path.ts';
 import type { Trash } from '../core/trash.ts';
 import type { Avu, DavLock, Entity } from '../core/types.ts';
@@ -356,11 +356,21 @@ export function registerDavRoutes(app: FastifyInstance, deps: DavDeps): void {
       if (!prop) throw status(400, `DAV:${op.local} needs a DAV:prop.`);
       for (const p of elements(prop)) operations.push({ set: op.local === 'set', prop: p });
     }
-    const protectedOnes = operations.filter((o) => isLive(o.prop));
+    // NOTE: all or nothing (RFC 4918 §9.2): what would be refused is found before anything is
+    // stored, and fails the others too. (What the catalog refuses after that, e.g. when it is
+    // unreachable midway, can still leave the properties set so far.)
+    const refusal = (o: { set: boolean; prop: XmlElement }): string | null => {
+      if (isLive(o.prop)) return '403 Forbidden';
+      if (!o.set) return null;
+      const avu = avuOf(o.prop);
+      if (Buffer.byteLength(avu.attribute) > MAX_AVU_BYTES || Buffer.byteLength(avu.value) > MAX_AVU_BYTES) return '507 Insufficient Storage';
+      if (avu.value.includes('\u0000') || !avu.value.isWellFormed()) return '409 Conflict';
+      return null;
+    };
+    const refused = operations.map(refusal);
     const results = new Map<string, { name: PropName; status: string }>();
-    if (protectedOnes.length > 0) {
-      // NOTE: all or nothing (RFC 4918 §9.2): one refused property fails the others too.
-      for (const o of operations) results.set(keyOf(o.prop), { name: o.prop, status: isLive(o.prop) ? '403 Forbidden' : '424 Failed Dependency' });
+    if (refused.some((r) => r !== null)) {
+      operations.forEach((o, i) => results.set(keyOf(o.prop), { name: o.prop, status: refused[i] ?? '424 Failed Dependency' }));
     } else {
       let existing = await deps.metadata.list(actor, path);
       for (const o of operations) {

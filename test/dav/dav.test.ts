@@ -116,6 +116,15 @@ describe('the WebDAV front', () => {
     assert.match(text, /424 Failed Dependency/);
     const meta = await (await fetch(`${s.url}/api/metadata/${s.zone}/home/alice/hello.txt`, { headers: { authorization: `Bearer ${alice}` } })).text();
     assert.doesNotMatch(meta, /urn:t/, 'nothing of a refused PROPPATCH is stored');
+    const tooLong = await req(`${dav}/hello.txt`, {
+      method: 'PROPPATCH',
+      body: `<D:propertyupdate xmlns:D="DAV:"><D:set><D:prop><x xmlns="urn:t">1</x><y xmlns="urn:t">${'v'.repeat(3000)}</y></D:prop></D:set></D:propertyupdate>`,
+    });
+    const tooLongText = await tooLong.text();
+    assert.match(tooLongText, /507 Insufficient Storage/);
+    assert.match(tooLongText, /424 Failed Dependency/);
+    const after = await (await fetch(`${s.url}/api/metadata/${s.zone}/home/alice/hello.txt`, { headers: { authorization: `Bearer ${alice}` } })).text();
+    assert.doesNotMatch(after, /urn:t/, 'nothing of a PROPPATCH with a value over the limit is stored');
   });
 
   it('DELETE moves to the trash, where the API lists it and restores it', async () => {
