@@ -483,5 +483,12 @@ function collectionPage(collection: Entity): string {
  */
 export async function registerDav(app: FastifyInstance, deps: DavDeps): Promise<void> {
   for (const method of DAV_METHODS) if (!app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
+  // NOTE: Windows' WebDAV client (the Mini-Redirector) asks OPTIONS of the server's root before
+  // anything below it, and maps no drive unless the answer says DAV.
+  app.route({
+    method: 'OPTIONS', url: '/', schema: { hide: true },
+    handler: async (_request, reply) => reply.code(200).header('DAV', '1, 2').header('MS-Author-Via', 'DAV')
+      .header('Allow', app.allowOf('/') ?? 'GET, HEAD, OPTIONS').header('Content-Length', '0').send(),
+  });
   await app.register(async (scope) => registerDavRoutes(scope, deps), { prefix: DAV_PREFIX });
 }

@@ -161,5 +161,8 @@ describe('the WebDAV front', () => {
     assert.equal(res.headers.get('dav'), '1, 2');
     assert.equal(res.headers.get('ms-author-via'), 'DAV');
     assert.match(res.headers.get('allow') ?? '', /PROPFIND/);
+    const root = await fetch(`${s.url}/`, { method: 'OPTIONS' });
+    assert.equal(root.status, 200);
+    assert.equal(root.headers.get('dav'), '1, 2', 'Windows asks the server\'s root first');
   });
 });
