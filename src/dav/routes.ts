@@ -31,6 +31,9 @@ export const DAV_PREFIX = '/dav';
 /** The methods WebDAV adds to HTTP, each of which may carry a body. */
 export const DAV_METHODS = ['PROPFIND', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE', 'LOCK', 'UNLOCK'] as const;
 
+/** The largest `DAV:owner` of a lock kept, in bytes of XML. */
+const MAX_OWNER_BYTES = 4096;
+
 const ALLOW = 'OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH, MKCOL, COPY, MOVE, LOCK, UNLOCK';
 
 export interface DavDeps {
@@ -409,6 +412,8 @@ export function registerDavRoutes(app: FastifyInstance, deps: DavDeps): void {
     if (!scope || !typeEl || !child(typeEl, DAV_NS, 'write')) throw status(400, 'A lock is a write lock, exclusive or shared.');
     const owner = child(body, DAV_NS, 'owner');
     const ownerXml = owner ? owner.children.map((c) => (typeof c === 'string' ? escapeXml(c) : serialize(c))).join('') : '';
+    // NOTE: kept in the catalog with the lock and sent back in every lockdiscovery.
+    if (Buffer.byteLength(ownerXml) > MAX_OWNER_BYTES) throw status(400, `A lock's DAV:owner may be at most ${MAX_OWNER_BYTES} bytes.`);
     const depth = depthOf(request, 'infinity');
     if (depth === '1') throw status(400, 'A lock has depth 0 or infinity.');
     const lockRequest: LockRequest = { scope, depth: depth === '0' ? 'zero' : 'infinity', ownerXml, timeoutSeconds: timeout };

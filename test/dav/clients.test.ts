@@ -97,7 +97,6 @@ describe('WebDAV clients against /dav', () => {
       const remote = `:webdav:${vendor}`;
       await rclone('copy', local, remote);
       await rclone('check', local, remote);
-      await rclone('check', '--download', local, remote);
       const back = join(work, `back-${vendor}`);
       await rclone('copy', remote, back);
       assert.deepEqual(await digests(back), await digests(local), 'the tree copied down is the one copied up');
@@ -142,7 +141,7 @@ describe('WebDAV clients against /dav', () => {
     assert.match(await meta.text(), /dav:\{http:\/\/webdav\.org\/cadaver\/custom-properties\/\}colour/);
   });
 
-  it('davfs2 mounts /dav: writes, reads, renames, makes folders, lists and deletes through it', { timeout: 180_000 }, async (t) => {
+  it('davfs2 mounts /dav: writes, reads, renames, makes folders, deletes and (where FUSE can) lists through it', { timeout: 180_000 }, async (t) => {
     const fuse = await fuseProblem(work);
     if (fuse.mount) {
       console.log(`davfs2 test skipped: ${fuse.mount}`);
