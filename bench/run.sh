@@ -7,7 +7,9 @@
 # transfers, and the time from start to the first answer (for lading also `--help`, a client
 # command and an admin command). Every measurement is interleaved across the three servers, so
 # they see the same background load; each row shows the figures side by side and lading's
-# ratio to each peer. Talks only to 127.0.0.1 and cleans up after itself.
+# ratio to each peer. Then the WebDAV rows (dav-rows.sh; alone: dav.sh): lading's /dav beside
+# rclone serve webdav, PROPFIND of an object and of 1,000 entries, small PUTs, 10 MiB and 1 GiB.
+# Talks only to 127.0.0.1 and cleans up after itself.
 #
 # Usage: bench/run.sh   (about 4 minutes; env: ROUNDS=2 DURATION=5 WARMUP=5 CONNECTIONS=16
 #                        CONCURRENCY=8 ROUNDS_SMALL=5 ROUNDS_LARGE=2
@@ -75,7 +77,7 @@ lua() { # file method [auth] : a wrk script (the token comes from the environmen
 lua lading-get GET auth; lua get GET; lua propfind PROPFIND
 load() { # duration url script -> req/s (fails on errors or non-2xx answers)
   local out
-  out=$(wrk -t1 -c"$CONNECTIONS" -d"$1s" -s "$WORK/$3.lua" "$2")
+  out=$(wrk -t1 -c"$CONNECTIONS" -d"$1s" --timeout "${WRK_TIMEOUT:-2s}" -s "$WORK/$3.lua" "$2")
   grep -q 'Non-2xx\|Socket errors' <<<"$out" && { echo "$out" >&2; fail "wrk $3 $2 had errors"; }
   awk '/^Requests\/sec:/ { print $2 }' <<<"$out"
 }
@@ -253,3 +255,8 @@ echo "the server process used (nginx: its worker), mean per transfer or object. 
 echo "object to disk before answering, as the bare node:http server (node) does; nginx and rclone do not."
 echo "Metadata: lading's JSON record (bearer token), nginx's static file of it, rclone's PROPFIND, node's stat as JSON."
 echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
+
+# --- WebDAV: lading's /dav beside rclone serve webdav, on the servers above (dav-rows.sh).
+echo
+source "$BENCH_DIR/dav-rows.sh"
+dav_rows

@@ -10,7 +10,7 @@
 import type { Path } from './path.ts';
 import type {
   AccessEntry, AccessLevel, Avu, Collection, DataObject, Entity, HandleRecord, HandleValues, JobInput,
-  JobRecord, JobState, JobsFor, PublicationEvent, SessionInput, SessionKind, SessionRecord, ShareRecord, TrashEntry, UserRecord,
+  DavLock, JobRecord, JobState, JobsFor, PublicationEvent, SessionInput, SessionKind, SessionRecord, ShareRecord, TrashEntry, UserRecord,
 } from './types.ts';
 
 /**
@@ -485,6 +485,33 @@ export interface ShareStore {
 }
 
 /**
+ * WebDAV locks (see `DavLock`), shared by every node. A lock is live until its `expiresAt`;
+ * expired ones are ignored by every method and removed by `putLock`. Contract:
+ * `test/contracts/catalog-locks-contract.ts`.
+ */
+export interface LockStore {
+  /**
+   * Records `lock` unless a live lock conflicts with it, atomically across nodes: one on the
+   * same path, on an ancestor with depth `infinity`, or (for a lock of depth `infinity`) below
+   * it, where either lock is exclusive. Resolves to the conflicting locks: [] when recorded.
+   */
+  putLock(lock: DavLock, now: Date): Promise<DavLock[]>;
+  /**
+   * The live locks that cover `path`: on it, and on its ancestors with depth `infinity`; with
+   * `below`, also every lock on an entity below it. In no particular order.
+   */
+  locksAt(path: Path, now: Date, options?: { below?: boolean }): Promise<DavLock[]>;
+  /** The live lock named `token`, or null. */
+  getLock(token: string, now: Date): Promise<DavLock | null>;
+  /** Moves a live lock's end to `expiresAt` (with its new timeout); the lock, or null when it is not live. */
+  refreshLock(token: string, timeoutSeconds: number, expiresAt: Date, now: Date): Promise<DavLock | null>;
+  /** Removes the lock named `token`; false when there was none. */
+  deleteLock(token: string): Promise<boolean>;
+  /** Removes every lock on `path` and below it (what they locked was moved away or deleted); how many. */
+  deleteLocksWithin(path: Path): Promise<number>;
+}
+
+/**
  * The roles of the catalog by name. A driver composes one of each into a `Catalog`, and the
  * contract suites are listed by these names, so a role added here without a suite (or a
  * driver part) does not compile.
@@ -500,6 +527,7 @@ export interface CatalogRoles {
   publications: PublicationStore;
   shares: ShareStore;
   uploads: UploadStore;
+  locks: LockStore;
 }
 
 /** The name of one role of the catalog. */
@@ -509,7 +537,7 @@ export type CatalogRole = keyof CatalogRoles;
  * The catalog: every role in one store, behind one connection. Every method is atomic on its
  * own. Implementations pass every suite `test/contracts/catalog-contract.ts` lists.
  */
-export interface Catalog extends NamespaceStore, AccountStore, SessionStore, JobStore, HandleStore, BlobTracker, OidcStore, PublicationStore, ShareStore, UploadStore {
+export interface Catalog extends NamespaceStore, AccountStore, SessionStore, JobStore, HandleStore, BlobTracker, OidcStore, PublicationStore, ShareStore, UploadStore, LockStore {
   readonly driver: string;
   /**
    * Where small objects' bytes may be kept, in the catalog's own database; absent when the

@@ -33,6 +33,7 @@ export const ERROR_CODES = [
   'HTTP_VERSION_NOT_SUPPORTED',
   'GONE',
   'CHECKSUM_MISMATCH',
+  'LOCKED',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

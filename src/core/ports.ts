@@ -12,7 +12,7 @@ export interface Clock {
 export const systemClock: Clock = { now: () => new Date() };
 
 export type {
-  AccountStore, BlobTracker, Catalog, CatalogRole, CatalogRoles, HandleStore, InlineStore, JobStore, NamespaceStore, OidcRecord, OidcRecordInput,
+  AccountStore, BlobTracker, Catalog, CatalogRole, CatalogRoles, HandleStore, InlineStore, JobStore, LockStore, NamespaceStore, OidcRecord, OidcRecordInput,
   OidcStore, PublicationStore, SessionStore, ShareStore, TrackedBlob, UploadInput, UploadRecord, UploadStore,
 } from './catalog.ts';
 

@@ -219,3 +219,26 @@ export interface TrashEntry {
   removedBy: string | null;
   removalReason: string | null;
 }
+
+/**
+ * A WebDAV lock (RFC 4918 §6, §9.10): a write lock on `path`, and with depth `infinity` on
+ * everything below it, held by `owner` and named by `token`. Kept in the catalog, so every node
+ * sees and honours the same locks.
+ */
+export interface DavLock {
+  /** The lock token, a URI (`urn:uuid:…`), unique. */
+  token: string;
+  /** The lock's root: the resource the LOCK named. */
+  path: Path;
+  depth: 'zero' | 'infinity';
+  scope: 'exclusive' | 'shared';
+  /** The user who took it; only they may submit its token. */
+  owner: string;
+  /** The content of the request's `DAV:owner` element, as XML text (returned to clients as sent); '' when none. */
+  ownerXml: string;
+  /** The timeout granted, in seconds. */
+  timeoutSeconds: number;
+  createdAt: Date;
+  /** When it ends unless refreshed. */
+  expiresAt: Date;
+}

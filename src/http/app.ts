@@ -33,6 +33,9 @@ import type { ResumableUploads } from '../core/uploads.ts';
 import { registerPidRoutes } from './routes-pids.ts';
 import { registerTrashRoutes } from './routes-trash.ts';
 import type { Trash } from '../core/trash.ts';
+import type { Locks } from '../core/locks.ts';
+import { registerDav } from '../dav/routes.ts';
+import { davAuthenticator } from '../dav/auth.ts';
 import { registerAccessRoutes } from './routes-access.ts';
 import { registerShareRoutes } from './routes-shares.ts';
 import { type ArchiveLimits, ArchiveSlots } from './archive-download.ts';
@@ -81,6 +84,8 @@ export interface AppDeps {
   archives?: { maxEntries: number; concurrentPerUser: number };
   /** The trash (`/api/trash`) and PID tombstones; not mounted when absent. */
   trash?: Trash | null;
+  /** WebDAV locks; the WebDAV front (`/dav`) is mounted when they and the trash are given. */
+  locks?: Locks | null;
   /** Share links and drop boxes (`/api/shares`, `/api/shared`); not mounted when absent. */
   shares?: ShareService | null;
   /** Fail a JSON answer that its response schema would change (tests; see `response-check.ts`). */
@@ -207,6 +212,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.shares) registerShareRoutes(app, { shares: deps.shares, backend: deps.backend, authenticate, urls, archives, maxUploadBytes: deps.maxUploadBytes, page: web?.sendPage ?? null });
   if (deps.uploads) registerUploadRoutes(app, { ...deps, uploads: deps.uploads, urls, authenticate, pidAwaitMs: deps.pidAwaitMs ?? 10_000 });
   if (deps.ca) registerCaRoutes(app, deps.ca);
+  if (deps.trash && deps.locks) {
+    await registerDav(fastify, {
+      backend: deps.backend, trash: deps.trash, metadata: deps.metadata, locks: deps.locks,
+      authenticate: davAuthenticator(deps.sessions), maxUploadBytes: deps.maxUploadBytes,
+    });
+  }
   registerSessionRoutes(app, { ...deps, authenticate, provider: deps.oidc?.embedded === false ? 'external' : 'embedded' });
   if (deps.oidc) await registerOidcRoutes(app, { ...deps, oidc: deps.oidc });
   return fastify;

@@ -44,12 +44,11 @@ export function requestCredential(request: Pick<IncomingMessage, 'headers' | 'ra
 const BASIC = /^Basic\s+([A-Za-z0-9+/]+={0,2})\s*$/i;
 
 /**
- * The password of an `Authorization: Basic` header (RFC 7617; the user name, whatever it is,
- * is ignored, so `curl -u :PASSWORD` works), or null when the request sends no such header
- * or one that is not base64 of UTF-8 `user:password`. A bearer credential is no password:
- * null too. Throws `BAD_REQUEST` for several `Authorization` headers.
+ * The user name and password of an `Authorization: Basic` header (RFC 7617), or null when the
+ * request sends no such header or one that is not base64 of UTF-8 `user:password`. A bearer
+ * credential is none: null too. Throws `BAD_REQUEST` for several `Authorization` headers.
  */
-export function basicPassword(request: Pick<IncomingMessage, 'headers' | 'rawHeaders'>): string | null {
+export function basicCredentials(request: Pick<IncomingMessage, 'headers' | 'rawHeaders'>): { user: string; password: string } | null {
   requestCredential(request);
   const encoded = BASIC.exec(request.headers.authorization ?? '')?.[1];
   if (encoded === undefined) return null;
@@ -60,7 +59,15 @@ export function basicPassword(request: Pick<IncomingMessage, 'headers' | 'rawHea
     return null;
   }
   const colon = pair.indexOf(':');
-  return colon < 0 ? null : pair.slice(colon + 1);
+  return colon < 0 ? null : { user: pair.slice(0, colon), password: pair.slice(colon + 1) };
+}
+
+/**
+ * The password of an `Authorization: Basic` header (the user name, whatever it is, is ignored,
+ * so `curl -u :PASSWORD` works), as `basicCredentials` reads it; null when there is none.
+ */
+export function basicPassword(request: Pick<IncomingMessage, 'headers' | 'rawHeaders'>): string | null {
+  return basicCredentials(request)?.password ?? null;
 }
 
 /** The browser session cookie's name on an http public base. */

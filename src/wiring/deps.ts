@@ -24,6 +24,7 @@ import { loadRules, openPidProvider } from './pids.ts';
 import { PublicBase } from '../core/public-base.ts';
 import { linkOf, pidLinkOf, publicLinkOf } from '../http/envelope.ts';
 import { Trash } from '../core/trash.ts';
+import { Locks } from '../core/locks.ts';
 import { AccessControl } from '../core/access-control.ts';
 import { Metadata } from '../core/metadata.ts';
 import { Publishing } from '../core/publishing.ts';
@@ -80,6 +81,8 @@ export interface Deps {
   shares: ShareService;
   /** The trash, its retention (`trash.retention`) and takedowns. */
   trash: Trash;
+  /** WebDAV locks, kept in the catalog so every node honours them. */
+  locks: Locks;
   close(): Promise<void>;
 }
 
@@ -179,10 +182,11 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     backend, catalog, resource, clock, audit: logger, retentionSeconds: config.trash.retention,
     jobs: rules.rules.length > 0 ? rules.jobsFor : undefined, onJobs: () => jobs.wake(),
   });
+  const locks = new Locks({ catalog, backend, clock });
   return {
     config, dataDir, logger, clock, catalog, resource, backend, uploads, admin, accessControl, metadata, publishing,
     sessions, credentials, x509, caEndpoint: x509.caEndpoint, oidc,
-    rules, pids, jobs, publicBase, node, shares, trash,
+    rules, pids, jobs, publicBase, node, shares, trash, locks,
     async close() {
       await jobs.stop();
       await backend.settled();

@@ -9,6 +9,7 @@ import type { CatalogTarget, ContractSuite } from './catalog-contract-support.ts
 import { accountsContract } from './catalog-accounts-contract.ts';
 import { blobsContract } from './catalog-blobs-contract.ts';
 import { handlesContract } from './catalog-handles-contract.ts';
+import { locksContract } from './catalog-locks-contract.ts';
 import { jobsContract } from './catalog-jobs-contract.ts';
 import { namespaceContract } from './catalog-namespace-contract.ts';
 import { oidcContract } from './catalog-oidc-contract.ts';
@@ -32,6 +33,7 @@ export const CATALOG_CONTRACTS = {
   publications: publicationsContract,
   shares: sharesContract,
   uploads: uploadsContract,
+  locks: locksContract,
 } satisfies Record<CatalogRole, ContractSuite>;
 
 /** Registers every role's suite for the driver `target`. */

@@ -2,7 +2,7 @@
  * Two lading nodes in one process sharing a PostgreSQL catalog (a fresh schema) and an S3
  * store (a fresh key prefix), as behind a load balancer: a token issued by one works on the
  * other, what one node uploads, renames or overwrites the other serves at once, byte ranges
- * included, a share link revoked or used up on one node is refused on the other at once, and what one node publishes or unpublishes is open or closed on the other at once. Needs `.ci/services/postgres.sh` and `.ci/services/swift.sh`; skips without them,
+ * included, a share link revoked or used up on one node is refused on the other at once, what one node publishes or unpublishes is open or closed on the other at once, and a WebDAV lock taken on one node holds on the other. Needs `.ci/services/postgres.sh` and `.ci/services/swift.sh`; skips without them,
  * except under CI, where that fails.
  */
 import { after, before, describe, it, test } from 'node:test';
@@ -69,6 +69,21 @@ if (!pgUrl || !s3.endpoint || !s3.bucket || !s3.key || !s3.secret || !s3.region)
       const part = await get(`${b.home('alice', 'shared.bin')}?download=true`, { range: 'bytes=1000-1999' });
       assert.equal(part.status, 206);
       assert.deepEqual(Buffer.from(await part.arrayBuffer()), data.subarray(1000, 2000));
+    });
+
+    it('honours on one node a WebDAV lock taken on the other, until it is released there', async () => {
+      const davOf = (node: TestServer) => `${node.url}/dav/${node.zone}/home/alice/locked.txt`;
+      const dav = (url: string, method: string, headers: Record<string, string> = {}, body?: string) =>
+        fetch(url, { method, headers: { authorization: alice, ...headers }, body });
+      assert.equal((await dav(davOf(a), 'PUT', {}, 'v1')).status, 201);
+      const lock = await dav(davOf(a), 'LOCK', { timeout: 'Second-600' },
+        '<D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>');
+      assert.equal(lock.status, 200);
+      const token = lock.headers.get('lock-token')!;
+      assert.equal((await dav(davOf(b), 'PUT', {}, 'v2')).status, 423, 'the other node refuses a write without the token');
+      assert.equal((await dav(davOf(b), 'PUT', { if: `(${token})` }, 'v2')).status, 204, 'and takes it with the token');
+      assert.equal((await dav(davOf(b), 'UNLOCK', { 'lock-token': token })).status, 204);
+      assert.equal((await dav(davOf(a), 'PUT', {}, 'v3')).status, 204, 'released on one node, free on the other');
     });
 
     it('shows a rename made on one node on the other', async () => {

@@ -423,6 +423,11 @@ export async function runScenario(t: TestContext, browser: Browser, d: Deploymen
   assert.ok(token, curl);
   const listed = await fetch(`${d.base}/api/registered${home}/`, { headers: { authorization: `Bearer ${token}` } });
   assert.equal(listed.status, 200, 'the new token lists the home, as the curl line does');
+  const davUrl = await page.locator('#dav-url').innerText();
+  assert.equal(davUrl, `${d.base}/dav${home}/`);
+  const davListed = await fetch(davUrl, { method: 'PROPFIND', headers: { depth: '1', authorization: `Basic ${Buffer.from(`${d.user}:${token}`).toString('base64')}` } });
+  assert.equal(davListed.status, 207, 'the WebDAV address answers the user name with the new token as password');
+  assert.match(await davListed.text(), /campaign-2026/);
   await page.getByRole('cell', { name: 'e2e script', exact: true }).waitFor();
   await check(page, 'api-access');
 

@@ -13,6 +13,7 @@ import { createPostgresAccounts } from './postgres/accounts.ts';
 import { createPostgresBlobs } from './postgres/blobs.ts';
 import { type PgPoolLike, openPostgres } from './postgres/connection.ts';
 import { createPostgresHandles } from './postgres/handles.ts';
+import { createPostgresLocks } from './postgres/locks.ts';
 import { createPostgresJobs } from './postgres/jobs.ts';
 import { createPostgresNamespace } from './postgres/namespace.ts';
 import { createPostgresOidc } from './postgres/oidc.ts';
@@ -69,5 +70,6 @@ export async function createPostgresCatalog(options: PostgresCatalogOptions): Pr
     publications: createPostgresPublications(db),
     shares: createPostgresShares(db),
     uploads: createPostgresUploads(db),
+    locks: createPostgresLocks(db),
   });
 }

@@ -6,7 +6,7 @@ import { LadingError } from '../../core/errors.ts';
 import { type Path, TRASH_PREFIX } from '../../core/path.ts';
 import type { OidcRecord, TrackedBlob, UploadRecord } from '../../core/ports.ts';
 import {
-  ACCESS_LEVELS, type AccessLevel, type Entity, type JobRecord, type JobState, type PrincipalKind,
+  ACCESS_LEVELS, type AccessLevel, type DavLock, type Entity, type JobRecord, type JobState, type PrincipalKind,
   type PublicationEvent, type SessionRecord, type ShareKind, type ShareRecord, type TrashEntry, type UserRecord, type WithdrawnState,
 } from '../../core/types.ts';
 
@@ -189,4 +189,29 @@ export function toUpload(row: Row): UploadRecord {
 /** The refusal of a commit whose resumable upload is gone, complete or leased by another request. */
 export function uploadNotHeld(id: string): LadingError {
   return new LadingError('CONFLICT', `The upload ${id} was completed, terminated or taken over by another request meanwhile.`);
+}
+
+export function toDavLock(row: Row): DavLock {
+  return {
+    token: row.token as string,
+    path: row.path as Path,
+    depth: row.depth as DavLock['depth'],
+    scope: row.scope as DavLock['scope'],
+    owner: row.owner as string,
+    ownerXml: row.owner_xml as string,
+    timeoutSeconds: Number(row.timeout_seconds),
+    createdAt: new Date(Number(row.created_at)),
+    expiresAt: new Date(Number(row.expires_at)),
+  };
+}
+
+/**
+ * Whether the locks `a` and `b` conflict (RFC 4918 §6.1): one of them is exclusive and each
+ * covers the other's root or one lies within the other's depth. Both drivers check a new lock
+ * against the live ones they read, in the transaction that records it.
+ */
+export function locksConflict(a: Pick<DavLock, 'path' | 'depth' | 'scope'>, b: Pick<DavLock, 'path' | 'depth' | 'scope'>): boolean {
+  if (a.scope === 'shared' && b.scope === 'shared') return false;
+  const within = (p: string, root: string) => root === '/' || p === root || p.startsWith(root + '/');
+  return a.path === b.path || (a.depth === 'infinity' && within(b.path, a.path)) || (b.depth === 'infinity' && within(a.path, b.path));
 }

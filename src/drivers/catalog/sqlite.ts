@@ -13,6 +13,7 @@ import { createSqliteBlobs } from './sqlite/blobs.ts';
 import { type SqliteConnection, openSqlite } from './sqlite/connection.ts';
 import { createSqliteHandles } from './sqlite/handles.ts';
 import { type KeptBytes, createSqliteInline } from './sqlite/inline.ts';
+import { createSqliteLocks } from './sqlite/locks.ts';
 import { createSqliteJobs } from './sqlite/jobs.ts';
 import { createSqliteNamespace } from './sqlite/namespace.ts';
 import { createSqliteOidc } from './sqlite/oidc.ts';
@@ -53,6 +54,7 @@ export function createSqliteCatalog(options: SqliteCatalogOptions): Catalog {
     publications: createSqlitePublications(db),
     shares: createSqliteShares(db),
     uploads: createSqliteUploads(db),
+    locks: createSqliteLocks(db),
   };
   for (const role of Object.values(roles) as Record<string, unknown>[]) durableWrites(db, role);
   return { ...composeCatalog('sqlite', () => db.close(), roles), inline: createSqliteInline(db, kept) };

@@ -1,7 +1,8 @@
 /**
  * API access: the user's API tokens (create one — shown once, with a ready curl line — copy it,
  * revoke it) and the state of their proxy certificate, the credential lading reaches the
- * storage with (when it expires, and a button that renews it through `POST /auth/proxy`).
+ * storage with (when it expires, and a button that renews it through `POST /auth/proxy`), and
+ * how to reach the same files over WebDAV (`/dav`) with a token as the password.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, describeError, encodePath } from './api.ts';
@@ -72,6 +73,7 @@ export function ApiPage(props: { session: Session }) {
     } catch (err) { setError(describeError(err)); }
   };
   const curl = created ? `curl -H "Authorization: Bearer ${created.token}" ${location.origin}/api/registered${encodePath(props.session.home)}/` : '';
+  const davUrl = `${location.origin}/dav${encodePath(props.session.home)}/`;
   return (
     <section class="page" aria-labelledby="page-title">
       <div class="page-head"><h1 id="page-title">API access</h1></div>
@@ -87,6 +89,7 @@ export function ApiPage(props: { session: Session }) {
             <p>List your home with curl:</p>
             <pre class="link-box"><code id="curl-line">{curl}</code></pre>
             <CopyButton text={curl} label="Copy the curl line" />
+            <p>Or mount your home as a drive over WebDAV: address <code>{davUrl}</code>, user name <code>{props.session.user}</code>, and this token as the password.</p>
           </Notice>
         )}
         {tokens && tokens.length === 0 && <p class="hint">No API tokens.</p>}
@@ -111,6 +114,13 @@ export function ApiPage(props: { session: Session }) {
           <Field id="token-label" label="Label" value={label} onInput={setLabel} required hint="What the token is for, e.g. “laptop backup script”." />
           <button type="submit" class="primary" disabled={!label.trim()}>Create a token</button>
         </form>
+      </section>
+      <section class="card" aria-labelledby="webdav-title">
+        <h2 id="webdav-title">WebDAV</h2>
+        <p>Your files are also a WebDAV drive, for Finder, Windows Explorer, Cyberduck, davfs2 or rclone:</p>
+        <p class="link-box"><code id="dav-url">{davUrl}</code></p>
+        <CopyButton text={davUrl} label="Copy the WebDAV address" />
+        <p class="hint">Sign in with your user name (<code>{props.session.user}</code>) and an API token made above as the password — not your account password, which an account from an identity provider does not have. rclone can send the token as a bearer token instead (<code>bearer_token</code>). {location.protocol === 'https:' ? '' : 'This server is reached over plain HTTP: Windows refuses to send a password to it, and nothing protects the token on the way; use it through HTTPS.'}</p>
       </section>
       <ProxySection />
     </section>

@@ -272,4 +272,22 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: (S: string) =
       CREATE INDEX trash_entries_by_time ON ${S}trash_entries (trashed_at, entity_uid);
     `,
   },
+  {
+    // WebDAV locks, shared by every node (see `LockStore`).
+    version: 14,
+    sql: (S) => `
+      CREATE TABLE ${S}dav_locks (
+        token TEXT PRIMARY KEY,
+        path TEXT COLLATE "C" NOT NULL,
+        depth TEXT NOT NULL CHECK (depth IN ('zero', 'infinity')),
+        scope TEXT NOT NULL CHECK (scope IN ('exclusive', 'shared')),
+        owner TEXT NOT NULL,
+        owner_xml TEXT NOT NULL,
+        timeout_seconds BIGINT NOT NULL,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL
+      );
+      CREATE INDEX dav_locks_by_path ON ${S}dav_locks (path);
+    `,
+  },
 ];

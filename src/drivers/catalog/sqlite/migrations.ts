@@ -268,4 +268,22 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX trash_entries_by_time ON trash_entries (trashed_at, entity_uid);
     `,
   },
+  {
+    // WebDAV locks, shared by every process that opens this catalog (see `LockStore`).
+    version: 15,
+    sql: `
+      CREATE TABLE dav_locks (
+        token TEXT PRIMARY KEY,
+        path TEXT NOT NULL,
+        depth TEXT NOT NULL CHECK (depth IN ('zero', 'infinity')),
+        scope TEXT NOT NULL CHECK (scope IN ('exclusive', 'shared')),
+        owner TEXT NOT NULL,
+        owner_xml TEXT NOT NULL,
+        timeout_seconds INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL
+      );
+      CREATE INDEX dav_locks_by_path ON dav_locks (path);
+    `,
+  },
 ];
