@@ -22,5 +22,6 @@ export function composeCatalog(driver: string, close: () => Promise<void>, roles
     ...roles.publications,
     ...roles.shares,
     ...roles.uploads,
+    ...roles.s3Keys,
   };
 }

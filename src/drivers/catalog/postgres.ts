@@ -19,6 +19,7 @@ import { createPostgresOidc } from './postgres/oidc.ts';
 import { createPostgresPublications } from './postgres/publications.ts';
 import { createPostgresSessions } from './postgres/sessions.ts';
 import { createPostgresShares } from './postgres/shares.ts';
+import { createPostgresS3Keys } from './postgres/s3-keys.ts';
 import { createPostgresUploads } from './postgres/uploads.ts';
 
 export type { PgClientLike, PgPoolLike, PgResultLike } from './postgres/connection.ts';
@@ -69,5 +70,6 @@ export async function createPostgresCatalog(options: PostgresCatalogOptions): Pr
     publications: createPostgresPublications(db),
     shares: createPostgresShares(db),
     uploads: createPostgresUploads(db),
+    s3Keys: createPostgresS3Keys(db),
   });
 }

@@ -19,6 +19,7 @@ import { createSqliteOidc } from './sqlite/oidc.ts';
 import { createSqlitePublications } from './sqlite/publications.ts';
 import { createSqliteSessions } from './sqlite/sessions.ts';
 import { createSqliteShares } from './sqlite/shares.ts';
+import { createSqliteS3Keys } from './sqlite/s3-keys.ts';
 import { createSqliteUploads } from './sqlite/uploads.ts';
 
 export { CatalogDamagedError } from './sqlite/connection.ts';
@@ -53,6 +54,7 @@ export function createSqliteCatalog(options: SqliteCatalogOptions): Catalog {
     publications: createSqlitePublications(db),
     shares: createSqliteShares(db),
     uploads: createSqliteUploads(db),
+    s3Keys: createSqliteS3Keys(db),
   };
   for (const role of Object.values(roles) as Record<string, unknown>[]) durableWrites(db, role);
   return { ...composeCatalog('sqlite', () => db.close(), roles), inline: createSqliteInline(db, kept) };
