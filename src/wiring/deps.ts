@@ -26,6 +26,7 @@ import { linkOf, pidLinkOf, publicLinkOf } from '../http/envelope.ts';
 import { Trash } from '../core/trash.ts';
 import { AccessControl } from '../core/access-control.ts';
 import { Metadata } from '../core/metadata.ts';
+import { S3Keys } from '../core/s3-keys.ts';
 import { Publishing } from '../core/publishing.ts';
 import { openCatalog, openResource } from './drivers.ts';
 import { inlineSmallObjects } from '../drivers/resource/inline.ts';
@@ -80,6 +81,8 @@ export interface Deps {
   shares: ShareService;
   /** The trash, its retention (`trash.retention`) and takedowns. */
   trash: Trash;
+  /** Users' S3 access keys (secrets sealed under the master key). */
+  s3Keys: S3Keys;
   close(): Promise<void>;
 }
 
@@ -182,7 +185,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   return {
     config, dataDir, logger, clock, catalog, resource, backend, uploads, admin, accessControl, metadata, publishing,
     sessions, credentials, x509, caEndpoint: x509.caEndpoint, oidc,
-    rules, pids, jobs, publicBase, node, shares, trash,
+    rules, pids, jobs, publicBase, node, shares, trash, s3Keys: new S3Keys({ catalog, backend, sealer: x509.sealer, clock }),
     async close() {
       await jobs.stop();
       await backend.settled();
