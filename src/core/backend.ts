@@ -130,6 +130,8 @@ export interface UploadOptions {
   verify?: (digests: { size: number; sha256: Buffer; md5: Buffer | null }) => void;
   /** User metadata (AVUs) the object gets in its commit's transaction; refused when reserved (`BAD_REQUEST`). */
   meta?: readonly Avu[];
+  /** The entity tag to record (a multipart upload's); wins over `md5`'s. */
+  etag?: string;
 }
 
 /**
@@ -487,7 +489,7 @@ export class Backend {
         path, owner: actor.user, size, checksum: checksumString(sha256), blob, now: this.#clock.now(),
         overwrite: await options.overwrite, jobs: this.#jobs, fenced: true,
         ...(options.meta && options.meta.length > 0 ? { meta: options.meta } : {}),
-        ...(options.md5 === true && md5 ? { etag: md5.toString('hex') } : {}),
+        ...(options.etag !== undefined ? { etag: options.etag } : options.md5 === true && md5 ? { etag: md5.toString('hex') } : {}),
       });
       if (jobIds.length > 0) this.#onJobs();
       // NOTE: the commit left the replaced blob tracked; where deleting it now could cut a

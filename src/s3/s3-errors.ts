@@ -92,6 +92,12 @@ const S3_CODE_OF = {
 /** Any failure as an `S3Error`: lading's by the table, anything else as `InternalError` (its message not shown). */
 export function toS3Error(err: unknown): S3Error {
   if (err instanceof S3Error) return err;
-  if (isLadingError(err)) return new S3Error(S3_CODE_OF[err.code], err.message, { cause: err });
+  if (isLadingError(err)) {
+    // NOTE: the core names S3's own code where its error is finer than lading's (multipart).
+    const named = err.details.s3;
+    if (typeof named === 'string' && named in S3_STATUS) return new S3Error(named as S3Code, err.message, { cause: err });
+    if (err.code === 'NOT_FOUND' && err.details.upload === true) return new S3Error('NoSuchUpload', err.message, { cause: err });
+    return new S3Error(S3_CODE_OF[err.code], err.message, { cause: err });
+  }
   return new S3Error('InternalError', 'We encountered an internal error. Please try again.', { cause: err });
 }

@@ -12,6 +12,7 @@ import { pipeline as pipelineAsync } from 'node:stream/promises';
 import type { Actor, Backend } from '../core/backend.ts';
 import { isLadingError } from '../core/errors.ts';
 import type { Metadata } from '../core/metadata.ts';
+import type { MultipartUploads } from '../core/multipart.ts';
 import { type Path, baseName, parentOf } from '../core/path.ts';
 import type { ByteRange, Clock } from '../core/ports.ts';
 import type { S3Keys } from '../core/s3-keys.ts';
@@ -30,6 +31,7 @@ export interface S3FrontOptions {
   trash: Pick<Trash, 'trash'>;
   metadata: Pick<Metadata, 'list'>;
   keys: Pick<S3Keys, 'resolve'>;
+  multipart: MultipartUploads;
   clock: Clock;
   /** The region clients sign for and GetBucketLocation names. */
   region: string;
@@ -57,7 +59,6 @@ const UNSERVED = [
   'acl', 'policy', 'policyStatus', 'cors', 'lifecycle', 'versioning', 'versions', 'tagging', 'website', 'logging', 'notification',
   'replication', 'encryption', 'object-lock', 'retention', 'legal-hold', 'requestPayment', 'accelerate', 'analytics', 'inventory',
   'metrics', 'intelligent-tiering', 'ownershipControls', 'publicAccessBlock', 'restore', 'select', 'torrent', 'attributes',
-  'uploads', 'uploadId', 'partNumber',
 ];
 
 /** The request handler of the S3 listener. */
@@ -123,12 +124,22 @@ async function handle(o: S3FrontOptions, req: IncomingMessage, res: ServerRespon
     if (unserved) throw new S3Error('NotImplemented', `The bucket operation '?${unserved}' is not implemented by lading.`);
     if (method === 'HEAD') return headBucket(o, call);
     if (method === 'GET' && query.has('location')) return getLocation(o, call);
+    if (method === 'GET' && query.has('uploads')) return listUploads(o, call);
     if (method === 'GET') return listObjects(o, call);
     if (method === 'POST' && query.has('delete')) return deleteObjects(o, call);
     if (method === 'PUT' && rawQuery === '') return createBucket(o, call);
     throw new S3Error('NotImplemented', `${method} on a bucket is not implemented by lading.`);
   }
-  if (unserved) throw new S3Error('NotImplemented', `The object operation '?${unserved}' is not implemented by lading (multipart uploads come next).`);
+  if (unserved) throw new S3Error('NotImplemented', `The object operation '?${unserved}' is not implemented by lading.`);
+  if (method === 'POST' && query.has('uploads')) return createUpload(o, call);
+  if (query.has('uploadId')) {
+    if (method === 'PUT' && req.headers['x-amz-copy-source'] !== undefined) throw new S3Error('NotImplemented', 'UploadPartCopy is not implemented by lading.');
+    if (method === 'PUT') return uploadPart(o, call);
+    if (method === 'POST') return completeUpload(o, call);
+    if (method === 'DELETE') return abortUpload(o, call);
+    if (method === 'GET') return listParts(o, call);
+  }
+  if (query.has('partNumber')) throw new S3Error('NotImplemented', 'Reading one part of an object (partNumber) is not implemented by lading.');
   if (method === 'GET' || method === 'HEAD') return getObject(o, call);
   if (method === 'PUT' && req.headers['x-amz-copy-source'] !== undefined) return copyObject(o, call);
   if (method === 'PUT') return putObject(o, call);
@@ -679,4 +690,123 @@ async function copyObject(o: S3FrontOptions, call: Call): Promise<void> {
   const copied = outcome.entity;
   if (copied.kind !== 'dataobject') throw new S3Error('InvalidRequest', 'The copy source is a collection.');
   sendXml(res, 200, document('CopyObjectResult', el('LastModified', iso(copied.modifiedAt)) + el('ETag', etagOf(copied))));
+}
+
+/** The object path a multipart request names (never a collection's). */
+function uploadTarget(o: S3FrontOptions, call: Call): Path {
+  const { path, folder } = keyTarget(bucketPath(o, call.bucket), call.key);
+  if (folder) throw new S3Error('InvalidRequest', 'A key ending in \'/\' names a collection; it takes no bytes.');
+  return path;
+}
+
+async function createUpload(o: S3FrontOptions, call: Call): Promise<void> {
+  const path = uploadTarget(o, call);
+  await drain(call.req);
+  const meta = userMetadata(call.req.headers);
+  let id: string;
+  try {
+    id = await o.multipart.create(call.actor, path, meta);
+  } catch (err) {
+    if (!isLadingError(err, 'NOT_FOUND')) throw err;
+    await makeParents(o, call.actor, path);
+    id = await o.multipart.create(call.actor, path, meta);
+  }
+  sendXml(call.res, 200, document('InitiateMultipartUploadResult', el('Bucket', call.bucket) + el('Key', call.key) + el('UploadId', id)));
+}
+
+async function uploadPart(o: S3FrontOptions, call: Call): Promise<void> {
+  const { req, res, query } = call;
+  const path = uploadTarget(o, call);
+  const number = Number(query.get('partNumber'));
+  if (!/^\d{1,5}$/.test(query.get('partNumber') ?? '')) throw new S3Error('InvalidArgument', 'Part number must be an integer between 1 and 10000, inclusive.');
+  const md5Header = req.headers['content-md5'];
+  const expected: { md5?: Buffer } = {};
+  if (typeof md5Header === 'string') expected.md5 = base64Digest(md5Header, 16, 'Content-MD5');
+  const source = payloadOf(call, new Map());
+  const part = await o.multipart.putPart(call.actor, query.get('uploadId')!, path, number, source, {
+    expected, verify: ({ sha256 }) => checkPayloadHash(call.claim.payload, sha256),
+  });
+  res.writeHead(200, { ETag: `"${part.md5}"`, 'Content-Length': 0 });
+  res.end();
+}
+
+async function abortUpload(o: S3FrontOptions, call: Call): Promise<void> {
+  await o.multipart.abort(call.actor, call.query.get('uploadId')!, uploadTarget(o, call));
+  await drain(call.req);
+  call.res.writeHead(204);
+  call.res.end();
+}
+
+async function listParts(o: S3FrontOptions, call: Call): Promise<void> {
+  const { query } = call;
+  const id = query.get('uploadId')!;
+  const parts = await o.multipart.listParts(call.actor, id, uploadTarget(o, call));
+  const marker = Number(query.get('part-number-marker') ?? 0) || 0;
+  const max = Math.min(Number(query.get('max-parts') ?? 1000) || 1000, 1000);
+  const after = parts.filter((p) => p.number > marker);
+  const page = after.slice(0, max);
+  const truncated = after.length > page.length;
+  let xml = el('Bucket', call.bucket) + el('Key', call.key) + el('UploadId', id) + el('PartNumberMarker', marker)
+    + (truncated ? el('NextPartNumberMarker', page.at(-1)!.number) : '') + el('MaxParts', max) + el('IsTruncated', truncated)
+    + wrap('Owner', el('ID', call.actor.user) + el('DisplayName', call.actor.user)) + el('StorageClass', 'STANDARD');
+  for (const p of page) xml += wrap('Part', el('PartNumber', p.number) + el('LastModified', iso(p.modifiedAt)) + el('ETag', `"${p.md5}"`) + el('Size', p.size));
+  sendXml(call.res, 200, document('ListPartsResult', xml));
+}
+
+async function listUploads(o: S3FrontOptions, call: Call): Promise<void> {
+  const { path: bucket } = await statBucket(o, call);
+  const prefix = call.query.get('prefix') ?? '';
+  const uploads = (await o.multipart.list(call.actor))
+    .filter((u) => u.path.startsWith(`${bucket}/`))
+    .map((u) => ({ ...u, key: keyOf(bucket, u.path, false) }))
+    .filter((u) => u.key.startsWith(prefix))
+    .sort((a, b) => compareKeys(a.key, b.key) || a.createdAt.getTime() - b.createdAt.getTime());
+  const max = Math.min(Number(call.query.get('max-uploads') ?? 1000) || 1000, 1000);
+  let xml = el('Bucket', call.bucket) + el('KeyMarker', '') + el('UploadIdMarker', '') + el('Prefix', prefix) + el('MaxUploads', max)
+    + el('IsTruncated', uploads.length > max);
+  for (const u of uploads.slice(0, max)) {
+    const owner = wrap('Owner', el('ID', call.actor.user) + el('DisplayName', call.actor.user));
+    xml += wrap('Upload', el('Key', u.key) + el('UploadId', u.id) + wrap('Initiator', el('ID', call.actor.user) + el('DisplayName', call.actor.user)) + owner
+      + el('StorageClass', 'STANDARD') + el('Initiated', iso(u.createdAt)));
+  }
+  sendXml(call.res, 200, document('ListMultipartUploadsResult', xml));
+}
+
+/** Seconds between the spaces a CompleteMultipartUpload answer sends while the parts are joined, so clients do not time out (as S3 does). */
+const KEEPALIVE_MS = 10_000;
+
+async function completeUpload(o: S3FrontOptions, call: Call): Promise<void> {
+  const { res } = call;
+  const path = uploadTarget(o, call);
+  const root = parseXml((await readSmallBody(call)).toString('utf8'));
+  if (root.name !== 'CompleteMultipartUpload') throw new S3Error('MalformedXML', 'The XML you provided was not well-formed or did not validate against our published schema (root is not CompleteMultipartUpload).');
+  const parts = childrenNamed(root, 'Part').map((p) => {
+    const number = Number(childText(p, 'PartNumber'));
+    const etag = (childText(p, 'ETag') ?? '').trim().replace(/^"|"$/g, '').toLowerCase();
+    if (!Number.isInteger(number) || !/^[0-9a-f]{32}$/.test(etag)) throw new S3Error('InvalidPart', 'One or more of the specified parts could not be found.');
+    return { number, md5: etag };
+  });
+  const id = call.query.get('uploadId')!;
+  // NOTE: once the parts are found good, the answer starts and sends a space every few seconds while the parts are
+  // joined, so a client's read timeout never fires on a large object; a failure after that is
+  // an <Error> document in the 200 answer, which S3 clients look for (S3 does the same).
+  let keepalive: NodeJS.Timeout | undefined;
+  const start = () => {
+    res.writeHead(200, { 'Content-Type': 'application/xml' });
+    res.write('<?xml version="1.0" encoding="UTF-8"?>\n');
+    keepalive = setInterval(() => res.write(' '), KEEPALIVE_MS);
+  };
+  try {
+    const { object } = await o.multipart.complete(call.actor, id, path, parts, start);
+    res.end(document('CompleteMultipartUploadResult', el('Location', `/${call.bucket}/${call.key}`) + el('Bucket', call.bucket) + el('Key', call.key) + el('ETag', etagOf(object)))
+      .slice('<?xml version="1.0" encoding="UTF-8"?>\n'.length));
+  } catch (err) {
+    // NOTE: refused before the joining started: an ordinary error answer.
+    if (!res.headersSent) throw err;
+    const e = toS3Error(err);
+    if (e.code === 'InternalError') o.log.error({ err }, 'completing a multipart upload failed');
+    res.end(wrap('Error', el('Code', e.code) + el('Message', e.message)));
+  } finally {
+    clearInterval(keepalive);
+  }
 }

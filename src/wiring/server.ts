@@ -6,6 +6,7 @@
  */
 import { type IncomingMessage, type Server, createServer } from 'node:http';
 import { createS3Handler } from '../s3/s3-front.ts';
+import { MultipartUploads } from '../core/multipart.ts';
 import type { FastifyInstance } from 'fastify';
 import { type Config, ConfigError, parseListen } from './config.ts';
 import { OperatorError } from './operator-error.ts';
@@ -86,7 +87,7 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
     const app = await buildApp({
       backend: deps.backend, accessControl: deps.accessControl, metadata: deps.metadata, publishing: deps.publishing, sessions: deps.sessions, logger: deps.logger, publicBase: deps.publicBase,
       backendUrl: config.backend_url, maxUploadBytes: config.limits.upload_bytes, trustProxy: config.trust_proxy,
-      version: VERSION, ca: deps.caEndpoint, oidc: deps.oidc, shares: deps.shares, uploads: deps.uploads, trash: deps.trash,
+      version: VERSION, ca: deps.caEndpoint, oidc: deps.oidc, shares: deps.shares, uploads: deps.uploads, trash: deps.trash, s3Keys: deps.s3Keys,
       jobs: deps.rules.rules.length > 0 ? deps.jobs : undefined, pids: deps.pids, pidAwaitMs: config.pid.await_timeout * 1000,
       bodyIdleTimeoutMs: config.limits.body_idle_timeout * 1000,
       archives: { maxEntries: config.archives.max_entries, concurrentPerUser: config.archives.concurrent_per_user },
@@ -185,6 +186,10 @@ async function listenS3(config: Config, deps: Deps): Promise<{ server: Server; u
   const { host, port } = parseListen(config.s3.listen!);
   const handler = createS3Handler({
     backend: deps.backend, trash: deps.trash, metadata: deps.metadata, keys: deps.s3Keys, clock: deps.clock, region: config.s3.region,
+    multipart: new MultipartUploads({
+      backend: deps.backend, catalog: deps.catalog, resource: deps.resource, clock: deps.clock, maxUploadBytes: config.limits.upload_bytes,
+      expirySeconds: config.uploads.expiry,
+    }),
     log: deps.logger,
   });
   const server = createServer({ requestTimeout: 0 }, handler);
