@@ -569,7 +569,16 @@ export class Backend {
         continue;
       }
       await this.#require(actor, target, 'write');
-      last = await this.#catalog.createCollection({ path: target, owner: actor.user, now: this.#clock.now(), jobs: this.#jobs });
+      try {
+        last = await this.#catalog.createCollection({ path: target, owner: actor.user, now: this.#clock.now(), jobs: this.#jobs });
+      } catch (err) {
+        // NOTE: with `parents`, a collection another request made meanwhile is as good as
+        // one made here (concurrent uploads into a new folder, on one node or several).
+        const raced = options.parents && isLadingError(err, 'CONFLICT') ? await this.#catalog.getEntity(target) : null;
+        if (raced?.kind !== 'collection') throw err;
+        last = raced;
+        continue;
+      }
       if (this.#jobs) this.#onJobs();
     }
     if (!last) throw new LadingError('CONFLICT', `'${path}' already exists.`);
