@@ -290,7 +290,33 @@ async function listPage(o: S3FrontOptions, actor: Actor, bucket: Path, prefix: s
       if (!take(key, entity)) break;
     }
   } else {
-    throw new S3Error('NotImplemented', 'Listing with a delimiter other than \'/\' is not implemented by lading.');
+    // NOTE: another delimiter than '/' does not follow collections: every data object below
+    // the prefix's collection is read, and the keys are grouped at the delimiter.
+    let walk;
+    try {
+      walk = await o.backend.walkAs(actor, dir);
+    } catch (err) {
+      if (gone(err)) return page;
+      throw err;
+    }
+    let group: string | null = null;
+    for await (const entity of walk.entries(lower === null ? undefined : `${bucket}/${lower.replace(/\/$/, '')}`)) {
+      if (entity.kind !== 'dataobject') continue;
+      const key = keyOf(bucket, entity.path, false);
+      if (!key.startsWith(prefix)) {
+        if (compareKeys(key, prefix) > 0) break;
+        continue;
+      }
+      const at = key.indexOf(delimiter, prefix.length);
+      if (at < 0) {
+        if (!take(key, entity)) break;
+        continue;
+      }
+      const common = key.slice(0, at + delimiter.length);
+      if (common === group) continue;
+      group = common;
+      if (!take(common, null)) break;
+    }
   }
   if (!page.truncated) page.next = null;
   return page;
