@@ -47,7 +47,9 @@ it('runs the ported ceph/s3-tests cases: every case that passed before still pas
   const expected = (await readFile(join(import.meta.dirname, 'ceph', 'passing.txt'), 'utf8')).split('\n').filter((l) => l && !l.startsWith('#'));
   const total = outcome.passed.length + Object.keys(outcome.failed).length + Object.keys(outcome.skipped).length;
   console.log(`ceph/s3-tests port: ${outcome.passed.length} of ${total} passed, ${Object.keys(outcome.failed).length} failed, ${Object.keys(outcome.skipped).length} skipped`);
-  for (const [name, why] of Object.entries(outcome.failed)) console.log(`  ${name}: ${why}`);
+  for (const name of outcome.passed) console.log(`  passed ${name}`);
+  for (const [name, why] of Object.entries(outcome.failed)) console.log(`  failed ${name}: ${why}`);
+  for (const [name, why] of Object.entries(outcome.skipped)) console.log(`  skipped ${name}: ${why}`);
   const regressed = expected.filter((name) => !outcome.passed.includes(name));
   assert.deepEqual(regressed.map((name) => `${name}: ${outcome.failed[name] ?? outcome.skipped[name]}`), [], 'cases that passed before fail now');
 });
