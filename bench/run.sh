@@ -9,6 +9,8 @@
 # they see the same background load; each row shows the figures side by side and lading's
 # ratio to each peer. Talks only to 127.0.0.1 and cleans up after itself.
 #
+# Then the S3 rows of bench/s3.sh (lading's S3 listener beside the Swift S3 server).
+#
 # Usage: bench/run.sh   (about 4 minutes; env: ROUNDS=2 DURATION=5 WARMUP=5 CONNECTIONS=16
 #                        CONCURRENCY=8 ROUNDS_SMALL=5 ROUNDS_LARGE=2
 #                        LARGE_MIB=1024 START_ROUNDS=3; any LADING_<KEY>)
@@ -253,3 +255,8 @@ echo "the server process used (nginx: its worker), mean per transfer or object. 
 echo "object to disk before answering, as the bare node:http server (node) does; nginx and rclone do not."
 echo "Metadata: lading's JSON record (bearer token), nginx's static file of it, rclone's PROPFIND, node's stat as JSON."
 echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
+
+# The S3 rows: lading's S3 listener beside the Swift S3 server (bench/s3.sh; S3_BENCH=0 skips them).
+if [ "${S3_BENCH:-1}" != 0 ]; then
+  LARGE_MIB="$LARGE_MIB" DURATION="$DURATION" CONCURRENCY="$CONCURRENCY" "$BENCH_DIR/s3.sh"
+fi
