@@ -4,7 +4,8 @@
  * listening, and graceful shutdown. Used by `lading serve` and by end-to-end tests, so tests
  * run exactly what users run. Installs no signal handler and prints nothing; it logs.
  */
-import { type IncomingMessage, type Server, createServer } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
+import { createRequire } from 'node:module';
 import { createS3Handler } from '../s3/s3-front.ts';
 import { MultipartUploads } from '../core/multipart.ts';
 import type { FastifyInstance } from 'fastify';
@@ -192,6 +193,9 @@ async function listenS3(config: Config, deps: Deps): Promise<{ server: Server; u
     }),
     log: deps.logger,
   });
+  // NOTE: through require, as Fastify takes it: an ESM import of node:http evaluates every
+  // export, which loads Node's fetch (undici) into a server that never uses it.
+  const { createServer } = createRequire(import.meta.url)('node:http') as typeof import('node:http');
   const server = createServer({ requestTimeout: 0 }, handler);
   server.timeout = config.limits.body_idle_timeout * 1000;
   await new Promise<void>((resolve, reject) => {
