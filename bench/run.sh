@@ -11,6 +11,8 @@
 # rclone serve webdav, PROPFIND of an object and of 1,000 entries, small PUTs, 10 MiB and 1 GiB.
 # Talks only to 127.0.0.1 and cleans up after itself.
 #
+# Then the S3 rows of bench/s3.sh (lading's S3 listener beside the Swift S3 server).
+#
 # Usage: bench/run.sh   (about 4 minutes; env: ROUNDS=2 DURATION=5 WARMUP=5 CONNECTIONS=16
 #                        CONCURRENCY=8 ROUNDS_SMALL=5 ROUNDS_LARGE=2
 #                        LARGE_MIB=1024 START_ROUNDS=3; any LADING_<KEY>)
@@ -260,3 +262,8 @@ echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
 echo
 source "$BENCH_DIR/dav-rows.sh"
 dav_rows
+
+# The S3 rows: lading's S3 listener beside the Swift S3 server (bench/s3.sh; S3_BENCH=0 skips them).
+if [ "${S3_BENCH:-1}" != 0 ]; then
+  LARGE_MIB="$LARGE_MIB" DURATION="$DURATION" CONCURRENCY="$CONCURRENCY" "$BENCH_DIR/s3.sh"
+fi

@@ -1,6 +1,6 @@
 /**
  * The client commands of `lading`, at the top level: `login`, `logout`, `ls`, `stat`, `mkdir`,
- * `mv`, `cp`, `rm`, `trash`, `pid`, `share`, `token` and `proxy` (with `proxy renew`). Each talks to a server over
+ * `mv`, `cp`, `rm`, `trash`, `s3 key`, `pid`, `share`, `token` and `proxy` (with `proxy renew`). Each talks to a server over
  * its HTTP API (`ApiClient`), never to a data directory. Every failure is a `ClientError`:
  * `runClient` prints it as one line and exits with its documented code (`exit-codes.ts`).
  * Tokens and passwords never come from the command line and are printed only by `token`.
@@ -118,6 +118,11 @@ interface EntityRecord {
   link: string;
   path: string;
   metadata: { PID: string | null; checksum: string | null; name: string; object_type: 'dataobject' | 'collection'; size?: number | null; modified?: string };
+}
+
+/** An S3 key as `/api/s3/keys` answers it. */
+interface S3KeyRecord {
+  access_key_id: string; label: string | null; created_at: string;
 }
 
 /** A trash entry as `/api/trash` answers it. */
@@ -431,6 +436,31 @@ export function registerClientCommands(cli: Command): void {
     .action(async (opts: ClientOptions) => runClient(() => withApi(opts, async (api) => {
       const { purged } = await api.json<{ purged: number }>('DELETE', '/api/trash');
       report(opts, `purged ${purged} ${purged === 1 ? 'entry' : 'entries'}`, { purged });
+    })));
+
+  const s3 = cli.command('s3').description('your keys for S3 clients (aws, boto3, rclone, s3cmd) at the server\'s S3 listener');
+  const s3key = s3.command('key').description('make, list and revoke S3 access keys');
+  withClientOptions(s3key.command('create'))
+    .description('make an S3 key pair and print it as two export lines for the shell (the secret is shown only now): eval "$(lading s3 key create)"')
+    .option('--label <text>', 'what the key is for, to recognise it in lading s3 key list')
+    .action(async (opts: ClientOptions & { label?: string }) => runClient(() => withApi(opts, async (api) => {
+      const made = await api.json<S3KeyRecord & { secret_access_key: string }>('POST', '/api/s3/keys', {
+        headers: { 'content-type': 'application/json' }, body: JSON.stringify(opts.label === undefined ? {} : { label: opts.label }),
+      });
+      // NOTE: printed even with --quiet: the secret exists nowhere else.
+      if (opts.json) line(JSON.stringify(made));
+      else line(`export AWS_ACCESS_KEY_ID=${made.access_key_id}\nexport AWS_SECRET_ACCESS_KEY=${made.secret_access_key}`);
+    })));
+  withClientOptions(s3key.command('list'))
+    .description('list your S3 keys, oldest first: access key id, made at, label (never the secrets)')
+    .action(async (opts: ClientOptions) => runClient(() => withApi(opts, async (api) => {
+      for (const k of await api.json<S3KeyRecord[]>('GET', '/api/s3/keys')) report(opts, [k.access_key_id, shortDate(k.created_at), k.label ?? ''].join('\t'), k);
+    })));
+  withClientOptions(s3key.command('revoke').argument('<access-key-id>', 'the key to revoke'))
+    .description('revoke an S3 key: every node refuses it from the next request on')
+    .action(async (id: string, opts: ClientOptions) => runClient(() => withApi(opts, async (api) => {
+      await api.json('DELETE', `/api/s3/keys/${encodeURIComponent(id)}`);
+      report(opts, `revoked ${id}`, { revoked: id });
     })));
 
   client(cli.command('pid').argument('<path>', 'a data object or collection'))

@@ -13,7 +13,7 @@ import { type Path, baseName, childOf, isWithin, lineage, parentOf, parseName, p
 import type { Authority, BackendCredential, ByteRange, Catalog, Clock, Resource, ResourceStream, TrackedBlob } from './ports.ts';
 import type { RuleSet } from './rules.ts';
 import {
-  ACCESS_RANK, type AccessLevel, type Collection, type DataObject, type Entity, type JobsFor, type PrincipalKind,
+  ACCESS_RANK, type AccessLevel, type Avu, type Collection, type DataObject, type Entity, type JobsFor, type PrincipalKind,
 } from './types.ts';
 
 /** How many children a streamed listing reads from the catalog at a time. */
@@ -117,6 +117,21 @@ export interface UploadOptions {
   overwrite: boolean | Promise<boolean>;
   /** Digests the client announced; a mismatch rejects with `DIGEST_MISMATCH` and stores nothing. */
   expected?: { sha256?: Buffer; md5?: Buffer };
+  /**
+   * Compute the MD5 of the bytes as they stream (beside the SHA-256) and record it as the
+   * object's entity tag (`DataObject.etag`), for the fronts whose clients check one. Off by
+   * default: the hash costs time the API's clients do not need.
+   */
+  md5?: boolean;
+  /**
+   * Check these before reading the body, and call it with the computed digests once the body
+   * has ended, before the commit: a rejection stores nothing (a front's own checksums).
+   */
+  verify?: (digests: { size: number; sha256: Buffer; md5: Buffer | null }) => void;
+  /** User metadata (AVUs) the object gets in its commit's transaction; refused when reserved (`BAD_REQUEST`). */
+  meta?: readonly Avu[];
+  /** The entity tag to record (a multipart upload's); wins over `md5`'s. */
+  etag?: string;
 }
 
 /**
@@ -125,11 +140,11 @@ export interface UploadOptions {
 export interface CollectionWalk {
   collection: Collection;
   /**
-   * Every entity strictly below the collection, in byte order of their paths, read from the
+   * Every entity strictly below the collection (whose path sorts after `after`, when given), in byte order of their paths, read from the
    * catalog `LISTING_PAGE` at a time (memory stays flat however many there are). Pages read
    * one after another see the tree as each page's read found it.
    */
-  entries(): AsyncGenerator<Entity>;
+  entries(after?: string): AsyncGenerator<Entity>;
   /**
    * Opens the bytes of a data object `entries` yielded, the version that was listed; when
    * those contents have been replaced and removed since, the version now at its path. The
@@ -333,7 +348,12 @@ export class Backend {
    * `NOT_A_COLLECTION`.
    */
   async listing(cred: BackendCredential, path: Path, after: string | null = null): Promise<{ collection: Collection; entries: AsyncGenerator<Entity> }> {
-    await this.#require(await this.#actor(cred), path, 'read');
+    return this.listingAs(await this.#actor(cred), path, after);
+  }
+
+  /** `listing` as `actor`. */
+  async listingAs(actor: Actor, path: Path, after: string | null = null): Promise<{ collection: Collection; entries: AsyncGenerator<Entity> }> {
+    await this.#require(actor, path, 'read');
     const entity = await this.#mustExist(path);
     if (entity.kind !== 'collection') throw new LadingError('NOT_A_COLLECTION', `'${path}' is a data object, not a collection.`);
     const catalog = this.#catalog;
@@ -361,8 +381,9 @@ export class Backend {
     const catalog = this.#catalog;
     return {
       collection,
-      async *entries() {
-        let after: Path | undefined;
+      async *entries(from?: string) {
+        // NOTE: a bound, not a path (it need not name an entity): compared only.
+        let after = from as Path | undefined;
         for (;;) {
           const page = await catalog.listDescendants(path, LISTING_PAGE, after);
           yield* page;
@@ -448,7 +469,10 @@ export class Backend {
     // it, so it is never tracked: its upload spares a transaction and a flush of the log.
     let tracked = null as Promise<void> | null;
     const track = (): Promise<void> => (tracked ??= this.#catalog.trackBlob(blob, this.#clock.now(), this.#node));
-    const meter = new Meter({ limit: this.#maxUploadBytes, md5: options.expected?.md5 !== undefined });
+    for (const avu of options.meta ?? []) {
+      if (isReservedAttribute(avu.attribute)) throw new LadingError('BAD_REQUEST', `The attribute '${avu.attribute}' is reserved.`);
+    }
+    const meter = new Meter({ limit: this.#maxUploadBytes, md5: options.expected?.md5 !== undefined || options.md5 === true });
     const detach = feed(source, meter);
     try {
       await this.#resource.write(blob, meter, { publishAfter: track });
@@ -460,9 +484,12 @@ export class Backend {
       if (expected?.md5 && md5 && !expected.md5.equals(md5)) {
         throw new LadingError('DIGEST_MISMATCH', `The content's MD5 digest (${md5.toString('base64')}) does not match the one the request announced (${expected.md5.toString('base64')}); nothing was stored.`);
       }
+      options.verify?.({ size, sha256, md5 });
       const { object, replacedBlob, jobIds } = await this.#catalog.commitObject({
         path, owner: actor.user, size, checksum: checksumString(sha256), blob, now: this.#clock.now(),
         overwrite: await options.overwrite, jobs: this.#jobs, fenced: true,
+        ...(options.meta && options.meta.length > 0 ? { meta: options.meta } : {}),
+        ...(options.etag !== undefined ? { etag: options.etag } : options.md5 === true && md5 ? { etag: md5.toString('hex') } : {}),
       });
       if (jobIds.length > 0) this.#onJobs();
       // NOTE: the commit left the replaced blob tracked; where deleting it now could cut a
@@ -527,7 +554,11 @@ export class Backend {
    * without `parents`), `NOT_A_COLLECTION`.
    */
   async createCollection(cred: BackendCredential, path: Path, options: { parents: boolean }): Promise<Collection> {
-    const actor = await this.#actor(cred);
+    return this.createCollectionAs(await this.#actor(cred), path, options);
+  }
+
+  /** `createCollection` as `actor`. */
+  async createCollectionAs(actor: Actor, path: Path, options: { parents: boolean }): Promise<Collection> {
     const targets = options.parents ? lineage(path).slice(1) : [path];
     let last: Collection | null = null;
     for (const target of targets) {
@@ -538,7 +569,16 @@ export class Backend {
         continue;
       }
       await this.#require(actor, target, 'write');
-      last = await this.#catalog.createCollection({ path: target, owner: actor.user, now: this.#clock.now(), jobs: this.#jobs });
+      try {
+        last = await this.#catalog.createCollection({ path: target, owner: actor.user, now: this.#clock.now(), jobs: this.#jobs });
+      } catch (err) {
+        // NOTE: with `parents`, a collection another request made meanwhile is as good as
+        // one made here (concurrent uploads into a new folder, on one node or several).
+        const raced = options.parents && isLadingError(err, 'CONFLICT') ? await this.#catalog.getEntity(target) : null;
+        if (raced?.kind !== 'collection') throw err;
+        last = raced;
+        continue;
+      }
       if (this.#jobs) this.#onJobs();
     }
     if (!last) throw new LadingError('CONFLICT', `'${path}' already exists.`);
@@ -711,7 +751,7 @@ export class Backend {
       const meta = (await this.#catalog.listMeta(from.path)).filter((avu) => !isReservedAttribute(avu.attribute));
       const { object, replacedBlob, jobIds } = await this.#catalog.commitObject({
         path: target, owner: actor.user, size: from.size, checksum: from.checksum, blob, now: this.#clock.now(),
-        overwrite, jobs: this.#jobs, fenced: true, meta,
+        overwrite, jobs: this.#jobs, fenced: true, meta, etag: from.etag ?? null,
       });
       if (jobIds.length > 0) this.#onJobs();
       if (replacedBlob && this.#resource.capabilities.deleteSparesOpenReads) this.#inBackground(this.#discard(replacedBlob));

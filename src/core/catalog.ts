@@ -10,7 +10,7 @@
 import type { Path } from './path.ts';
 import type {
   AccessEntry, AccessLevel, Avu, Collection, DataObject, Entity, HandleRecord, HandleValues, JobInput,
-  DavLock, JobRecord, JobState, JobsFor, PublicationEvent, SessionInput, SessionKind, SessionRecord, ShareRecord, TrashEntry, UserRecord,
+  DavLock, JobRecord, JobState, JobsFor, PublicationEvent, S3KeyRecord, SessionInput, SessionKind, SessionRecord, ShareRecord, TrashEntry, UserRecord,
 } from './types.ts';
 
 /**
@@ -58,6 +58,8 @@ export interface NamespaceStore {
     upload?: { id: string; holder: string; expiresAt: Date };
     /** AVUs added to the object in the same transaction (an existing triple is kept once); none by default. */
     meta?: readonly Avu[];
+    /** The entity tag of the new bytes (see `DataObject.etag`); null or absent when unknown, which clears an overwritten object's. */
+    etag?: string | null;
   }): Promise<{ object: DataObject; replacedBlob: string | null; jobIds: string[] }>;
   /**
    * Moves the entity at `from` (and, for a collection, everything below it) to `to`, keeping
@@ -512,6 +514,22 @@ export interface LockStore {
 }
 
 /**
+ * S3 access keys: a user's key pairs for the S3 front, found by their public id. The secret is
+ * stored as given (the caller seals it). Revoking deletes the row, so every node sharing the
+ * catalog refuses the key at its next lookup. Contract: `test/contracts/catalog-s3-keys-contract.ts`.
+ */
+export interface S3KeyStore {
+  /** Stores a new key. `CONFLICT` when its id is taken. */
+  createS3Key(key: S3KeyRecord): Promise<void>;
+  /** The key with this id, or null (also once revoked). */
+  getS3Key(id: string): Promise<S3KeyRecord | null>;
+  /** The keys of `user`, oldest first. */
+  listS3Keys(user: string): Promise<S3KeyRecord[]>;
+  /** Deletes `user`'s key `id`; false when `user` has no such key. */
+  deleteS3Key(user: string, id: string): Promise<boolean>;
+}
+
+/**
  * The roles of the catalog by name. A driver composes one of each into a `Catalog`, and the
  * contract suites are listed by these names, so a role added here without a suite (or a
  * driver part) does not compile.
@@ -528,6 +546,7 @@ export interface CatalogRoles {
   shares: ShareStore;
   uploads: UploadStore;
   locks: LockStore;
+  s3Keys: S3KeyStore;
 }
 
 /** The name of one role of the catalog. */
@@ -537,7 +556,7 @@ export type CatalogRole = keyof CatalogRoles;
  * The catalog: every role in one store, behind one connection. Every method is atomic on its
  * own. Implementations pass every suite `test/contracts/catalog-contract.ts` lists.
  */
-export interface Catalog extends NamespaceStore, AccountStore, SessionStore, JobStore, HandleStore, BlobTracker, OidcStore, PublicationStore, ShareStore, UploadStore, LockStore {
+export interface Catalog extends NamespaceStore, AccountStore, SessionStore, JobStore, HandleStore, BlobTracker, OidcStore, PublicationStore, ShareStore, UploadStore, LockStore, S3KeyStore {
   readonly driver: string;
   /**
    * Where small objects' bytes may be kept, in the catalog's own database; absent when the

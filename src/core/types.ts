@@ -27,6 +27,12 @@ export interface DataObject extends EntityBase {
   checksum: string;
   /** Key of the bytes on the resource; never shown to clients. */
   blob: string;
+  /**
+   * The entity tag S3 clients check: the hex MD5 of the bytes when they were stored whole,
+   * `<hex MD5 of the parts' MD5s>-<parts>` for a multipart upload. Absent when unknown (objects
+   * stored before lading kept it).
+   */
+  etag?: string;
 }
 
 export interface Collection extends EntityBase {
@@ -45,6 +51,18 @@ export interface UserRecord {
   createdAt: Date;
   /** A disabled account cannot log in by any means; absent means enabled. */
   disabled?: boolean;
+}
+
+/** An S3 access key pair of a user (see `S3KeyStore`). */
+export interface S3KeyRecord {
+  /** The public access key id (`AWS_ACCESS_KEY_ID`). */
+  id: string;
+  user: string;
+  /** The secret access key, sealed under the master key; opened only to verify a signature. */
+  secret: string;
+  /** What the user called the key, or null. */
+  label: string | null;
+  createdAt: Date;
 }
 
 export interface AccessEntry {

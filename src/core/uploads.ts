@@ -240,7 +240,8 @@ export class ResumableUploads {
   /** The open uploads of `actor`, oldest first (expired ones excluded). */
   async list(actor: Actor): Promise<UploadView[]> {
     const now = this.#o.clock.now().getTime();
-    const rows = (await this.#o.catalog.listUploads(actor.user)).filter((u) => u.expiresAt.getTime() >= now);
+    // NOTE: rows of S3 multipart uploads (`multipart.ts`) share the table; they are not tus uploads.
+    const rows = (await this.#o.catalog.listUploads(actor.user)).filter((u) => u.expiresAt.getTime() >= now && !u.metadata.startsWith('s3-'));
     return Promise.all(rows.map((row) => this.#view(actor, row)));
   }
 

@@ -32,6 +32,8 @@ import { registerUploadRoutes } from './routes-uploads.ts';
 import type { ResumableUploads } from '../core/uploads.ts';
 import { registerPidRoutes } from './routes-pids.ts';
 import { registerTrashRoutes } from './routes-trash.ts';
+import { registerS3KeyRoutes } from './routes-s3-keys.ts';
+import type { S3Keys } from '../core/s3-keys.ts';
 import type { Trash } from '../core/trash.ts';
 import type { Locks } from '../core/locks.ts';
 import { registerDav } from '../dav/routes.ts';
@@ -88,6 +90,8 @@ export interface AppDeps {
   locks?: Locks | null;
   /** Share links and drop boxes (`/api/shares`, `/api/shared`); not mounted when absent. */
   shares?: ShareService | null;
+  /** Users' S3 access keys (`/api/s3/keys`); not mounted when absent. */
+  s3Keys?: S3Keys | null;
   /** Fail a JSON answer that its response schema would change (tests; see `response-check.ts`). */
   checkResponses?: boolean;
   /** The web app's assets, served at `/` and `/app/`; not mounted when absent. */
@@ -209,6 +213,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
   const web = deps.web ? registerWebRoutes(app, { assets: deps.web }) : null;
   if (deps.trash) registerTrashRoutes(app, { backend: deps.backend, trash: deps.trash, urls, authenticate });
+  if (deps.s3Keys) registerS3KeyRoutes(app, { backend: deps.backend, s3Keys: deps.s3Keys, authenticate });
   if (deps.shares) registerShareRoutes(app, { shares: deps.shares, backend: deps.backend, authenticate, urls, archives, maxUploadBytes: deps.maxUploadBytes, page: web?.sendPage ?? null });
   if (deps.uploads) registerUploadRoutes(app, { ...deps, uploads: deps.uploads, urls, authenticate, pidAwaitMs: deps.pidAwaitMs ?? 10_000 });
   if (deps.ca) registerCaRoutes(app, deps.ca);

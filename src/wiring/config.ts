@@ -144,6 +144,10 @@ export const CONFIG_SCHEMA = Type.Object({
   trash: Type.Object({
     retention: amount(2592000, 'Seconds a trashed data object or collection keeps its bytes before the periodic sweep (on any node) purges them; its PID keeps resolving to a tombstone. Default 30 days.'),
   }),
+  s3: Type.Object({
+    listen: optionalText('Address and port (host:port) of the S3-compatible listener (path-style: http://host:port/<user>/<key>, signed with keys from `lading s3 key create`); unset, no S3 listener runs.'),
+    region: text('us-east-1', 'Region S3 clients sign their requests for, and GetBucketLocation answers.'),
+  }),
   shutdown: Type.Object({
     grace: amount(30, 'Seconds `lading serve` lets requests in flight finish after SIGTERM or SIGINT before it cuts them off (a cut-off upload never becomes visible); a second signal cuts them off at once.'),
   }),
@@ -377,6 +381,13 @@ export function unknownVariables(env: Record<string, string | undefined>): strin
  */
 function checkRules(config: Config): void {
   parseListen(config.listen);
+  if (config.s3.listen !== null) {
+    try {
+      parseListen(config.s3.listen);
+    } catch (err) {
+      throw new ConfigError(`s3.${(err as Error).message}`);
+    }
+  }
   // NOTE: a lease shorter than a job's run would hand running jobs to other workers at once.
   if (config.jobs.lease < 1) throw new ConfigError(`jobs.lease: must be at least 1 second, got ${config.jobs.lease}.`);
   if (!(Number.isSafeInteger(config.shares.drop_max_bytes) && config.shares.drop_max_bytes >= 1)) {

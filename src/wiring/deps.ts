@@ -27,6 +27,7 @@ import { Trash } from '../core/trash.ts';
 import { Locks } from '../core/locks.ts';
 import { AccessControl } from '../core/access-control.ts';
 import { Metadata } from '../core/metadata.ts';
+import { S3Keys } from '../core/s3-keys.ts';
 import { Publishing } from '../core/publishing.ts';
 import { openCatalog, openResource } from './drivers.ts';
 import { inlineSmallObjects } from '../drivers/resource/inline.ts';
@@ -83,6 +84,8 @@ export interface Deps {
   trash: Trash;
   /** WebDAV locks, kept in the catalog so every node honours them. */
   locks: Locks;
+  /** Users' S3 access keys (secrets sealed under the master key). */
+  s3Keys: S3Keys;
   close(): Promise<void>;
 }
 
@@ -186,7 +189,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   return {
     config, dataDir, logger, clock, catalog, resource, backend, uploads, admin, accessControl, metadata, publishing,
     sessions, credentials, x509, caEndpoint: x509.caEndpoint, oidc,
-    rules, pids, jobs, publicBase, node, shares, trash, locks,
+    rules, pids, jobs, publicBase, node, shares, trash, locks, s3Keys: new S3Keys({ catalog, backend, sealer: x509.sealer, clock }),
     async close() {
       await jobs.stop();
       await backend.settled();

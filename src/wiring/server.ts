@@ -4,7 +4,10 @@
  * listening, and graceful shutdown. Used by `lading serve` and by end-to-end tests, so tests
  * run exactly what users run. Installs no signal handler and prints nothing; it logs.
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
+import { createRequire } from 'node:module';
+import { createS3Handler } from '../s3/s3-front.ts';
+import { MultipartUploads } from '../core/multipart.ts';
 import type { FastifyInstance } from 'fastify';
 import { type Config, ConfigError, parseListen } from './config.ts';
 import { OperatorError } from './operator-error.ts';
@@ -28,6 +31,8 @@ export interface RunningServer {
   deps: Deps;
   /** e.g. `http://127.0.0.1:8080`. */
   url: string;
+  /** The S3 listener's base URL (`http://127.0.0.1:9000`), null when `s3.listen` is unset. */
+  s3Url: string | null;
   /**
    * Stops accepting, lets requests in flight finish for `graceMs` (default `shutdown.grace`),
    * then cuts off the rest, closes the drivers and releases the data directory. Logs the
@@ -83,7 +88,7 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
     const app = await buildApp({
       backend: deps.backend, accessControl: deps.accessControl, metadata: deps.metadata, publishing: deps.publishing, sessions: deps.sessions, logger: deps.logger, publicBase: deps.publicBase,
       backendUrl: config.backend_url, maxUploadBytes: config.limits.upload_bytes, trustProxy: config.trust_proxy,
-      version: VERSION, ca: deps.caEndpoint, oidc: deps.oidc, shares: deps.shares, uploads: deps.uploads, trash: deps.trash, locks: deps.locks,
+      version: VERSION, ca: deps.caEndpoint, oidc: deps.oidc, shares: deps.shares, uploads: deps.uploads, trash: deps.trash, locks: deps.locks, s3Keys: deps.s3Keys,
       jobs: deps.rules.rules.length > 0 ? deps.jobs : undefined, pids: deps.pids, pidAwaitMs: config.pid.await_timeout * 1000,
       bodyIdleTimeoutMs: config.limits.body_idle_timeout * 1000,
       archives: { maxEntries: config.archives.max_entries, concurrentPerUser: config.archives.concurrent_per_user },
@@ -96,6 +101,10 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
     await app.listen({ host, port, listenTextResolver: (address) => `reachable at ${address}` }).catch(async (err: unknown) => {
       await app.close();
       throw listenError(err, config.listen, host);
+    });
+    const s3 = config.s3.listen === null ? null : await listenS3(config, deps).catch(async (err: unknown) => {
+      await app.close();
+      throw err;
     });
     const address = app.server.address();
     const shown = typeof address === 'object' && address
@@ -140,9 +149,10 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
       const requests = inFlight.describe();
       if (requests.length > 0) deps.logger.warn({ requests }, `${reason}: cutting off ${plural(requests.length, 'request')} in flight`);
       app.server.closeAllConnections();
+      s3?.server.closeAllConnections();
     };
     return {
-      app, deps, url: `http://${shown}`, cutOff,
+      app, deps, url: `http://${shown}`, s3Url: s3?.url ?? null, cutOff,
       close(graceMs = config.shutdown.grace * 1000) {
         closing ??= (async () => {
           clearInterval(sweeper);
@@ -151,7 +161,7 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
           if (requests.length > 0) deps.logger.info({ requests }, `waiting up to ${graceMs / 1000} s for ${plural(requests.length, 'request')} in flight`);
           const deadline = setTimeout(() => cutOff(`shutdown.grace (${graceMs / 1000} s) has passed`), graceMs);
           deadline.unref();
-          await app.close();
+          await Promise.all([app.close(), s3?.close()]);
           clearTimeout(deadline);
           clearInterval(heartbeat);
           await deps.catalog.forgetNode(deps.node).catch(() => {});
@@ -166,6 +176,42 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
     lock?.release();
     throw err;
   }
+}
+
+/**
+ * Starts the S3 listener on `s3.listen`: the S3 front over the same core as the API. Its
+ * sockets are dropped after `limits.body_idle_timeout` without traffic. `OperatorError` when
+ * the address is in use.
+ */
+async function listenS3(config: Config, deps: Deps): Promise<{ server: Server; url: string; close(): Promise<void> }> {
+  const { host, port } = parseListen(config.s3.listen!);
+  const handler = createS3Handler({
+    backend: deps.backend, trash: deps.trash, metadata: deps.metadata, keys: deps.s3Keys, clock: deps.clock, region: config.s3.region,
+    multipart: new MultipartUploads({
+      backend: deps.backend, catalog: deps.catalog, resource: deps.resource, clock: deps.clock, maxUploadBytes: config.limits.upload_bytes,
+      expirySeconds: config.uploads.expiry,
+    }),
+    log: deps.logger,
+  });
+  // NOTE: through require, as Fastify takes it: an ESM import of node:http evaluates every
+  // export, which loads Node's fetch (undici) into a server that never uses it.
+  const { createServer } = createRequire(import.meta.url)('node:http') as typeof import('node:http');
+  const server = createServer({ requestTimeout: 0 }, handler);
+  server.timeout = config.limits.body_idle_timeout * 1000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err) => reject(listenError(err, config.s3.listen!, host, 'LADING_S3_LISTEN')));
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address();
+  const shown = typeof address === 'object' && address ? `${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}` : config.s3.listen!;
+  deps.logger.info({ s3: shown }, `S3 listener reachable at http://${shown}`);
+  return {
+    server, url: `http://${shown}`,
+    close: () => new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+    }),
+  };
 }
 
 function plural(n: number, word: string): string {
@@ -192,14 +238,15 @@ function trackRequests(app: FastifyInstance): { describe(): string[] } {
 }
 
 /** The listening failure an operator can act on, in one sentence; other errors unchanged. */
-function listenError(err: unknown, listen: string, host: string): unknown {
+function listenError(err: unknown, listen: string, host: string, env = 'LADING_LISTEN'): unknown {
   const code = (err as NodeJS.ErrnoException).code;
-  const where = `set another address with --listen or LADING_LISTEN`;
+  const key = env === 'LADING_LISTEN' ? 'listen' : 's3.listen';
+  const where = `set another address with --${key.replace('.', '-')} or ${env}`;
   switch (code) {
-    case 'EADDRINUSE': return new OperatorError(`listen: ${listen} is already in use by another process; stop it, or ${where}.`, { cause: err });
-    case 'EACCES': return new OperatorError(`listen: no permission to listen on ${listen} (ports below 1024 need privileges); ${where}.`, { cause: err });
-    case 'EADDRNOTAVAIL': return new ConfigError(`listen: ${host} is not an address of this machine; ${where}.`, { cause: err });
-    case 'ENOTFOUND': case 'EAI_AGAIN': return new ConfigError(`listen: cannot resolve the host name '${host}' (${code}).`, { cause: err });
+    case 'EADDRINUSE': return new OperatorError(`${key}: ${listen} is already in use by another process; stop it, or ${where}.`, { cause: err });
+    case 'EACCES': return new OperatorError(`${key}: no permission to listen on ${listen} (ports below 1024 need privileges); ${where}.`, { cause: err });
+    case 'EADDRNOTAVAIL': return new ConfigError(`${key}: ${host} is not an address of this machine; ${where}.`, { cause: err });
+    case 'ENOTFOUND': case 'EAI_AGAIN': return new ConfigError(`${key}: cannot resolve the host name '${host}' (${code}).`, { cause: err });
     default: return err;
   }
 }

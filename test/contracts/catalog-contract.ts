@@ -14,6 +14,7 @@ import { jobsContract } from './catalog-jobs-contract.ts';
 import { namespaceContract } from './catalog-namespace-contract.ts';
 import { oidcContract } from './catalog-oidc-contract.ts';
 import { publicationsContract } from './catalog-publications-contract.ts';
+import { s3KeysContract } from './catalog-s3-keys-contract.ts';
 import { sessionsContract } from './catalog-sessions-contract.ts';
 import { sharesContract } from './catalog-shares-contract.ts';
 import { uploadsContract } from './catalog-uploads-contract.ts';
@@ -34,6 +35,7 @@ export const CATALOG_CONTRACTS = {
   shares: sharesContract,
   uploads: uploadsContract,
   locks: locksContract,
+  s3Keys: s3KeysContract,
 } satisfies Record<CatalogRole, ContractSuite>;
 
 /** Registers every role's suite for the driver `target`. */

@@ -23,5 +23,6 @@ export function composeCatalog(driver: string, close: () => Promise<void>, roles
     ...roles.shares,
     ...roles.uploads,
     ...roles.locks,
+    ...roles.s3Keys,
   };
 }

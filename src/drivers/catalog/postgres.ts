@@ -20,6 +20,7 @@ import { createPostgresOidc } from './postgres/oidc.ts';
 import { createPostgresPublications } from './postgres/publications.ts';
 import { createPostgresSessions } from './postgres/sessions.ts';
 import { createPostgresShares } from './postgres/shares.ts';
+import { createPostgresS3Keys } from './postgres/s3-keys.ts';
 import { createPostgresUploads } from './postgres/uploads.ts';
 
 export type { PgClientLike, PgPoolLike, PgResultLike } from './postgres/connection.ts';
@@ -71,5 +72,6 @@ export async function createPostgresCatalog(options: PostgresCatalogOptions): Pr
     shares: createPostgresShares(db),
     uploads: createPostgresUploads(db),
     locks: createPostgresLocks(db),
+    s3Keys: createPostgresS3Keys(db),
   });
 }

@@ -7,7 +7,7 @@ import { type Path, TRASH_PREFIX } from '../../core/path.ts';
 import type { OidcRecord, TrackedBlob, UploadRecord } from '../../core/ports.ts';
 import {
   ACCESS_LEVELS, type AccessLevel, type DavLock, type Entity, type JobRecord, type JobState, type PrincipalKind,
-  type PublicationEvent, type SessionRecord, type ShareKind, type ShareRecord, type TrashEntry, type UserRecord, type WithdrawnState,
+  type PublicationEvent, type S3KeyRecord, type SessionRecord, type ShareKind, type ShareRecord, type TrashEntry, type UserRecord, type WithdrawnState,
 } from '../../core/types.ts';
 
 export type Row = Record<string, unknown>;
@@ -27,7 +27,15 @@ export function toEntity(row: Row): Entity {
     pid: (row.pid as string | null) ?? null,
   };
   if (row.kind === 'collection') return { ...base, kind: 'collection' };
-  return { ...base, kind: 'dataobject', size: Number(row.size), checksum: row.checksum as string, blob: row.blob as string };
+  const object = { ...base, kind: 'dataobject' as const, size: Number(row.size), checksum: row.checksum as string, blob: row.blob as string };
+  return typeof row.etag === 'string' ? { ...object, etag: row.etag } : object;
+}
+
+export function toS3Key(row: Row): S3KeyRecord {
+  return {
+    id: row.id as string, user: row.user_name as string, secret: row.secret as string,
+    label: (row.label as string | null) ?? null, createdAt: new Date(Number(row.created_at)),
+  };
 }
 
 /**

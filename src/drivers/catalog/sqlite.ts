@@ -20,6 +20,7 @@ import { createSqliteOidc } from './sqlite/oidc.ts';
 import { createSqlitePublications } from './sqlite/publications.ts';
 import { createSqliteSessions } from './sqlite/sessions.ts';
 import { createSqliteShares } from './sqlite/shares.ts';
+import { createSqliteS3Keys } from './sqlite/s3-keys.ts';
 import { createSqliteUploads } from './sqlite/uploads.ts';
 
 export { CatalogDamagedError } from './sqlite/connection.ts';
@@ -55,6 +56,7 @@ export function createSqliteCatalog(options: SqliteCatalogOptions): Catalog {
     shares: createSqliteShares(db),
     uploads: createSqliteUploads(db),
     locks: createSqliteLocks(db),
+    s3Keys: createSqliteS3Keys(db),
   };
   for (const role of Object.values(roles) as Record<string, unknown>[]) durableWrites(db, role);
   return { ...composeCatalog('sqlite', () => db.close(), roles), inline: createSqliteInline(db, kept) };

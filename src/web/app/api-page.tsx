@@ -2,12 +2,14 @@
  * API access: the user's API tokens (create one — shown once, with a ready curl line — copy it,
  * revoke it) and the state of their proxy certificate, the credential lading reaches the
  * storage with (when it expires, and a button that renews it through `POST /auth/proxy`), and
- * how to reach the same files over WebDAV (`/dav`) with a token as the password.
+ * how to reach the same files over WebDAV (`/dav`) with a token as the password; and
+ * the S3 access keys S3 clients sign with (create one — its secret shown once, as the two
+ * export lines — list them, revoke one).
  */
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, describeError, encodePath } from './api.ts';
 import { duration, shortDate } from './format.ts';
-import type { ApiToken, CreatedToken, ProxyState, Session } from './types.ts';
+import type { ApiToken, CreatedS3Key, CreatedToken, ProxyState, S3Key, Session } from './types.ts';
 import { CopyButton, Field, Notice } from './ui.tsx';
 
 function ProxySection() {
@@ -44,6 +46,71 @@ function ProxySection() {
         <button type="button" class="secondary" onClick={renew}>Renew the proxy certificate</button>
       </div>
       {said && <p role="status">{said}</p>}
+    </section>
+  );
+}
+
+function S3KeysSection() {
+  const [keys, setKeys] = useState<S3Key[] | null>(null);
+  const [error, setError] = useState('');
+  const [label, setLabel] = useState('');
+  const [created, setCreated] = useState<CreatedS3Key | null>(null);
+  const load = () => api<S3Key[]>('GET', '/api/s3/keys').then((k) => { setKeys(k); }, (err: unknown) => {
+    setKeys([]);
+    setError(err instanceof ApiError && err.status === 404 ? 'This server does not offer S3 keys.' : describeError(err));
+  });
+  useEffect(() => { void load(); }, []);
+  const create = async (e: Event) => {
+    e.preventDefault();
+    setError('');
+    try {
+      setCreated(await api<CreatedS3Key>('POST', '/api/s3/keys', { json: label.trim() ? { label: label.trim() } : {} }));
+      setLabel('');
+      await load();
+    } catch (err) { setError(describeError(err)); }
+  };
+  const revoke = async (k: S3Key) => {
+    setError('');
+    try {
+      await api('DELETE', `/api/s3/keys/${encodeURIComponent(k.access_key_id)}`);
+      if (created?.access_key_id === k.access_key_id) setCreated(null);
+      await load();
+    } catch (err) { setError(describeError(err)); }
+  };
+  const exports = created ? `export AWS_ACCESS_KEY_ID=${created.access_key_id}\nexport AWS_SECRET_ACCESS_KEY=${created.secret_access_key}` : '';
+  return (
+    <section class="card" aria-labelledby="s3-title">
+      <h2 id="s3-title">S3 keys</h2>
+      <p class="hint">S3 clients (aws, boto3, rclone, s3cmd) sign their requests to this server's S3 listener with a key pair; your bucket is named after you and holds your home.</p>
+      {error && <Notice kind="error" onClose={() => setError('')}>{error}</Notice>}
+      {created && (
+        <Notice kind="success" onClose={() => setCreated(null)}>
+          <p>Your new S3 key — copy the secret now, it is shown only once:</p>
+          <pre class="link-box"><code id="s3-exports">{exports}</code></pre>
+          <CopyButton text={exports} label="Copy the export lines" />
+        </Notice>
+      )}
+      {keys && keys.length === 0 && <p class="hint">No S3 keys.</p>}
+      {keys && keys.length > 0 && (
+        <table class="plain">
+          <caption class="visually-hidden">Your S3 keys</caption>
+          <thead><tr><th scope="col">Access key id</th><th scope="col">Label</th><th scope="col" class="hide-phone">Created</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+          <tbody>
+            {keys.map((k) => (
+              <tr key={k.access_key_id}>
+                <td><code>{k.access_key_id}</code></td>
+                <td class="break">{k.label ?? <span class="hint">—</span>}</td>
+                <td class="hide-phone">{shortDate(k.created_at)}</td>
+                <td><button type="button" class="link" onClick={() => revoke(k)} aria-label={`Revoke the S3 key ${k.access_key_id}`}>Revoke</button></td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <form class="inline-form" onSubmit={create}>
+        <Field id="s3-key-label" label="Name of the key (optional)" value={label} onInput={setLabel} hint="What the key is for, e.g. “rclone on the cluster”." />
+        <button type="submit" class="primary">Create an S3 key</button>
+      </form>
     </section>
   );
 }
@@ -122,6 +189,7 @@ export function ApiPage(props: { session: Session }) {
         <CopyButton text={davUrl} label="Copy the WebDAV address" />
         <p class="hint">Sign in with your user name (<code>{props.session.user}</code>) and an API token made above as the password — not your account password, which an account from an identity provider does not have. rclone can send the token as a bearer token instead (<code>bearer_token</code>). {location.protocol === 'https:' ? '' : 'This server is reached over plain HTTP: Windows refuses to send a password to it, and nothing protects the token on the way; use it through HTTPS.'}</p>
       </section>
+      <S3KeysSection />
       <ProxySection />
     </section>
   );

@@ -96,6 +96,15 @@ export interface ApiToken {
 
 export interface CreatedToken { id: string; token: string; expires_at: string | null; label?: string }
 
+/** An S3 access key as `/api/s3/keys` lists it (never its secret). */
+export interface S3Key {
+  access_key_id: string;
+  label: string | null;
+  created_at: string;
+}
+
+export interface CreatedS3Key extends S3Key { secret_access_key: string }
+
 export interface ProxyState {
   subject: string;
   issuer: string;

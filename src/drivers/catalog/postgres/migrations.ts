@@ -290,4 +290,23 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: (S: string) =
       CREATE INDEX dav_locks_by_path ON ${S}dav_locks (path);
     `,
   },
+  {
+    // S3 access keys: a user's key pairs for the S3 front, the
+    // secret sealed under the master key (SigV4 needs it back to verify a signature); and the
+    // entity tag S3 clients check, kept with the object's bytes (the hex MD5 of a body stored
+    // whole, '<hex>-<parts>' for a multipart upload), null for objects stored before.
+    version: 15,
+    sql: (S) => `
+      CREATE TABLE ${S}s3_keys (
+        id TEXT PRIMARY KEY,
+        user_name TEXT NOT NULL,
+        secret TEXT NOT NULL,
+        label TEXT,
+        created_at BIGINT NOT NULL,
+        seq BIGINT GENERATED ALWAYS AS IDENTITY
+      );
+      CREATE INDEX s3_keys_by_user ON ${S}s3_keys (user_name, created_at, seq);
+      ALTER TABLE ${S}entities ADD COLUMN etag TEXT;
+    `,
+  },
 ];

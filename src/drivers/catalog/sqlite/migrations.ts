@@ -286,4 +286,22 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX dav_locks_by_path ON dav_locks (path);
     `,
   },
+  {
+    // S3 access keys: a user's key pairs for the S3 front, the
+    // secret sealed under the master key (SigV4 needs it back to verify a signature); and the
+    // entity tag S3 clients check, kept with the object's bytes (the hex MD5 of a body stored
+    // whole, '<hex>-<parts>' for a multipart upload), null for objects stored before.
+    version: 16,
+    sql: `
+      CREATE TABLE s3_keys (
+        id TEXT PRIMARY KEY,
+        user_name TEXT NOT NULL,
+        secret TEXT NOT NULL,
+        label TEXT,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX s3_keys_by_user ON s3_keys (user_name, created_at);
+      ALTER TABLE entities ADD COLUMN etag TEXT;
+    `,
+  },
 ];
