@@ -87,6 +87,8 @@ const S3_CODE_OF = {
   HTTP_VERSION_NOT_SUPPORTED: 'InvalidRequest',
   GONE: 'NoSuchKey',
   CHECKSUM_MISMATCH: 'BadDigest',
+  // NOTE: S3 has no locks: a change a WebDAV lock refuses is refused as one without access is.
+  LOCKED: 'AccessDenied',
 } as const satisfies Record<ErrorCode, S3Code>;
 
 /** Any failure as an `S3Error`: lading's by the table, anything else as `InternalError` (its message not shown). */
