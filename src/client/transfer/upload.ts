@@ -71,7 +71,7 @@ interface UploadState {
 }
 
 function changed(file: string): ClientError {
-  return new ClientError(`${file} changed while it was being uploaded; run the command again`, EXIT.FAILED);
+  return new ClientError(`${file} changed while it was being uploaded; nothing was stored: run the command again once it is complete`, EXIT.FAILED);
 }
 
 /** Yields `source`'s chunks, reporting the running count to `onBytes` (from `base`). */
@@ -100,6 +100,22 @@ async function* hashed(source: AsyncIterable<Buffer>, hash: Hash): AsyncGenerato
 async function unchanged(job: UploadJob): Promise<void> {
   const now = await stat(job.local).catch(() => null);
   if (!now || now.size !== job.size || now.mtimeMs !== job.mtimeMs) throw changed(job.local);
+}
+
+/**
+ * Before the request that would commit a resumable upload: when the file changed since it was
+ * listed, the upload is removed on the server and forgotten here, and `changed` rejects.
+ */
+async function abandonIfChanged(ctx: TransferContext, job: UploadJob, url: string, store: ResumeStore, key: ResumeKey, sha256: Buffer): Promise<void> {
+  try {
+    await unchanged(job);
+    // The SHA-256 `--sync` compared (read earlier) is the one of the bytes to commit.
+    if (job.sha256 && !job.sha256.equals(sha256)) throw changed(job.local);
+  } catch (err) {
+    await ctx.api.request('DELETE', pathOf(url), { headers: TUS, signal: ctx.signal, accept: [404, 410] }).then((r) => r.body?.cancel(), () => {});
+    await store.delete(key);
+    throw err;
+  }
 }
 
 /** A 400 about a digest: the bytes the server got are not the bytes announced. */
@@ -149,6 +165,10 @@ async function uploadSimple(ctx: TransferContext, job: UploadJob): Promise<Outco
   } else {
     sha256 ??= await sha256File(job.local, job.size);
   }
+  // NOTE: unchanged since it was listed means the bytes just hashed are one state of the file;
+  // the request that commits carries their digest, so bytes read later that differ are refused
+  // by the server: what is committed is the file as it was here, never a mixture or a prefix.
+  await unchanged(job);
   const digest = sha256;
   if (!inline && !job.force) {
     // NOTE: a server refuses an existing target before it reads the body and closes the
@@ -274,11 +294,17 @@ async function uploadResumable(ctx: TransferContext, job: UploadJob, options: Up
       ctx.onBytes(start);
       pending = whole.copy();
       const headers: Record<string, string> = { ...TUS, 'content-type': 'application/offset+octet-stream', 'upload-offset': String(start), 'content-length': String(end - start) };
-      const read = counted(createReadStream(job.local, { start, end: end - 1, highWaterMark: READ_BYTES }), start, ctx.onBytes, sent);
       if (last) {
         await hashRange(job.local, start, end, [pending]);
-        headers['repr-digest'] = contentDigest(pending.copy().digest());
+        const final = pending.copy().digest();
+        headers['repr-digest'] = contentDigest(final);
+        // NOTE: this request commits. The file unchanged since it was listed means every byte
+        // sent so far, and the last ones just hashed, are one state of it (the last ones are
+        // read again as they are sent, and the digest refuses them if they differ): a file
+        // that grew or was rewritten is abandoned here, before anything is committed.
+        await abandonIfChanged(ctx, job, url, options.store, key, final);
       }
+      const read = counted(createReadStream(job.local, { start, end: end - 1, highWaterMark: READ_BYTES }), start, ctx.onBytes, sent);
       const response = await api.stream('PATCH', pathOf(url), {
         headers, body: last ? read : hashed(read, pending), signal: ctx.signal, accept: [409, 460],
       });
@@ -322,10 +348,8 @@ async function uploadResumable(ctx: TransferContext, job: UploadJob, options: Up
     ctx.onBytes(offset);
   }
   const sha256 = whole.digest();
-  if (job.sha256 && !job.sha256.equals(sha256)) throw changed(job.local);
   const state = await withRetry(() => api.json<UploadState>('GET', `${pathOf(url)}${job.pidAwait ? '?pid_await=true' : ''}`, { signal: ctx.signal }), retry);
   await options.store.delete(key);
-  await unchanged(job);
   if (!state.object) throw new ClientError(`${job.remote}: the server has all bytes but did not make the data object`, EXIT.FAILED);
   verify(job, sha256, state.object.metadata.checksum);
   return { status: 'sent', size: job.size, sha256, pid: state.object.metadata.PID, transferred: sent.n, resumedFrom: resumedFrom ?? offset };
