@@ -26,6 +26,20 @@ import { readSecret } from './secret.ts';
 import { caExported, proxyShow } from './credential-commands.ts';
 import { registerClientCommands, registerProxyCommands } from '../client/commands.ts';
 import { registerTransferCommands } from '../client/transfer/commands.ts';
+import { EXIT } from '../client/exit-codes.ts';
+
+// NOTE: a reader that went away (`lading ls -l | head`) ends the command quietly, as SIGPIPE
+// ends a Unix tool: no message, exit 141 (128 + SIGPIPE, what a shell reports for such a
+// tool). Node ignores SIGPIPE and reports EPIPE on the stream instead. Transfers in flight
+// stop where they are; their part files and resumable uploads continue on the next run.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(EXIT.PIPE);
+  throw err;
+});
+process.stderr.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(EXIT.PIPE);
+  throw err;
+});
 
 /** The composition root, loaded on first use. */
 const wiring = () => import('../wiring/index.ts');
