@@ -13,7 +13,7 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { posix } from 'node:path';
 import { ApiClient } from '../api.ts';
 import { resolveTarget } from '../config.ts';
-import { ClientError, usageError } from '../errors.ts';
+import { ClientError, localFailure, usageError } from '../errors.ts';
 import { EXIT } from '../exit-codes.ts';
 import type { TransferOptions } from './commands.ts';
 import { digestOfChecksum, sha256File } from './digest.ts';
@@ -67,9 +67,9 @@ async function execute(opts: TransferOptions, verb: string, plan: (api: ApiClien
     api = new ApiClient(target, { connections: opts.jobs });
     reporter = reporterFor(opts, verb);
     const work = await plan(api, controller.signal, reporter);
+    await work.before?.();
     planned = true;
     manifest = opts.manifest ? new Manifest(opts.manifest) : undefined;
-    await work.before?.();
     const run = await runTasks(api, work.tasks, { jobs: opts.jobs, reporter, signal: controller.signal, manifest, destinationOf: work.destinationOf });
     reporter.finish(run.interrupted);
     reporter = null;
@@ -90,7 +90,7 @@ async function execute(opts: TransferOptions, verb: string, plan: (api: ApiClien
       process.stderr.write('lading: interrupted: run the same command again to resume\n');
       process.exitCode = EXIT.INTERRUPTED;
     } else {
-      const err = raw instanceof ClientError ? raw : null;
+      const err = raw instanceof ClientError ? raw : localFailure(raw, (raw as NodeJS.ErrnoException | null)?.path ?? 'a local file');
       process.stderr.write(`lading: ${err ? err.message : `unexpected ${raw instanceof Error ? `${raw.name}: ${raw.message}` : String(raw)}`}\n`);
       process.exitCode = err ? err.exitCode : EXIT.FAILED;
     }
@@ -166,7 +166,7 @@ export function put(args: string[], opts: TransferOptions): Promise<void> {
         if (theirs && (known.size === null || known.size === f.size)) {
           const sha256 = await sha256File(f.abs, f.size);
           if (sha256.equals(theirs)) {
-            ctx.onBytes(f.size);
+            ctx.onBase(f.size);
             return { status: 'identical', size: f.size, sha256, pid: known.pid, transferred: 0, resumedFrom: 0 };
           }
           return uploadFile(ctx, { ...job, force: true, sha256 }, upload);
@@ -221,7 +221,13 @@ export function get(args: string[], opts: TransferOptions): Promise<void> {
     return {
       tasks, destinationOf: (t) => t.local,
       before: async () => {
-        for (const d of [...dirs].sort()) await mkdir(d, { recursive: true });
+        for (const d of [...dirs].sort()) {
+          await mkdir(d, { recursive: true }).catch(async (err: unknown) => {
+            // NOTE: a recursive mkdir says ENOENT for a read-only parent; one level says why.
+            await mkdir(d).catch((once: unknown) => { throw localFailure(once, d) ?? once; });
+            throw localFailure(err, d) ?? err;
+          });
+        }
       },
     };
   });

@@ -22,6 +22,8 @@ export interface TransferContext {
   signal: AbortSignal;
   /** Bytes of this file done so far (absolute: after a retry it may go back). */
   onBytes(done: number): void;
+  /** This file begins at `done` bytes that are there already (resumed, identical): not moved now. */
+  onBase(done: number): void;
   onRetry(err: ClientError, waitMs: number): void;
 }
 
@@ -133,7 +135,7 @@ function integrityOf(err: unknown, file: string): unknown {
 async function existing(ctx: TransferContext, job: UploadJob, sha256: Buffer, message: string): Promise<Outcome> {
   const there = await remoteStat(ctx.api, job.remote, ctx.signal);
   if (there?.kind === 'dataobject' && digestOfChecksum(there.checksum)?.equals(sha256)) {
-    ctx.onBytes(job.size);
+    ctx.onBase(job.size);
     return { status: 'identical', size: job.size, sha256, pid: there.pid, transferred: 0, resumedFrom: 0 };
   }
   throw new ClientError(`${job.remote}: ${message.replace(/ Use force=true to overwrite it\.$/, '')} (--force overwrites it, --sync replaces it when it differs)`, EXIT.CONFLICT, { status: 409 });
@@ -268,7 +270,7 @@ async function uploadResumable(ctx: TransferContext, job: UploadJob, options: Up
   // The SHA-256 of the whole file as far as the server acknowledged it.
   let whole = createHash('sha256');
   await hashRange(job.local, 0, offset, [whole]);
-  ctx.onBytes(offset);
+  ctx.onBase(offset);
   const sent = { n: 0 };
   let dirty = false;
   let mismatches = 0;
