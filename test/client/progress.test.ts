@@ -64,7 +64,7 @@ describe('the figures of the progress display', () => {
     reporter.abandoned(0);
     reporter.abandoned(1);
     reporter.finish(true);
-    assert.match(text, /^lading: sent 0 files \(70 B\) in \d+\.\d s, [\d.]+ (B|KiB)\/s; 2 not attempted\n$/);
+    assert.match(text, /^lading: sent 0 files \(70 B\) in \d+\.\d s, [\d.]+ (B|KiB)\/s; 2 cut off\n$/);
     assert.doesNotMatch(text, /-\d/);
   });
 });

@@ -135,6 +135,8 @@ export class Totals {
   failures = 0;
   identical = 0;
   transferred = 0;
+  /** Transfers cut off by the run's stop, neither done nor failed. */
+  cutOff = 0;
   /** Bytes moved over the network by this run so far: only ever grows (a retry sends bytes again). */
   moved = 0;
   readonly started: number;
@@ -240,7 +242,7 @@ export class QuietReporter implements Reporter {
   }
 
   abandoned(id: number): void {
-    this.totals.active.delete(id);
+    if (this.totals.active.delete(id)) this.totals.cutOff++;
   }
 
   #count(id: number): void {
@@ -278,7 +280,7 @@ export class QuietReporter implements Reporter {
     this.err.write(`${line}\n`);
   }
 
-  /** 'sent 12 files (4.00 MiB) in 1.2 s, 3.33 MiB/s; 3 already there, skipped; 1 failed; 5 not attempted' */
+  /** 'sent 12 files (4.00 MiB) in 1.2 s, 3.33 MiB/s; 3 already there, skipped; 1 failed; 2 cut off; 5 not attempted' */
   summary(verb: string): string {
     const t = this.totals;
     const seconds = (Date.now() - t.started) / 1000;
@@ -287,7 +289,8 @@ export class QuietReporter implements Reporter {
     const parts = [`${verb} ${sent} file${sent === 1 ? '' : 's'} (${formatBytes(t.moved)}) in ${formatElapsed(seconds)}, ${formatRate(seconds > 0 ? t.moved / seconds : 0)}`];
     if (t.identical) parts.push(`${t.identical} already there, skipped`);
     if (t.failures) parts.push(`${t.failures} failed`);
-    if (t.files > t.filesDone) parts.push(`${t.files - t.filesDone} not attempted`);
+    if (t.cutOff) parts.push(`${t.cutOff} cut off`);
+    if (t.files > t.filesDone + t.cutOff) parts.push(`${t.files - t.filesDone - t.cutOff} not attempted`);
     return parts.join('; ');
   }
 
@@ -397,7 +400,7 @@ export class JsonReporter extends QuietReporter {
     const t = this.totals;
     this.#emit({
       event: 'summary', interrupted, files: t.files, done: t.filesDone - t.failures, identical: t.identical, failed: t.failures,
-      not_attempted: t.files - t.filesDone, bytes: t.bytes, transferred: t.transferred, seconds: (Date.now() - t.started) / 1000,
+      cut_off: t.cutOff, not_attempted: t.files - t.filesDone - t.cutOff, bytes: t.bytes, transferred: t.transferred, seconds: (Date.now() - t.started) / 1000,
     });
   }
 
