@@ -7,6 +7,7 @@
 import { availableParallelism } from 'node:os';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { withClientOptions } from '../commands.ts';
+import { DEFAULT_RETRIES, DEFAULT_RETRY_WAIT_S } from '../api.ts';
 
 const MIB = 1024 * 1024;
 
@@ -23,6 +24,10 @@ export interface TransferOptions {
   resumableAbove: number;
   chunkSize: number;
   progressInterval: number;
+  /** Tries after a request's first failure (the server away, a broken connection). */
+  retries: number;
+  /** The longest pause between two tries, in seconds. */
+  retryWait: number;
   /** `get`: the collection as one ZIP archive (a local file), or as a BagIt bag in one. */
   zip?: boolean;
   bag?: boolean;
@@ -56,6 +61,8 @@ function transferOptions(cmd: Command): Command {
     .option('--sync', 'skip files whose size and checksum already match; replace those that differ')
     .option('--force', 'overwrite what exists, even when it is identical')
     .option('--manifest <file>', 'write what was transferred as JSON lines: path, size, sha256, pid')
+    .addOption(new Option('--retries <n>', 'tries after a request failed (the server away, a broken connection); a server that says when to come back (Retry-After) is waited for without using them up').default(DEFAULT_RETRIES).argParser(positiveInt('--retries', 0)))
+    .addOption(new Option('--retry-wait <s>', 'the longest pause between two tries, in seconds (pauses double from 1 s)').default(DEFAULT_RETRY_WAIT_S).argParser(positiveInt('--retry-wait')))
     .addOption(new Option('--resumable-above <MiB>', 'files larger than this use resumable uploads').default(64 * MIB, '64').argParser(mebibytes('--resumable-above')).hideHelp())
     .addOption(new Option('--chunk-size <MiB>', 'bytes per resumable-upload request').default(64 * MIB, '64').argParser(mebibytes('--chunk-size')).hideHelp())
     .addOption(new Option('--progress-interval <s>', 'seconds between progress lines when not on a terminal').default(10_000, '10').argParser((v) => positiveInt('--progress-interval')(v) * 1000).hideHelp());

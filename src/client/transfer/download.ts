@@ -219,5 +219,5 @@ async function download(ctx: TransferContext, job: DownloadJob): Promise<Outcome
     }
     await rename(part, job.local);
     return { status: 'sent' as const, size: tap.count, sha256, pid: job.pid, transferred, resumedFrom };
-  }, { signal: ctx.signal, onRetry: ctx.onRetry });
+  }, ctx.retry);
 }

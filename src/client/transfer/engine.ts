@@ -6,7 +6,7 @@
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
-import type { ApiClient } from '../api.ts';
+import type { ApiClient, RetryOptions } from '../api.ts';
 import { ClientError, RunStopped } from '../errors.ts';
 import { EXIT } from '../exit-codes.ts';
 import type { FileResult, Reporter } from './progress.ts';
@@ -52,6 +52,8 @@ export class Manifest {
 /** Runs `tasks` with `jobs` in flight; never rejects for a failed file (see `failures`). */
 export async function runTasks(api: ApiClient, tasks: Task[], options: {
   jobs: number; reporter: Reporter; signal: AbortSignal; manifest?: Manifest; destinationOf(task: Task): string;
+  /** Tries and pauses of each transfer's requests (`--retries`, `--retry-wait`). */
+  retry?: Pick<RetryOptions, 'retries' | 'maxWaitMs'>;
 }): Promise<RunResult> {
   const { reporter } = options;
   const results: FileResult[] = [];
@@ -69,8 +71,10 @@ export async function runTasks(api: ApiClient, tasks: Task[], options: {
       const id = next++;
       const task = tasks[id]!;
       reporter.start(id, task.label ?? task.name, task.size);
+      const onRetry = (err: ClientError, waitMs: number): void => reporter.retry(task.name, err, waitMs);
       const ctx: TransferContext = {
-        api, signal, onBytes: (done) => reporter.bytes(id, done), onBase: (done) => reporter.base(id, done), onRetry: (err, waitMs) => reporter.retry(task.name, err, waitMs),
+        api, signal, onBytes: (done) => reporter.bytes(id, done), onBase: (done) => reporter.base(id, done), onRetry,
+        retry: { ...options.retry, signal, onRetry },
       };
       try {
         const outcome = await task.run(ctx);

@@ -218,7 +218,6 @@ export class QuietReporter implements Reporter {
   bytes(id: number, done: number): void {
     const a = this.totals.active.get(id);
     if (!a) return;
-    if (done > a.done) this.#waiting = null;
     this.totals.advance(a, done);
   }
 
@@ -259,7 +258,8 @@ export class QuietReporter implements Reporter {
 
   /**
    * Says a retry once: every transfer waiting out the same kind of trouble (the server away,
-   * a busy server) makes one line, until a transfer moves again.
+   * a busy server) makes one line, until a transfer is done again. NOTE: not until bytes move:
+   * a request may send its body before its answer says the server is busy.
    */
   retry(name: string, err: ClientError, waitMs: number): void {
     const reason = err.status === undefined ? 'unreachable' : String(err.status);
@@ -307,7 +307,7 @@ export class QuietReporter implements Reporter {
 function retryLine(name: string, err: ClientError, waitMs: number): string {
   const message = err.status === undefined || err.status >= 500 || err.status === 429 ? err.message.replace(/^.*?: (?=(cannot reach|the download broke off))/, '') : err.message;
   const who = err.status === 409 && !message.startsWith(name) ? `${name}: ` : '';
-  return `${who}${message}; trying again in ${formatElapsed(waitMs / 1000)}, and while it lasts (further retries are not shown)`;
+  return `${who}${message}; trying again in ${formatElapsed(waitMs / 1000)} (further tries not shown)`;
 }
 
 /** Not a terminal: a line of totals every `intervalMs`, retries and failures as they happen, a summary. */

@@ -70,7 +70,10 @@ async function execute(opts: TransferOptions, verb: string, plan: (api: ApiClien
     await work.before?.();
     planned = true;
     manifest = opts.manifest ? new Manifest(opts.manifest) : undefined;
-    const run = await runTasks(api, work.tasks, { jobs: opts.jobs, reporter, signal: controller.signal, manifest, destinationOf: work.destinationOf });
+    const run = await runTasks(api, work.tasks, {
+      jobs: opts.jobs, reporter, signal: controller.signal, manifest, destinationOf: work.destinationOf,
+      retry: { retries: opts.retries, maxWaitMs: opts.retryWait * 1000 },
+    });
     reporter.finish(run.interrupted);
     reporter = null;
     await manifest?.close();

@@ -9,7 +9,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
-import { type ApiClient, discard, retryAfterOf, withRetry } from '../api.ts';
+import { type ApiClient, type RetryOptions, discard, retryAfterOf, withRetry } from '../api.ts';
 import { ClientError } from '../errors.ts';
 import { EXIT } from '../exit-codes.ts';
 import { contentDigest, digestOfChecksum, hashRange, sha256File } from './digest.ts';
@@ -25,6 +25,8 @@ export interface TransferContext {
   /** This file begins at `done` bytes that are there already (resumed, identical): not moved now. */
   onBase(done: number): void;
   onRetry(err: ClientError, waitMs: number): void;
+  /** How requests are retried: tries, pauses, this signal and `onRetry`. */
+  retry: RetryOptions;
 }
 
 /** How one file ended. `identical`: it was there already, with the same checksum. */
@@ -63,8 +65,6 @@ const INLINE_BYTES = 256 * 1024;
 const TUS = { 'tus-resumable': '1.0.0' };
 /** Bytes per read of a file being sent. */
 const READ_BYTES = 1 << 20;
-/** The longest a busy upload's Retry-After is honoured, in seconds: a lease is a minute by default. */
-const BUSY_WAIT_MAX_S = 300;
 
 interface UploadState {
   state: string;
@@ -175,7 +175,7 @@ async function uploadSimple(ctx: TransferContext, job: UploadJob): Promise<Outco
   if (!inline && !job.force) {
     // NOTE: a server refuses an existing target before it reads the body and closes the
     // connection while the body is still being sent (EPIPE here): look first.
-    const there = await withRetry(() => remoteStat(api, job.remote, ctx.signal), { signal: ctx.signal, onRetry: ctx.onRetry });
+    const there = await withRetry(() => remoteStat(api, job.remote, ctx.signal), ctx.retry);
     if (there) return existing(ctx, job, digest, there.kind === 'collection' ? 'A collection of that name exists.' : 'A data object of that name exists.');
   }
   const query = [job.force ? 'force=true' : '', job.pidAwait ? 'pid_await=true' : ''].filter(Boolean).join('&');
@@ -202,7 +202,7 @@ async function uploadSimple(ctx: TransferContext, job: UploadJob): Promise<Outco
     verify(job, digest, data.checksum);
     ctx.onBytes(job.size);
     return { status: 'sent' as const, size: job.size, sha256: digest, pid: data.PID, transferred: sent.n, resumedFrom: 0 };
-  }, { signal: ctx.signal, onRetry: ctx.onRetry });
+  }, ctx.retry);
 }
 
 /** A response body as text. */
@@ -237,7 +237,7 @@ async function headOffset(ctx: TransferContext, url: string, size: number): Prom
 
 async function uploadResumable(ctx: TransferContext, job: UploadJob, options: UploadOptions, key: ResumeKey, remembered: string | null): Promise<Outcome> {
   const { api } = ctx;
-  const retry = { signal: ctx.signal, onRetry: ctx.onRetry };
+  const retry = ctx.retry;
   let url = remembered;
   let offset = 0;
   if (url) {
@@ -324,17 +324,17 @@ async function uploadResumable(ctx: TransferContext, job: UploadJob, options: Up
       }
       discard(response.body);
       // NOTE: 409 is the offset moved or another request still holds the upload (the one
-      // a killed run left, until the server sees its connection gone): ask again after what
-      // the server says is left of that request's lease (a node that died holding it), else
-      // shortly. Bounded, so that a wrong header cannot stall the command for long.
+      // a killed run left, until the server sees its connection gone, or a lease a server
+      // that restarted still holds): ask again after what the server says is left of that
+      // request's lease, for as long as it says so (withRetry), else after a pause.
       if (response.status === 409) {
-        const retryAfter = Math.min(BUSY_WAIT_MAX_S, retryAfterOf(response.headers.get('retry-after')) ?? 1);
-        throw new ClientError(`${job.remote}: the upload is busy`, EXIT.CONFLICT, { status: 409, retryable: true, retryAfter });
+        const retryAfter = retryAfterOf(response.headers.get('retry-after'));
+        throw new ClientError(`${job.remote}: the upload is busy`, EXIT.CONFLICT, { status: 409, retryable: true, ...(retryAfter === undefined ? {} : { retryAfter }) });
       }
       dirty = false;
       resumedFrom ??= start;
       return Number(response.headers.get('upload-offset'));
-    }, { ...retry, tries: 8 });
+    }, retry);
     if (!Number.isSafeInteger(at) || at < 0 || at > job.size) throw new ClientError(`${job.remote}: the server answered an offset of ${at}`, EXIT.FAILED);
     if (at === end) {
       whole = pending;
