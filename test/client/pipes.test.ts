@@ -9,7 +9,6 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cleanEnv } from '../cli/run-lading.ts';
 import { LADING_BIN } from '../helpers/process.ts';
@@ -59,5 +58,32 @@ describe('lading in pipes', { timeout: 180_000 }, () => {
     const get = await shell(`"$L" get -r --json many ${join(node.dir, 'back')} | head -n 3; echo "status \${PIPESTATUS[0]}" >&2`, node.env);
     assert.equal(get.stdout.toString().trim().split('\n').length, 3);
     assert.equal(get.stderr, 'status 141\n', 'the get ends at once, quietly, when its reader has gone');
+  });
+
+  it('- is standard input for put and standard output for get, both verified', async () => {
+    const hi = await shell('cd "$D" && echo hi | "$L" put - hi.txt && "$L" get hi.txt - && ls', { ...node.env, D: node.dir });
+    assert.equal(hi.code, 0, hi.stderr);
+    assert.equal(hi.stdout.toString().split('\n')[0], 'hi', hi.stdout.toString());
+    assert.doesNotMatch(hi.stdout.toString(), /^-$/m, 'no file named -');
+    assert.match(hi.stderr, /^lading: sent standard input as \/tz\/home\/alice\/hi\.txt \(3 B, sha256 [0-9a-f]{64}\)$/m);
+
+    // Longer than a block (1 MiB here), of a length the client learns only at its end: the
+    // deferred-length resumable upload; once not a multiple of the block, once exactly two.
+    for (const [name, bytes] of [['odd.bin', randomBytes(5 * MIB + 17)], ['even.bin', randomBytes(2 * MIB)]] as const) {
+      const up = await shell(`cat | "$L" put --chunk-size 1 - ${name}`, node.env, bytes);
+      assert.equal(up.code, 0, up.stderr);
+      const res = await fetch(`${node.url}/api/registered${node.home}/${name}?download=true`, { headers: { authorization: `Bearer ${node.token}` } });
+      assert.equal(sha(Buffer.from(await res.arrayBuffer())), sha(bytes), `${name} is stored whole`);
+      const down = await shell(`"$L" get ${name} - | cat`, node.env);
+      assert.equal(down.code, 0, down.stderr);
+      assert.equal(down.stderr, '');
+      assert.equal(sha(down.stdout), sha(bytes), `${name} comes back whole on standard output`);
+    }
+    const empty = await shell('"$L" put - empty.bin < /dev/null && "$L" get empty.bin - | wc -c', node.env);
+    assert.equal(empty.code, 0, empty.stderr);
+    assert.equal(empty.stdout.toString().trim(), '0');
+    const exists = await shell('echo again | "$L" put - hi.txt', node.env);
+    assert.equal(exists.code, 5, exists.stderr);
+    assert.match(exists.stderr, /^lading: .*exists/);
   });
 });

@@ -19,7 +19,8 @@ import type { TransferOptions } from './commands.ts';
 import { digestOfChecksum, sha256File } from './digest.ts';
 import { downloadFile } from './download.ts';
 import { Manifest, type Task, exitCodeOf, runTasks } from './engine.ts';
-import { JsonReporter, LineReporter, QuietReporter, type Reporter, TtyReporter } from './progress.ts';
+import { JsonReporter, LineReporter, QuietReporter, type Reporter, TtyReporter, formatBytes } from './progress.ts';
+import { getToStream, putFromStream } from './streams.ts';
 import { ResumeStore } from './resume-store.ts';
 import { type RemoteEntry, localKind, remoteStat, walkLocal, walkRemote } from './trees.ts';
 import { uploadFile } from './upload.ts';
@@ -123,8 +124,43 @@ async function createCollections(api: ApiClient, dirs: string[], jobs: number, s
   await Promise.all(Array.from({ length: Math.min(jobs, dirs.length) }, worker));
 }
 
+/** Bytes of standard input held at a time by `put -`: what a broken request sends again. */
+const STREAM_BLOCK_MAX = 8 * 1024 * 1024;
+
+/** `lading put - <remote>` and `lading get <remote> -`: standard input or output as the file. */
+function stream(direction: 'put' | 'get', args: string[], opts: TransferOptions): Promise<void> {
+  return runClient(async (signal) => {
+    if (args.length !== 2) throw usageError(direction === 'put' ? 'put - takes one remote data object: lading put - <remote>' : 'get … - takes one remote data object: lading get <remote> -');
+    if (opts.recursive || opts.sync || opts.manifest) throw usageError('-r, --sync and --manifest do not apply to standard input or output');
+    const api = new ApiClient(await resolveTarget({ server: opts.server }));
+    const retry = { retries: opts.retries, maxWaitMs: opts.retryWait * 1000, signal };
+    try {
+      const home = homeOf(api);
+      if (direction === 'get') {
+        const path = await remotePath(api, args[0]!, home);
+        const entry = await remoteStat(api, path, signal);
+        if (!entry) throw new ClientError(`${path}: no such data object`, EXIT.NOT_FOUND);
+        if (entry.kind === 'collection') throw usageError(`${path} is a collection: only a data object can go to standard output`);
+        const done = await getToStream(api, entry, process.stdout, retry);
+        if (opts.json) process.stderr.write(`${JSON.stringify({ event: 'done', status: 'received', ...done })}\n`);
+        return;
+      }
+      if (args[1]!.endsWith('/')) throw usageError('standard input needs a name: lading put - <collection>/<name>');
+      const path = await remotePath(api, args[1]!, home);
+      if ((await remoteStat(api, path, signal))?.kind === 'collection') throw usageError(`${path} is a collection: standard input needs a name, e.g. ${path}/data.bin`);
+      if (process.stdin.isTTY) throw usageError('standard input is a terminal: pipe the data in, e.g. producer | lading put - name');
+      const done = await putFromStream(api, process.stdin, path, { force: opts.force === true, blockBytes: Math.min(opts.chunkSize, STREAM_BLOCK_MAX), retry });
+      if (opts.json) process.stdout.write(`${JSON.stringify({ event: 'done', status: 'sent', ...done })}\n`);
+      else if (!opts.quiet) process.stderr.write(`lading: sent standard input as ${done.path} (${formatBytes(done.size)}, sha256 ${done.sha256})\n`);
+    } finally {
+      await api.close();
+    }
+  });
+}
+
 /** `lading put <local>... <remote>`. */
 export function put(args: string[], opts: TransferOptions): Promise<void> {
+  if (args[0] === '-') return stream('put', args, opts);
   return execute(opts, 'sent', async (api, signal, reporter) => {
     if (args.length < 2) throw usageError('put needs a local file or directory and a remote destination');
     const home = homeOf(api);
@@ -187,6 +223,7 @@ export function put(args: string[], opts: TransferOptions): Promise<void> {
 
 /** `lading get <remote>... <local>`. */
 export function get(args: string[], opts: TransferOptions): Promise<void> {
+  if (args.at(-1) === '-') return stream('get', args, opts);
   return execute(opts, 'received', async (api, signal, reporter) => {
     if (args.length < 2) throw usageError('get needs a remote data object or collection and a local destination');
     const home = homeOf(api);
