@@ -67,3 +67,12 @@ export class RunStopped extends Error {
     this.name = 'RunStopped';
   }
 }
+
+/**
+ * `text` with its control characters escaped (a newline as \\n, others as \\xNN), so that a
+ * message stays one line whatever name it quotes.
+ */
+export function printable(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f]/g, (c) => (c === '\n' ? '\\n' : c === '\t' ? '\\t' : c === '\r' ? '\\r' : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`));
+}

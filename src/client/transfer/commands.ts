@@ -28,6 +28,13 @@ export interface TransferOptions {
   retries: number;
   /** The longest pause between two tries, in seconds. */
   retryWait: number;
+  /** Globs of the files to transfer (all when none), and of those not to. */
+  include?: string[];
+  exclude?: string[];
+  /** Say what would be transferred, transfer nothing. */
+  dryRun?: boolean;
+  /** `put`: follow symbolic links to directories. */
+  follow?: boolean;
   /** `get`: the collection as one ZIP archive (a local file), or as a BagIt bag in one. */
   zip?: boolean;
   bag?: boolean;
@@ -54,6 +61,11 @@ function mebibytes(name: string) {
   };
 }
 
+/** Commander's collector of a repeatable option. */
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
 function transferOptions(cmd: Command): Command {
   return withClientOptions(cmd)
     .option('-r, --recursive', 'transfer directories (collections) and everything below them')
@@ -61,6 +73,9 @@ function transferOptions(cmd: Command): Command {
     .option('--sync', 'skip files whose size and checksum already match; replace those that differ')
     .option('--force', 'overwrite what exists, even when it is identical')
     .option('--manifest <file>', 'write what was transferred as JSON lines: path, size, sha256, pid')
+    .option('-n, --dry-run', 'say what would be transferred (one line each), transfer nothing')
+    .option('--include <glob>', 'only files that match (repeatable; a glob with / matches the path below the tree, one without the name: *.h5, raw/**)', collect, [])
+    .option('--exclude <glob>', 'not files that match (repeatable; as --include)', collect, [])
     .addOption(new Option('--retries <n>', 'tries after a request failed (the server away, a broken connection); a server that says when to come back (Retry-After) is waited for without using them up').default(DEFAULT_RETRIES).argParser(positiveInt('--retries', 0)))
     .addOption(new Option('--retry-wait <s>', 'the longest pause between two tries, in seconds (pauses double from 1 s)').default(DEFAULT_RETRY_WAIT_S).argParser(positiveInt('--retry-wait')))
     .addOption(new Option('--resumable-above <MiB>', 'files larger than this use resumable uploads').default(64 * MIB, '64').argParser(mebibytes('--resumable-above')).hideHelp())
@@ -73,7 +88,8 @@ function putCommand(cli: Command): void {
     .description('upload files (and with -r directory trees) to a collection; run it again to resume')
     .argument('<source...>', 'local files or directories, then the remote destination')
     .usage('[options] <local>... <remote>')
-    .option('--pid-await', 'wait for each file\'s PID (up to 10 s each) and print it'))
+    .option('--pid-await', 'wait for each file\'s PID (up to 10 s each) and print it')
+    .option('-L, --follow', 'follow symbolic links to directories (each directory once); without it they are skipped, with a warning'))
     .action(async (args: string[], opts: TransferOptions) => (await import('./run.ts')).put(args, opts));
 }
 

@@ -6,7 +6,7 @@
  * is renamed into place. A mismatch removes the part file: nothing damaged is left behind.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { type FileHandle, mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, rename, rm, stat, utimes } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Readable } from 'node:stream';
 import { discard, withRetry } from '../api.ts';
@@ -25,6 +25,8 @@ export interface DownloadJob {
   pid: string | null;
   force: boolean;
   sync: boolean;
+  /** The object's modification time on the server (ISO 8601), given to the local file. */
+  modified?: string | null;
 }
 
 export const PART_SUFFIX = '.lading-part';
@@ -218,6 +220,9 @@ async function download(ctx: TransferContext, job: DownloadJob): Promise<Outcome
       throw new ClientError(`${job.remote}: the downloaded bytes have sha2:${sha256.toString('base64')}, but ${refused}; refused, nothing was kept`, EXIT.INTEGRITY);
     }
     await rename(part, job.local);
+    // NOTE: the file's time is the data's, as cp -p and rclone keep it, not that of the download.
+    const mtime = job.modified ? new Date(job.modified) : null;
+    if (mtime && !Number.isNaN(mtime.getTime())) await utimes(job.local, mtime, mtime);
     return { status: 'sent' as const, size: tap.count, sha256, pid: job.pid, transferred, resumedFrom };
   }, ctx.retry);
 }

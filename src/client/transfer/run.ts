@@ -8,12 +8,12 @@
 import { createWriteStream } from 'node:fs';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
-import { runClient } from '../commands.ts';
+import { onStopSignals, runClient } from '../commands.ts';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { posix } from 'node:path';
 import { ApiClient } from '../api.ts';
 import { resolveTarget } from '../config.ts';
-import { ClientError, localFailure, usageError } from '../errors.ts';
+import { ClientError, localFailure, printable, usageError } from '../errors.ts';
 import { EXIT } from '../exit-codes.ts';
 import type { TransferOptions } from './commands.ts';
 import { digestOfChecksum, sha256File } from './digest.ts';
@@ -49,16 +49,21 @@ function homeOf(api: ApiClient): () => Promise<string> {
   };
 }
 
+/** `--dry-run`: what the command would transfer, one line each (or JSON), and how much; nothing is sent or written. */
+function dryRun(opts: TransferOptions, verb: string, tasks: Task[], destinationOf: (t: Task) => string): void {
+  let bytes = 0;
+  for (const t of tasks) {
+    bytes += t.size ?? 0;
+    if (opts.json) process.stdout.write(`${JSON.stringify({ event: 'would', local: t.local, remote: t.remote, path: destinationOf(t), size: t.size })}\n`);
+    else if (!opts.quiet) process.stdout.write(`${printable(verb === 'sent' ? `${t.local} -> ${t.remote}` : `${t.remote} -> ${t.local}`)}\n`);
+  }
+  const what = verb === 'sent' ? 'send' : 'receive';
+  process.stderr.write(`lading: dry run: would ${what} ${tasks.length} file${tasks.length === 1 ? '' : 's'} (${formatBytes(bytes)}${opts.sync || verb !== 'sent' ? ', fewer where identical ones are there already' : ''}); nothing was transferred\n`);
+}
+
 /** Runs a transfer command: the one place that turns failures into a line and an exit code. */
 async function execute(opts: TransferOptions, verb: string, plan: (api: ApiClient, signal: AbortSignal, reporter: Reporter) => Promise<{ tasks: Task[]; destinationOf(t: Task): string; before?(): Promise<void> }>): Promise<void> {
-  const controller = new AbortController();
-  let signals = 0;
-  const onSigint = (): void => {
-    signals++;
-    if (signals > 1) process.exit(EXIT.INTERRUPTED);
-    controller.abort();
-  };
-  process.on('SIGINT', onSigint);
+  const controller = onStopSignals();
   let api: ApiClient | null = null;
   let reporter: Reporter | null = null;
   let planned = false;
@@ -68,6 +73,12 @@ async function execute(opts: TransferOptions, verb: string, plan: (api: ApiClien
     api = new ApiClient(target, { connections: opts.jobs });
     reporter = reporterFor(opts, verb);
     const work = await plan(api, controller.signal, reporter);
+    if (opts.dryRun) {
+      reporter.abandon();
+      reporter = null;
+      dryRun(opts, verb, work.tasks, work.destinationOf);
+      return;
+    }
     await work.before?.();
     planned = true;
     manifest = opts.manifest ? new Manifest(opts.manifest) : undefined;
@@ -82,8 +93,8 @@ async function execute(opts: TransferOptions, verb: string, plan: (api: ApiClien
     if (opts.pidAwait && !opts.json) {
       for (const r of [...run.results].sort((a, b) => (a.path < b.path ? -1 : 1))) process.stdout.write(`${r.path}\t${r.pid ?? 'no PID'}\n`);
     }
-    if (run.interrupted) process.stderr.write('lading: interrupted: run the same command again to resume\n');
-    process.exitCode = exitCodeOf(run);
+    if (run.interrupted) process.stderr.write(`lading: ${controller.said()}: run the same command again to resume\n`);
+    process.exitCode = run.interrupted ? controller.exitCode() : exitCodeOf(run);
   } catch (raw) {
     // NOTE: a failure before anything was planned (a usage error, a missing file) is said alone,
     // without a summary of nothing sent.
@@ -91,17 +102,29 @@ async function execute(opts: TransferOptions, verb: string, plan: (api: ApiClien
     else reporter?.abandon();
     await manifest?.close();
     if (controller.signal.aborted) {
-      process.stderr.write('lading: interrupted: run the same command again to resume\n');
-      process.exitCode = EXIT.INTERRUPTED;
+      process.stderr.write(`lading: ${controller.said()}: run the same command again to resume\n`);
+      process.exitCode = controller.exitCode();
     } else {
       const err = raw instanceof ClientError ? raw : localFailure(raw, (raw as NodeJS.ErrnoException | null)?.path ?? 'a local file');
-      process.stderr.write(`lading: ${err ? err.message : `unexpected ${raw instanceof Error ? `${raw.name}: ${raw.message}` : String(raw)}`}\n`);
+      process.stderr.write(`lading: ${printable(err ? err.message : `unexpected ${raw instanceof Error ? `${raw.name}: ${raw.message}` : String(raw)}`)}\n`);
       process.exitCode = err ? err.exitCode : EXIT.FAILED;
     }
   } finally {
-    process.off('SIGINT', onSigint);
+    controller.off();
     await api?.close();
   }
+}
+
+/**
+ * Whether the file at `rel` (below the tree given) is transferred, by `--include` and
+ * `--exclude` (globs, as `path.matchesGlob` reads them): a pattern with a '/' is matched
+ * against the whole relative path, one without against the file's name, wherever it is. With
+ * includes, only what matches one of them; never what matches an exclude.
+ */
+export function selected(rel: string, opts: Pick<TransferOptions, 'include' | 'exclude'>): boolean {
+  const hit = (pattern: string): boolean => posix.matchesGlob(pattern.includes('/') ? rel : posix.basename(rel), pattern.replace(/^\//, ''));
+  if (opts.include?.length && !opts.include.some(hit)) return false;
+  return !opts.exclude?.some(hit);
 }
 
 /** The collections to create so that every one of `dirs` exists: only the deepest ones (parents come with force). */
@@ -182,9 +205,11 @@ export function put(args: string[], opts: TransferOptions): Promise<void> {
       if (k.kind === 'file') {
         files.push({ abs: source, remote: intoCollection ? posix.join(dest, basename(source)) : dest, size: k.size, mtimeMs: k.mtimeMs });
       } else {
-        const tree = await walkLocal(source);
+        const tree = await walkLocal(source, { follow: opts.follow === true });
         for (const d of tree.dirs) dirs.add(posix.join(dest, d));
-        for (const f of tree.files) files.push({ abs: f.abs, remote: posix.join(dest, f.rel), size: f.size, mtimeMs: f.mtimeMs });
+        for (const f of tree.files) if (selected(f.rel, opts)) files.push({ abs: f.abs, remote: posix.join(dest, f.rel), size: f.size, mtimeMs: f.mtimeMs });
+        // NOTE: said, not dropped silently: a tree that arrives without them must not look whole.
+        for (const k of tree.skipped) process.stderr.write(`lading: warning: skipped ${printable(join(source, ...k.rel.split('/')))}: ${k.why}\n`);
       }
     }
     // What is there already, for --sync: one listing per collection below the destination.
@@ -247,7 +272,7 @@ export function get(args: string[], opts: TransferOptions): Promise<void> {
       } else {
         const tree = await walkRemote(api, e.path, opts.jobs, signal);
         for (const d of tree.dirs) dirs.add(join(dest, ...d.split('/')));
-        for (const f of tree.files) files.push({ entry: f, local: join(dest, ...f.rel.split('/')) });
+        for (const f of tree.files) if (selected(f.rel, opts)) files.push({ entry: f, local: join(dest, ...f.rel.split('/')) });
       }
     }
     if (intoDir) dirs.add(dest);
@@ -255,6 +280,7 @@ export function get(args: string[], opts: TransferOptions): Promise<void> {
       name: path, label: relative(intoDir ? dest : dirname(dest), path), local: path, remote: entry.path, size: entry.size,
       run: (ctx) => downloadFile(ctx, {
         remote: entry.path, local: path, checksum: entry.checksum, size: entry.size, pid: entry.pid, force: opts.force === true, sync: opts.sync === true,
+        modified: entry.modified,
       }),
     }));
     reporter.plan(tasks.length, files.reduce((n, f) => n + (f.entry.size ?? 0), 0));

@@ -138,7 +138,8 @@ async function existing(ctx: TransferContext, job: UploadJob, sha256: Buffer, me
     ctx.onBase(job.size);
     return { status: 'identical', size: job.size, sha256, pid: there.pid, transferred: 0, resumedFrom: 0 };
   }
-  throw new ClientError(`${job.remote}: ${message.replace(/ Use force=true to overwrite it\.$/, '')} (--force overwrites it, --sync replaces it when it differs)`, EXIT.CONFLICT, { status: 409 });
+  const said = message.replace(/ Use force=true to overwrite it\.$/, '');
+  throw new ClientError(`${said.includes(job.remote) ? '' : `${job.remote}: `}${said} (--force overwrites it, --sync replaces it when it differs)`, EXIT.CONFLICT, { status: 409 });
 }
 
 function verify(job: UploadJob, sha256: Buffer, checksum: string | null | undefined): void {
