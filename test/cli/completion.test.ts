@@ -41,7 +41,8 @@ function complete(shell: 'bash' | 'zsh' | 'fish', words: string[]): string[] {
 for (const shell of ['bash', 'zsh', 'fish'] as const) {
   describe(`lading completion ${shell}`, { skip: has(shell) ? false : `${shell} is not installed (apt-get install ${shell})` }, () => {
     it('completes commands, subcommands and the options of the command typed', () => {
-      assert.deepEqual(complete(shell, ['lading', 'pu']), ['put']);
+      assert.deepEqual(complete(shell, ['lading', 'pu']), ['publish', 'put']);
+      assert.deepEqual(complete(shell, ['lading', 'me']), ['meta']);
       assert.deepEqual(complete(shell, ['lading', 'tra']), ['trash']);
       assert.deepEqual(complete(shell, ['lading', 'trash', 'r']), ['restore']);
       assert.deepEqual(complete(shell, ['lading', '--json', 'trash', 're']), ['restore']);
