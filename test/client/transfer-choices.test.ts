@@ -3,7 +3,8 @@
  * serve`: `--dry-run` says what would go and sends nothing; entries a tree cannot send (a link
  * to a directory, a broken link, a FIFO) are each named in a warning, and `-L` follows the
  * directory link; `--include`/`--exclude` choose files by glob; `get` gives files the
- * server's modification time; `ls -R` and `ls -lh` list as ls does.
+ * server's modification time; `--bwlimit` holds the transfers to a rate; `ls -R` and `ls -lh`
+ * list as ls does.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -86,6 +87,26 @@ describe('lading put and get: dry runs, skipped entries, filters, times, listing
     const ran = await runCli(['get', 'tree/a.h5', local], node.env);
     assert.equal(ran.code, 0, ran.stderr);
     assert.ok(Math.abs((await stat(local)).mtimeMs - Date.parse(a.modified)) < 1000, `${(await stat(local)).mtime.toISOString()} vs ${a.modified}`);
+  });
+
+  it('--bwlimit holds all transfers together to the rate, both ways', async () => {
+    const dir = join(node.dir, 'limited');
+    await mkdir(dir);
+    for (let i = 0; i < 3; i++) await writeFile(join(dir, `f${i}.bin`), Buffer.alloc(1024 * 1024, i));
+    let t0 = Date.now();
+    const up = await runCli(['put', '-r', '-q', '-j', '3', '--bwlimit', '1M', dir, 'limited'], node.env);
+    const upMs = Date.now() - t0;
+    assert.equal(up.code, 0, up.stderr);
+    // 3 MiB at 1 MiB/s, less the first burst: at least 2.5 s.
+    assert.ok(upMs >= 2500, `3 MiB went up in ${upMs} ms at 1 MiB/s`);
+    t0 = Date.now();
+    const down = await runCli(['get', '-r', '-q', '-j', '3', '--bwlimit', '2M', 'limited', join(node.dir, 'limited-back')], node.env);
+    const downMs = Date.now() - t0;
+    assert.equal(down.code, 0, down.stderr);
+    assert.ok(downMs >= 1200, `3 MiB came down in ${downMs} ms at 2 MiB/s`);
+    const bad = await runCli(['put', '--bwlimit', 'fast', dir, 'x'], node.env);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /^lading: .*--bwlimit.*512K/);
   });
 
   it('ls -R lists every collection under its path; ls -lh sizes for people', async () => {

@@ -31,6 +31,8 @@ export interface TransferOptions {
   /** Globs of the files to transfer (all when none), and of those not to. */
   include?: string[];
   exclude?: string[];
+  /** Bytes per second for all transfers together (`--bwlimit`). */
+  bwlimit?: number;
   /** Say what would be transferred, transfer nothing. */
   dryRun?: boolean;
   /** `put`: follow symbolic links to directories. */
@@ -61,6 +63,14 @@ function mebibytes(name: string) {
   };
 }
 
+/** `--bwlimit`'s value in bytes per second. NOTE: the parser is here, not in throttle.ts, which loads only with a transfer. */
+function rate(value: string): number {
+  const m = /^(\d+(?:\.\d+)?)\s*([KMG]?)(?:i?B)?(?:\/s)?$/i.exec(value.trim());
+  const n = m ? Number(m[1]) * 1024 ** ' KMG'.indexOf((m[2] || ' ').toUpperCase()) : NaN;
+  if (!(n >= 1)) throw new InvalidArgumentError('give bytes per second, e.g. 512K, 10M or 1G (KiB, MiB, GiB per second).');
+  return n;
+}
+
 /** Commander's collector of a repeatable option. */
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
@@ -74,6 +84,7 @@ function transferOptions(cmd: Command): Command {
     .option('--force', 'overwrite what exists, even when it is identical')
     .option('--manifest <file>', 'write what was transferred as JSON lines: path, size, sha256, pid')
     .option('-n, --dry-run', 'say what would be transferred (one line each), transfer nothing')
+    .addOption(new Option('--bwlimit <rate>', 'at most this many bytes per second, all transfers together: 512K, 10M, 1G (KiB, MiB, GiB)').argParser(rate))
     .option('--include <glob>', 'only files that match (repeatable; a glob with / matches the path below the tree, one without the name: *.h5, raw/**)', collect, [])
     .option('--exclude <glob>', 'not files that match (repeatable; as --include)', collect, [])
     .addOption(new Option('--retries <n>', 'tries after a request failed (the server away, a broken connection); a server that says when to come back (Retry-After) is waited for without using them up').default(DEFAULT_RETRIES).argParser(positiveInt('--retries', 0)))

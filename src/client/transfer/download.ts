@@ -14,6 +14,7 @@ import { ClientError, RunStopped, localFailure } from '../errors.ts';
 import { EXIT } from '../exit-codes.ts';
 import { digestOfChecksum, digestOfHeader, hashRange, sha256File, TrailingHash } from './digest.ts';
 import type { Outcome, TransferContext } from './upload.ts';
+import type { Throttle } from './throttle.ts';
 import { remoteStat } from './trees.ts';
 
 export interface DownloadJob {
@@ -47,7 +48,7 @@ const THREADED_HASH_BYTES = 16 << 20;
  * file always ends with contiguous bytes only (a broken download leaves a valid prefix to
  * continue).
  */
-async function receive(body: Readable, file: string, start: number, hash: Hash | null, tally: { count: number }, onBytes: (n: number) => void, signal: AbortSignal, written?: (bytes: number) => void): Promise<void> {
+async function receive(body: Readable, file: string, start: number, hash: Hash | null, tally: { count: number }, onBytes: (n: number) => void, signal: AbortSignal, written?: (bytes: number) => void, throttle?: Throttle): Promise<void> {
   // NOTE: 'r+' keeps the prefix a resumed download continues; truncated to it in case the
   // part file is longer than what was hashed.
   const handle = await open(file, start > 0 ? 'r+' : 'w').catch((err: unknown) => {
@@ -83,6 +84,8 @@ async function receive(body: Readable, file: string, start: number, hash: Hash |
         batch.push(chunk);
         batched += chunk.length;
         if (batched >= WRITE_BATCH) await flush();
+        // NOTE: not reading holds the socket back: the server sends no faster than the limit.
+        await throttle?.take(chunk.length, signal);
       }
     } finally {
       signal.removeEventListener('abort', onAbort);
@@ -196,7 +199,7 @@ async function download(ctx: TransferContext, job: DownloadJob): Promise<Outcome
       await receive(response.body, part, have, hash, tap, ctx.onBytes, ctx.signal, threaded ? (n) => {
         if (!trailing) trailing = new TrailingHash(part);
         trailing.written(n);
-      } : undefined);
+      } : undefined, ctx.throttle);
       if (threaded && !trailing) {
         // Nothing was written (an empty object, or the part file held all of it already).
         trailing = new TrailingHash(part);

@@ -11,6 +11,7 @@ import { ClientError, RunStopped } from '../errors.ts';
 import { EXIT } from '../exit-codes.ts';
 import type { FileResult, Reporter } from './progress.ts';
 import type { Outcome, TransferContext } from './upload.ts';
+import type { Throttle } from './throttle.ts';
 
 export interface Task {
   /** What the user sees: the destination path. */
@@ -54,6 +55,8 @@ export async function runTasks(api: ApiClient, tasks: Task[], options: {
   jobs: number; reporter: Reporter; signal: AbortSignal; manifest?: Manifest; destinationOf(task: Task): string;
   /** Tries and pauses of each transfer's requests (`--retries`, `--retry-wait`). */
   retry?: Pick<RetryOptions, 'retries' | 'maxWaitMs'>;
+  /** One bandwidth limit for all the transfers (`--bwlimit`). */
+  throttle?: Throttle;
 }): Promise<RunResult> {
   const { reporter } = options;
   const results: FileResult[] = [];
@@ -75,6 +78,7 @@ export async function runTasks(api: ApiClient, tasks: Task[], options: {
       const ctx: TransferContext = {
         api, signal, onBytes: (done) => reporter.bytes(id, done), onBase: (done) => reporter.base(id, done), onRetry,
         retry: { ...options.retry, signal, onRetry },
+        ...(options.throttle ? { throttle: options.throttle } : {}),
       };
       try {
         const outcome = await task.run(ctx);

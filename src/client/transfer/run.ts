@@ -21,6 +21,7 @@ import { downloadFile } from './download.ts';
 import { Manifest, type Task, exitCodeOf, runTasks } from './engine.ts';
 import { JsonReporter, LineReporter, QuietReporter, type Reporter, TtyReporter, formatBytes } from './progress.ts';
 import { getToStream, putFromStream } from './streams.ts';
+import { Throttle } from './throttle.ts';
 import { ResumeStore } from './resume-store.ts';
 import { type RemoteEntry, localKind, remoteStat, walkLocal, walkRemote } from './trees.ts';
 import { uploadFile } from './upload.ts';
@@ -85,6 +86,7 @@ async function execute(opts: TransferOptions, verb: string, plan: (api: ApiClien
     const run = await runTasks(api, work.tasks, {
       jobs: opts.jobs, reporter, signal: controller.signal, manifest, destinationOf: work.destinationOf,
       retry: { retries: opts.retries, maxWaitMs: opts.retryWait * 1000 },
+      ...(opts.bwlimit ? { throttle: new Throttle(opts.bwlimit) } : {}),
     });
     reporter.finish(run.interrupted);
     reporter = null;

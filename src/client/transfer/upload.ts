@@ -14,6 +14,7 @@ import { ClientError } from '../errors.ts';
 import { EXIT } from '../exit-codes.ts';
 import { contentDigest, digestOfChecksum, hashRange, sha256File } from './digest.ts';
 import type { ResumeKey, ResumeStore } from './resume-store.ts';
+import type { Throttle } from './throttle.ts';
 import { remoteStat } from './trees.ts';
 
 /** What a transfer reports while it runs. */
@@ -27,6 +28,8 @@ export interface TransferContext {
   onRetry(err: ClientError, waitMs: number): void;
   /** How requests are retried: tries, pauses, this signal and `onRetry`. */
   retry: RetryOptions;
+  /** The run's bandwidth limit (`--bwlimit`), when it has one. */
+  throttle?: Throttle;
 }
 
 /** How one file ended. `identical`: it was there already, with the same checksum. */
@@ -76,10 +79,11 @@ function changed(file: string): ClientError {
   return new ClientError(`${file} changed while it was being uploaded; nothing was stored: run the command again once it is complete`, EXIT.FAILED);
 }
 
-/** Yields `source`'s chunks, reporting the running count to `onBytes` (from `base`). */
-async function* counted(source: AsyncIterable<Buffer>, base: number, onBytes: (n: number) => void, sent: { n: number }): AsyncGenerator<Buffer> {
+/** Yields `source`'s chunks, reporting the running count to `onBytes` (from `base`), at the rate `ctx.throttle` allows. */
+async function* counted(source: AsyncIterable<Buffer>, base: number, onBytes: (n: number) => void, sent: { n: number }, ctx?: TransferContext): AsyncGenerator<Buffer> {
   let n = base;
   for await (const chunk of source) {
+    await ctx?.throttle?.take(chunk.length, ctx.signal);
     n += chunk.length;
     sent.n += chunk.length;
     onBytes(n);
@@ -190,7 +194,8 @@ async function uploadSimple(ctx: TransferContext, job: UploadJob): Promise<Outco
     try {
       // NOTE: small files too go through `stream` (undici's request API): fetch costs about
       // a third of the client's CPU per small file.
-      const body = inline ?? counted(createReadStream(job.local, { start: 0, end: job.size - 1, highWaterMark: READ_BYTES }), 0, ctx.onBytes, sent);
+      if (inline) await ctx.throttle?.take(inline.length, ctx.signal);
+      const body = inline ?? counted(createReadStream(job.local, { start: 0, end: job.size - 1, highWaterMark: READ_BYTES }), 0, ctx.onBytes, sent, ctx);
       const response = await api.stream('PUT', url, { headers, body, signal: ctx.signal, accept: job.force ? [] : [409] });
       status = response.status;
       text = await textOf(response.body);
@@ -307,7 +312,7 @@ async function uploadResumable(ctx: TransferContext, job: UploadJob, options: Up
         // that grew or was rewritten is abandoned here, before anything is committed.
         await abandonIfChanged(ctx, job, url, options.store, key, final);
       }
-      const read = counted(createReadStream(job.local, { start, end: end - 1, highWaterMark: READ_BYTES }), start, ctx.onBytes, sent);
+      const read = counted(createReadStream(job.local, { start, end: end - 1, highWaterMark: READ_BYTES }), start, ctx.onBytes, sent, ctx);
       const response = await api.stream('PATCH', pathOf(url), {
         headers, body: last ? read : hashed(read, pending), signal: ctx.signal, accept: [409, 460],
       });
