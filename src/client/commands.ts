@@ -283,6 +283,31 @@ async function deviceLogin(url: string, opts: LoginOptions, signal: AbortSignal)
   return exchange(url, tokens.access_token, info.token_ttl, tokens.refresh_token);
 }
 
+/**
+ * Rejects with one line when `url` does not answer as a lading server does (its liveness check,
+ * `GET /api/status`, is a JSON envelope): a mistyped or wrong URL says so rather than failing
+ * later with a status of some other server.
+ */
+async function isLading(url: string, signal: AbortSignal): Promise<void> {
+  const api = new ApiClient({ url, token: '' });
+  try {
+    const res = await api.request('GET', '/api/status', { accept: [300, 301, 302, 303, 307, 308, 400, 401, 403, 404, 405, 500, 502, 503], signal, headers: { accept: 'application/json' } });
+    const type = res.headers.get('content-type') ?? 'no content type';
+    const body = await res.text().catch(() => '');
+    let envelope = false;
+    try {
+      const parsed = JSON.parse(body) as { Meta?: unknown; Response?: unknown };
+      envelope = typeof parsed === 'object' && parsed !== null && 'Meta' in parsed && 'Response' in parsed;
+    } catch { /* not JSON: not lading */ }
+    if (res.status === 503 && envelope) return;
+    if (res.status !== 200 || !envelope) {
+      throw new ClientError(`${url} is not a lading server: GET /api/status answered ${res.status} (${type.split(';')[0]}); check the URL (the server's base URL, without /api)`, EXIT.FAILED);
+    }
+  } finally {
+    await api.close();
+  }
+}
+
 /** Registers the client commands on the `lading` program (in the current help group). */
 export function registerClientCommands(cli: Command): void {
   const client = (cmd: Command): Command => withClientOptions(cmd);
@@ -300,6 +325,7 @@ export function registerClientCommands(cli: Command): void {
       if (!raw) throw usageError('which server? give its URL: lading login https://staging.example.org');
       const known = findServer(config, raw);
       const url = known ? known[1].url : normalizeUrl(raw);
+      await isLading(url, signal);
       let device = opts.device === true;
       if (!device && !opts.user && !opts.passwordStdin) {
         // NOTE: with an external provider there are no local passwords to ask for; with the

@@ -4,11 +4,13 @@
  * and an unknown command are one `lading:` line with exit 2; a name with a newline is quoted
  * on one line; `mkdir -p` of an existing collection says it exists; a failure names its path
  * once; SIGTERM (a batch system's cancel) stops a transfer as cleanly as Ctrl-C, with one line
- * and exit 143.
+ * and exit 143; logging in to a URL that is not lading says so.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -57,6 +59,21 @@ describe('lading client options, mistakes and signals', { timeout: 120_000 }, ()
     const second = await runCli(['mkdir', '-p', 'again/below'], node.env);
     assert.equal(second.code, 0);
     assert.match(second.stdout, /^\/tz\/home\/alice\/again\/below exists$/m);
+  });
+
+  it('logging in to a URL that is not lading says so', async () => {
+    const other = http.createServer((_req, res) => {
+      res.writeHead(404, { 'content-type': 'text/html' });
+      res.end('<html><body>Not Found</body></html>');
+    });
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+      const ran = await runCli(['login', url, '--user', 'alice', '--password-stdin'], { HOME: node.dir, XDG_CONFIG_HOME: join(node.dir, 'cfg') });
+      assert.equal(oneLineError({ ...ran, code: ran.code ?? -1 }, 1, /^lading: http:\/\/127\.0\.0\.1:\d+ is not a lading server: GET \/api\/status answered 404 \(text\/html\)/), null);
+    } finally {
+      other.close();
+    }
   });
 
   it('a failed file is named once', async () => {

@@ -85,7 +85,7 @@ async function receive(body: Readable, file: string, start: number, hash: Hash |
         batched += chunk.length;
         if (batched >= WRITE_BATCH) await flush();
         // NOTE: not reading holds the socket back: the server sends no faster than the limit.
-        await throttle?.take(chunk.length, signal);
+        if (throttle) await throttle.take(chunk.length, signal);
       }
     } finally {
       signal.removeEventListener('abort', onAbort);

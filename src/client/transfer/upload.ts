@@ -83,7 +83,7 @@ function changed(file: string): ClientError {
 async function* counted(source: AsyncIterable<Buffer>, base: number, onBytes: (n: number) => void, sent: { n: number }, ctx?: TransferContext): AsyncGenerator<Buffer> {
   let n = base;
   for await (const chunk of source) {
-    await ctx?.throttle?.take(chunk.length, ctx.signal);
+    if (ctx?.throttle) await ctx.throttle.take(chunk.length, ctx.signal);
     n += chunk.length;
     sent.n += chunk.length;
     onBytes(n);
