@@ -1,12 +1,12 @@
 /**
  * An owner's access, publishing and metadata over the API, as the logged-in user and without
  * the server's data directory: `lading acl set|ls`, `lading publish`/`unpublish` and `lading
- * meta ls|add|rm`, the real CLI against a real `lading serve`, checked through the API and as
+ * meta ls|add|rm`, and `lading get` of a share link without an account, the real CLI against a real `lading serve`, checked through the API and as
  * the other user (and anonymous) would meet them.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { lading } from '../helpers/process.ts';
 import { cleanEnv } from '../cli/run-lading.ts';
@@ -68,6 +68,24 @@ describe('lading acl, publish and meta as an owner', { timeout: 120_000 }, () =>
     const gone = await fetch(`${url}?download=true`);
     await gone.body?.cancel();
     assert.notEqual(gone.status, 200);
+  });
+
+  it('get <share link> downloads without an account, to a file or standard output', async () => {
+    const created = await runCli(['share', 'create', 'shared.csv'], node.env);
+    assert.equal(created.code, 0, created.stderr);
+    const link = created.stdout.split('\n')[0]!;
+    assert.match(link, /\/api\/shared\//);
+    const nobody = { HOME: node.dir, XDG_CONFIG_HOME: join(node.dir, 'nobody') };
+    const local = join(node.dir, 'from-link.csv');
+    const got = await runCli(['get', link, local], nobody);
+    assert.equal(got.code, 0, got.stderr);
+    assert.equal(await readFile(local, 'utf8'), 'a,b\n1,2\n');
+    assert.match(got.stderr, /^lading: received .*from-link\.csv from the link \(sha256 [0-9a-f]{64}, verified\)$/m);
+    const out = await runCli(['get', link, '-'], nobody);
+    assert.equal(out.code, 0, out.stderr);
+    assert.equal(out.stdout, 'a,b\n1,2\n');
+    const again = await runCli(['get', link, local], nobody);
+    assert.equal(again.code, 5, 'an existing file is a conflict without --force');
   });
 
   it('meta add, ls and rm', async () => {

@@ -5,18 +5,20 @@
  * Every failure ends as one line `lading: …` and an exit code of README's table; Ctrl-C stops
  * cleanly with 130.
  */
+import { createHash } from 'node:crypto';
+import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { onStopSignals, runClient } from '../commands.ts';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { posix } from 'node:path';
-import { ApiClient } from '../api.ts';
+import { ApiClient, discard } from '../api.ts';
 import { resolveTarget } from '../config.ts';
 import { ClientError, localFailure, printable, usageError } from '../errors.ts';
 import { EXIT } from '../exit-codes.ts';
 import type { TransferOptions } from './commands.ts';
-import { digestOfChecksum, sha256File } from './digest.ts';
+import { digestOfChecksum, digestOfHeader, sha256File } from './digest.ts';
 import { downloadFile } from './download.ts';
 import { Manifest, type Task, exitCodeOf, runTasks } from './engine.ts';
 import { JsonReporter, LineReporter, QuietReporter, type Reporter, TtyReporter, formatBytes } from './progress.ts';
@@ -183,6 +185,64 @@ function stream(direction: 'put' | 'get', args: string[], opts: TransferOptions)
   });
 }
 
+/**
+ * `lading get <share link> [<local>|-]`: a data object from a share link, without an account
+ * (a password from LADING_SHARE_PASSWORD), into `<local>` (default: its name, here), verified
+ * against the server's Repr-Digest and renamed into place only whole.
+ */
+function getShared(args: string[], opts: TransferOptions): Promise<void> {
+  return runClient(async (signal) => {
+    if (args.length > 2) throw usageError('get <share link> takes one link and at most one local destination');
+    const link = new URL(args[0]!);
+    const password = process.env.LADING_SHARE_PASSWORD;
+    const api = new ApiClient({ url: link.origin, token: '' });
+    try {
+      const headers: Record<string, string> = { accept: 'application/octet-stream' };
+      if (password) headers.authorization = `Basic ${Buffer.from(`:${password}`).toString('base64')}`;
+      const response = await api.stream('GET', link.pathname + link.search, { headers, signal });
+      if ((response.headers.get('content-type') ?? '').startsWith('application/json')) {
+        discard(response.body);
+        throw usageError('this link shares a collection: lading get takes a data object\'s link (the collection\'s link followed by /<name>)');
+      }
+      const name = /filename\*?=(?:UTF-8'')?"?([^";]+)"?/i.exec(response.headers.get('content-disposition') ?? '')?.[1];
+      const fallback = decodeURIComponent(name ?? posix.basename(link.pathname));
+      const out = args[1] === undefined ? resolve(basename(fallback)) : args[1] === '-' ? null : resolve(args[1]);
+      const local = out && (await localKind(out)).kind === 'dir' ? join(out, basename(fallback)) : out;
+      if (local && !opts.force && (await localKind(local)).kind !== 'none') {
+        discard(response.body);
+        throw new ClientError(`${local} exists: use --force to replace it`, EXIT.CONFLICT);
+      }
+      const hash = createHash('sha256');
+      const hashed = async function* (body: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+        for await (const chunk of body) {
+          hash.update(chunk);
+          yield chunk;
+        }
+      };
+      const part = local ? `${local}.lading-part` : null;
+      try {
+        if (part) await pipeline(response.body, hashed, createWriteStream(part), { signal });
+        else for await (const chunk of hashed(response.body)) if (!process.stdout.write(chunk)) await once(process.stdout, 'drain');
+      } catch (cause) {
+        if (part) await rm(part, { force: true });
+        if (signal.aborted) throw cause;
+        throw new ClientError(`the download from the link broke off: ${cause instanceof Error ? cause.message : String(cause)}; nothing was kept`, EXIT.FAILED, { cause });
+      }
+      const sha256 = hash.digest();
+      const repr = digestOfHeader(response.headers.get('repr-digest'));
+      if (repr && !repr.equals(sha256)) {
+        if (part) await rm(part, { force: true });
+        throw new ClientError(`the bytes from the link have sha2:${sha256.toString('base64')}, but the server's Repr-Digest is sha2:${repr.toString('base64')}; refused, nothing was kept`, EXIT.INTEGRITY);
+      }
+      if (part && local) await rename(part, local);
+      if (opts.json) process.stderr.write(`${JSON.stringify({ event: 'done', status: 'received', local, sha256: sha256.toString('hex'), verified: repr !== null })}\n`);
+      else if (!opts.quiet && local) process.stderr.write(`lading: received ${printable(local)} from the link (sha256 ${sha256.toString('hex')}${repr ? ', verified' : ''})\n`);
+    } finally {
+      await api.close();
+    }
+  });
+}
+
 /** `lading put <local>... <remote>`. */
 export function put(args: string[], opts: TransferOptions): Promise<void> {
   if (args[0] === '-') return stream('put', args, opts);
@@ -250,6 +310,7 @@ export function put(args: string[], opts: TransferOptions): Promise<void> {
 
 /** `lading get <remote>... <local>`. */
 export function get(args: string[], opts: TransferOptions): Promise<void> {
+  if (/^https?:\/\/[^/]+\/(.+\/)?api\/shared\/./.test(args[0] ?? '')) return getShared(args, opts);
   if (args.at(-1) === '-') return stream('get', args, opts);
   return execute(opts, 'received', async (api, signal, reporter) => {
     if (args.length < 2) throw usageError('get needs a remote data object or collection and a local destination');
