@@ -249,7 +249,8 @@ function program(): Command {
       }
     }));
 
-  cli.command('completion').description('print a shell completion script: eval "$(lading completion bash)", or for zsh, fish')
+  cli.command('completion').helpGroup('Client commands (against a server; log in first):')
+    .description('print a shell completion script: eval "$(lading completion bash)", or for zsh, fish')
     .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
     .action((shell: (typeof SHELLS)[number]) => {
       process.stdout.write(completionScript(cli, shell));
