@@ -15,7 +15,7 @@
  * The server and its drivers are loaded only by the commands that need them (`wiring()`): the
  * client commands, `--help` and `--version` start without them.
  */
-import { Command, Option } from 'commander';
+import { Argument, Command, Option } from 'commander';
 import type { AdminConsole, CliOptions } from '../wiring/index.ts';
 import { OperatorError } from '../wiring/operator-error.ts';
 import { versionLine } from '../wiring/version.ts';
@@ -24,8 +24,25 @@ import { JOB_STATES } from '../core/admin.ts';
 import { LadingError } from '../core/errors.ts';
 import { readSecret } from './secret.ts';
 import { caExported, proxyShow } from './credential-commands.ts';
-import { registerClientCommands, registerProxyCommands } from '../client/commands.ts';
+import { SHELLS, completionScript } from './completion.ts';
+import { ownerDeps, registerClientCommands, registerProxyCommands, withClientOptions } from '../client/commands.ts';
+import { clientAcl } from '../client/owner-commands.ts';
+import { existsSync } from 'node:fs';
 import { registerTransferCommands } from '../client/transfer/commands.ts';
+import { EXIT } from '../client/exit-codes.ts';
+
+// NOTE: a reader that went away (`lading ls -l | head`) ends the command quietly, as SIGPIPE
+// ends a Unix tool: no message, exit 141 (128 + SIGPIPE, what a shell reports for such a
+// tool). Node ignores SIGPIPE and reports EPIPE on the stream instead. Transfers in flight
+// stop where they are; their part files and resumable uploads continue on the next run.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(EXIT.PIPE);
+  throw err;
+});
+process.stderr.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(EXIT.PIPE);
+  throw err;
+});
 
 /** The composition root, loaded on first use. */
 const wiring = () => import('../wiring/index.ts');
@@ -184,16 +201,21 @@ function program(): Command {
       process.stdout.write(`${userName} is a member of ${groupName}\n`);
     }));
 
-  const acl = cli.command('acl').description('manage access control lists');
-  common(acl.command('set <path> <principal> <level>').description(`grant access: level is ${ACCESS_LEVELS.join(', ')} or none`))
-    .action(async (path: string, principal: string, level: string, opts: CliOptions) => withAdmin(opts, async ({ admin }) => {
-      await admin.setAccess(path, principal, level);
+  // NOTE: one command for two audiences: an owner over the API as the logged-in user, an
+  // administrator on the data directory. --data or --config (or a ./lading-data here, the
+  // admin commands' default) says which.
+  const acl = cli.command('acl').description('access lists: yours over the API (you need own), or with --data DIR any, as administrator');
+  const admin = (opts: CliOptions): boolean => opts.data !== undefined || opts.config !== undefined || existsSync('lading-data');
+  const ownerAcl = clientAcl(ownerDeps);
+  withClientOptions(common(acl.command('set <path> <principal> <level>').description(`grant access: level is ${ACCESS_LEVELS.join(', ')} or none (removes the entry)`)))
+    .action(async (path: string, principal: string, level: string, opts: CliOptions & { server?: string; json?: boolean; quiet?: boolean }) => (admin(opts) ? withAdmin(opts, async ({ admin: a }) => {
+      await a.setAccess(path, principal, level);
       process.stdout.write(`${principal}: ${level} on ${path}\n`);
-    }));
-  common(acl.command('list <path>').description('show the access list of a path'))
-    .action(async (path: string, opts: CliOptions) => withAdmin(opts, async ({ admin }) => {
-      for (const e of await admin.listAccess(path)) process.stdout.write(`${e.principal}\t${e.level}\n`);
-    }));
+    }) : ownerAcl.set(path, principal, level, opts)));
+  withClientOptions(common(acl.command('list <path>').alias('ls').description('show the access list of a path')))
+    .action(async (path: string, opts: CliOptions & { server?: string; json?: boolean; quiet?: boolean }) => (admin(opts) ? withAdmin(opts, async ({ admin: a }) => {
+      for (const e of await a.listAccess(path)) process.stdout.write(`${e.principal}\t${e.level}\n`);
+    }) : ownerAcl.list(path, opts)));
 
   common(cli.command('takedown <target>').description('(administration) remove the bytes of a data object or collection at once (a legal or privacy request): target is its path, or its trash entry\'s id; its PID keeps resolving to a tombstone that records who and why'))
     .requiredOption('--reason <text>', 'why (shown on the tombstone and in the audit log)')
@@ -227,7 +249,46 @@ function program(): Command {
       }
     }));
 
+  cli.command('completion').helpGroup('Client commands (against a server; log in first):')
+    .description('print a shell completion script: eval "$(lading completion bash)", or for zsh, fish')
+    .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
+    .action((shell: (typeof SHELLS)[number]) => {
+      process.stdout.write(completionScript(cli, shell));
+    });
+
+  globalClientOptions(cli);
   return cli;
+}
+
+/**
+ * The options of every client command (`--server`, `--json`, `-q`) are taken before the
+ * command too (`lading --server bob ls`), as after it; `lading` alone or an unknown command
+ * is a usage mistake: one `lading: …` line, exit 2. Set once the commands are registered, so
+ * that the admin commands keep their own handling.
+ */
+function globalClientOptions(cli: Command): void {
+  cli
+    .option('--server <name|url>', 'the server of a client command (also after the command)')
+    .option('--json', 'machine-readable output of a client command (also after the command)')
+    .option('-q, --quiet', 'print nothing but errors (also after the command)')
+    .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : EXIT.USAGE))
+    .configureOutput({ outputError: (text, write) => write(`lading: ${text.replace(/^error: /, '')}`) })
+    .hook('preAction', (root, command) => {
+      const given = root.opts<{ server?: string; json?: boolean; quiet?: boolean }>();
+      for (const key of ['server', 'json', 'quiet'] as const) {
+        if (given[key] === undefined) continue;
+        if (!command.options.some((o) => o.attributeName() === key)) {
+          process.stderr.write(`lading: ${key === 'quiet' ? '-q' : `--${key}`} does not apply to ${command.name()}\n`);
+          process.exit(EXIT.USAGE);
+        }
+        if (command.getOptionValue(key) === undefined) command.setOptionValue(key, given[key]);
+      }
+    });
+}
+
+if (process.argv.length <= 2) {
+  process.stderr.write('lading: which command? lading --help lists them\n');
+  process.exit(EXIT.USAGE);
 }
 
 try {

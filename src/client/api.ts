@@ -228,23 +228,51 @@ export class ApiClient {
   }
 }
 
+/** Tries after the first failure of a request, by default (`--retries`). */
+export const DEFAULT_RETRIES = 10;
+/** The longest pause between two tries, by default, in seconds (`--retry-wait`). */
+export const DEFAULT_RETRY_WAIT_S = 30;
+/** The longest one Retry-After of the server is honoured, in milliseconds: a lease is a minute by default. */
+const RETRY_AFTER_MAX_MS = 300_000;
+/** The longest a request waits in all while the server keeps saying when to come back. */
+const RETRY_AFTER_TOTAL_MS = 3_600_000;
+
+export interface RetryOptions {
+  /** Tries after the first failure (default `DEFAULT_RETRIES`). */
+  retries?: number;
+  /** The longest pause between two tries, in milliseconds (default `DEFAULT_RETRY_WAIT_S` s). */
+  maxWaitMs?: number;
+  signal?: AbortSignal;
+  onRetry?(err: ClientError, waitMs: number): void;
+}
+
 /**
- * Runs `attempt` again while it throws a retryable `ClientError`, at most `tries` times (default
- * 5), waiting with exponential backoff and full jitter (1 s, 2 s, 4 s, … at most 30 s), or as
- * long as the server's Retry-After says. Other errors and the last one are thrown.
+ * Runs `attempt` again while it throws a retryable `ClientError`: up to `retries` more times,
+ * pausing 1 s, 2 s, 4 s, … (at most `maxWaitMs`), each pause between half and all of that (so
+ * that many clients do not come back at once, and never a pause of nothing). An answer with
+ * Retry-After (a busy upload's lease, a 503) is waited out as the server says and does not
+ * use up a try: the server is there and tells when to come back; for an hour at most. Other
+ * errors and the last one are thrown.
  */
-export async function withRetry<T>(
-  attempt: () => Promise<T>,
-  options: { tries?: number; signal?: AbortSignal; onRetry?(err: ClientError, waitMs: number): void } = {},
-): Promise<T> {
-  const tries = options.tries ?? 5;
-  for (let i = 1; ; i++) {
+export async function withRetry<T>(attempt: () => Promise<T>, options: RetryOptions = {}): Promise<T> {
+  const retries = options.retries ?? DEFAULT_RETRIES;
+  const maxWaitMs = options.maxWaitMs ?? DEFAULT_RETRY_WAIT_S * 1000;
+  let failures = 0;
+  let told = 0;
+  for (;;) {
     try {
       return await attempt();
     } catch (err) {
-      if (!(err instanceof ClientError) || !err.retryable || i >= tries || options.signal?.aborted) throw err;
-      const backoff = Math.min(30_000, 1000 * 2 ** (i - 1));
-      const waitMs = err.retryAfter !== undefined ? err.retryAfter * 1000 : Math.round(Math.random() * backoff);
+      if (!(err instanceof ClientError) || !err.retryable || options.signal?.aborted) throw err;
+      let waitMs: number;
+      if (err.retryAfter !== undefined && told < RETRY_AFTER_TOTAL_MS) {
+        waitMs = Math.min(RETRY_AFTER_MAX_MS, err.retryAfter * 1000);
+        told += Math.max(waitMs, 1000);
+      } else {
+        if (++failures > retries) throw err;
+        const backoff = Math.min(maxWaitMs, 1000 * 2 ** (failures - 1));
+        waitMs = Math.round(backoff / 2 + Math.random() * (backoff / 2));
+      }
       options.onRetry?.(err, waitMs);
       try {
         await sleep(waitMs, undefined, { signal: options.signal });

@@ -8,13 +8,15 @@
 import { posix } from 'node:path';
 import { type Command, CommanderError, Option } from 'commander';
 import { ApiClient } from './api.ts';
-import { ClientError, usageError } from './errors.ts';
+import { ClientError, printable, usageError } from './errors.ts';
 import { EXIT } from './exit-codes.ts';
+import { formatBytes } from './format.ts';
 import {
   type ServerEntry, configPath, defaultName, findServer, forgetServer, loadConfig, normalizeUrl, rememberServer, resolveTarget,
 } from './config.ts';
 import { type Login, cliClient, exchange, pollDeviceToken, revokeRefreshToken, startDeviceAuthorization } from './device.ts';
 import { readPassword } from '../cli/secret.ts';
+import { type OwnerDeps, registerOwnerCommands } from './owner-commands.ts';
 
 /** A trash entry's id (an entity's UUID), as `lading trash restore` tells it from a path. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -42,24 +44,48 @@ function report(opts: ClientOptions, text: string | null, json: unknown): void {
  * error and the process's exit code; Ctrl-C stops with 130.
  */
 export async function runClient(action: (signal: AbortSignal) => Promise<void>): Promise<void> {
-  const controller = new AbortController();
-  const onSigint = (): void => {
-    if (controller.signal.aborted) process.exit(EXIT.INTERRUPTED);
-    controller.abort();
-  };
-  process.on('SIGINT', onSigint);
+  const stop = onStopSignals();
   try {
-    await action(controller.signal);
+    await action(stop.signal);
   } catch (err) {
-    const code = err instanceof ClientError ? err.exitCode
-      : controller.signal.aborted ? EXIT.INTERRUPTED
-        : (err as { exitCode?: unknown }).exitCode === 2 ? EXIT.USAGE : EXIT.FAILED;
+    if (stop.signal.aborted) {
+      process.stderr.write(`lading: ${stop.said()}\n`);
+      process.exitCode = stop.exitCode();
+      return;
+    }
+    const code = err instanceof ClientError ? err.exitCode : (err as { exitCode?: unknown }).exitCode === 2 ? EXIT.USAGE : EXIT.FAILED;
     const message = err instanceof Error ? err.message : String(err);
-    process.stderr.write(`lading: ${message}\n`);
+    process.stderr.write(`lading: ${printable(message)}\n`);
     process.exitCode = code;
   } finally {
-    process.off('SIGINT', onSigint);
+    stop.off();
   }
+}
+
+/**
+ * Ctrl-C (SIGINT) and SIGTERM (`kill`, a batch system's cancel such as Slurm's `scancel`) as
+ * one clean stop: the first aborts `signal` (transfers stop where they are, resumable), a
+ * second ends the process at once. The exit code says which: 130 or 143.
+ */
+export function onStopSignals(): { signal: AbortSignal; exitCode(): number; said(): string; off(): void } {
+  const controller = new AbortController();
+  let by: NodeJS.Signals | null = null;
+  const on = (signal: NodeJS.Signals): void => {
+    if (by !== null) process.exit(signal === 'SIGTERM' ? EXIT.TERMINATED : EXIT.INTERRUPTED);
+    by = signal;
+    controller.abort();
+  };
+  process.on('SIGINT', on);
+  process.on('SIGTERM', on);
+  return {
+    signal: controller.signal,
+    exitCode: () => (by === 'SIGTERM' ? EXIT.TERMINATED : EXIT.INTERRUPTED),
+    said: () => (by === 'SIGTERM' ? 'stopped by SIGTERM' : 'interrupted'),
+    off: () => {
+      process.off('SIGINT', on);
+      process.off('SIGTERM', on);
+    },
+  };
 }
 
 /** Opens the API of the server the options name (see `resolveTarget`), runs `use`, closes it. */
@@ -171,11 +197,12 @@ function sizeText(size: number | null | undefined): string {
 }
 
 /** The long listing's rows, padded into columns: type, size, modified (UTC), name, checksum, PID. */
-function longListing(list: EntityRecord[]): string[] {
+function longListing(list: EntityRecord[], human = false): string[] {
   const rows = list.map((r) => {
     const m = r.metadata;
     const dir = m.object_type === 'collection';
-    return [dir ? 'd' : '-', sizeText(m.size), shortDate(m.modified), dir ? `${m.name}/` : m.name, m.checksum ?? '-', m.PID ?? '-'];
+    const size = human && typeof m.size === 'number' ? formatBytes(m.size) : sizeText(m.size);
+    return [dir ? 'd' : '-', size, shortDate(m.modified), printable(dir ? `${m.name}/` : m.name), m.checksum ?? '-', m.PID ?? '-'];
   });
   const width = (i: number) => Math.max(0, ...rows.map((r) => r[i]!.length));
   const w1 = width(1);
@@ -261,6 +288,31 @@ async function deviceLogin(url: string, opts: LoginOptions, signal: AbortSignal)
   return exchange(url, tokens.access_token, info.token_ttl, tokens.refresh_token);
 }
 
+/**
+ * Rejects with one line when `url` does not answer as a lading server does (its liveness check,
+ * `GET /api/status`, is a JSON envelope): a mistyped or wrong URL says so rather than failing
+ * later with a status of some other server.
+ */
+async function isLading(url: string, signal: AbortSignal): Promise<void> {
+  const api = new ApiClient({ url, token: '' });
+  try {
+    const res = await api.request('GET', '/api/status', { accept: [300, 301, 302, 303, 307, 308, 400, 401, 403, 404, 405, 500, 502, 503], signal, headers: { accept: 'application/json' } });
+    const type = res.headers.get('content-type') ?? 'no content type';
+    const body = await res.text().catch(() => '');
+    let envelope = false;
+    try {
+      const parsed = JSON.parse(body) as { Meta?: unknown; Response?: unknown };
+      envelope = typeof parsed === 'object' && parsed !== null && 'Meta' in parsed && 'Response' in parsed;
+    } catch { /* not JSON: not lading */ }
+    if (res.status === 503 && envelope) return;
+    if (res.status !== 200 || !envelope) {
+      throw new ClientError(`${url} is not a lading server: GET /api/status answered ${res.status} (${type.split(';')[0]}); check the URL (the server's base URL, without /api)`, EXIT.FAILED);
+    }
+  } finally {
+    await api.close();
+  }
+}
+
 /** Registers the client commands on the `lading` program (in the current help group). */
 export function registerClientCommands(cli: Command): void {
   const client = (cmd: Command): Command => withClientOptions(cmd);
@@ -278,6 +330,7 @@ export function registerClientCommands(cli: Command): void {
       if (!raw) throw usageError('which server? give its URL: lading login https://staging.example.org');
       const known = findServer(config, raw);
       const url = known ? known[1].url : normalizeUrl(raw);
+      await isLading(url, signal);
       let device = opts.device === true;
       if (!device && !opts.user && !opts.passwordStdin) {
         // NOTE: with an external provider there are no local passwords to ask for; with the
@@ -317,19 +370,40 @@ export function registerClientCommands(cli: Command): void {
   client(cli.command('ls').argument('[path]', 'a collection or data object; relative paths start at your home (default: your home)'))
     .description('list a collection (or show a data object); -l adds size, date (UTC), checksum and PID')
     .option('-l, --long', 'long format: type, size, modified, name, checksum, PID')
-    .action(async (path: string | undefined, opts: ClientOptions & { long?: boolean }) => runClient(() => withApi(opts, async (api) => {
+    .option('-h, --human-readable', 'with -l, sizes as 1.50 KiB, 3.25 GiB')
+    .option('-R, --recursive', 'list the collections below too, each under its path')
+    .helpOption('--help', 'display help for command')
+    .action(async (path: string | undefined, opts: ClientOptions & { long?: boolean; humanReadable?: boolean; recursive?: boolean }) => runClient(() => withApi(opts, async (api) => {
       const full = await absolute(api, path);
-      const data = await api.json<Record<string, EntityRecord>[]>('GET', api.registeredUrl(full));
-      const list = records(data);
-      if (opts.json) {
-        for (const r of list) line(JSON.stringify(entityJson(r)));
+      const show = (list: EntityRecord[]): void => {
+        if (opts.json) for (const r of list) line(JSON.stringify(entityJson(r)));
+        else if (opts.long) for (const row of longListing(list, opts.humanReadable === true)) line(row);
+        else for (const r of list) line(printable(r.metadata.object_type === 'collection' ? `${r.metadata.name}/` : r.metadata.name));
+      };
+      const list = records(await api.json<Record<string, EntityRecord>[]>('GET', api.registeredUrl(full)));
+      if (!opts.recursive) {
+        show(list);
         return;
       }
-      if (opts.long) {
-        for (const row of longListing(list)) line(row);
-        return;
+      // NOTE: as ls -R: each collection under its path, depth first in name order; with
+      // --json the entities alone (each carries its path).
+      const pending: [string, EntityRecord[]][] = [[full, list]];
+      let first = true;
+      while (pending.length > 0) {
+        const [at, entries] = pending.shift()!;
+        if (!opts.json) {
+          if (!first) line('');
+          line(`${printable(at)}:`);
+        }
+        first = false;
+        show(entries);
+        const below: [string, EntityRecord[]][] = [];
+        for (const r of entries.filter((e) => e.metadata.object_type === 'collection')) {
+          const child = posix.join(r.path, r.metadata.name);
+          below.push([child, records(await api.json<Record<string, EntityRecord>[]>('GET', `${api.registeredUrl(child)}/`))]);
+        }
+        pending.unshift(...below);
       }
-      for (const r of list) line(r.metadata.object_type === 'collection' ? `${r.metadata.name}/` : r.metadata.name);
     })));
 
   client(cli.command('stat').argument('<path>', 'a collection or data object'))
@@ -362,8 +436,12 @@ export function registerClientCommands(cli: Command): void {
     .option('-p, --parents', 'create missing parents too, and do not fail when it exists')
     .action(async (path: string, opts: ClientOptions & { parents?: boolean }) => runClient(() => withApi(opts, async (api) => {
       const full = await absolute(api, path);
+      if (opts.parents && await isCollection(api, full)) {
+        report(opts, `${full} exists`, { path: full, created: false });
+        return;
+      }
       await api.json('POST', '/api/registered', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ path: full, force: opts.parents === true }) });
-      report(opts, `created ${full}`, { path: full });
+      report(opts, `created ${full}`, { path: full, created: true });
     })));
 
   client(cli.command('mv').argument('<path>', 'the entity to move or rename').argument('<dest>', 'a collection to move it into (an existing one, or any path ending in /), or its new name or path'))
@@ -520,6 +598,8 @@ export function registerClientCommands(cli: Command): void {
       report(opts, `revoked ${link.id}${link.path ? ` (${link.path})` : ''}`, link);
     })));
 
+  registerOwnerCommands(cli, ownerDeps);
+
   client(cli.command('token'))
     .description('print the current token, for scripts: export LADING_TOKEN=$(lading token)')
     .action(async (opts: ClientOptions) => runClient(async () => {
@@ -528,6 +608,14 @@ export function registerClientCommands(cli: Command): void {
       else line(target.token);
     }));
 }
+
+/** What the owner commands (`owner-commands.ts`) use of this module. */
+export const ownerDeps: OwnerDeps = {
+  run: (opts, use) => runClient(() => withApi(opts, use)),
+  absolute: (api, path) => absolute(api, path),
+  report,
+  withClientOptions: (cmd) => withClientOptions(cmd),
+};
 
 /**
  * `lading proxy` and `lading proxy renew` (the caller's own proxy certificate, over the API) on

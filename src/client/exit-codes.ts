@@ -19,6 +19,10 @@ export const EXIT = {
   INTEGRITY: 6,
   /** Stopped by Ctrl-C (SIGINT). */
   INTERRUPTED: 130,
+  /** Standard output was closed by its reader (`lading ls | head`): ended quietly, as SIGPIPE would (128 + 13). */
+  PIPE: 141,
+  /** Stopped by SIGTERM (a batch system's cancel, `kill`): 128 + 15. */
+  TERMINATED: 143,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

@@ -22,6 +22,9 @@ export interface Node {
   home: string;
   /** The environment the CLI runs with: this server, this token, state and config under `dir`. */
   env: Record<string, string>;
+  /** Kills the server (SIGKILL), as a crash or an outage would; `restart` brings it back on the same address. */
+  kill(): Promise<void>;
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -32,7 +35,7 @@ export async function startNode(): Promise<Node> {
   const env = cleanEnv({ LADING_ZONE: ZONE, LADING_LOG_LEVEL: 'warn' });
   lading(['init', '--data', data], env);
   lading(['user', 'add', 'alice', '--data', data], env, 'alice-pw\n');
-  const { proc, url } = await spawnServe(data, env);
+  let { proc, url } = await spawnServe(data, env);
   const res = await fetch(`${url}/auth/login`, { method: 'POST', body: new URLSearchParams({ username: 'alice', password: 'alice-pw' }) });
   const body = (await res.json()) as { Response: { data: { token: string } } };
   if (res.status !== 200) throw new Error(`login failed: ${JSON.stringify(body)}`);
@@ -40,6 +43,12 @@ export async function startNode(): Promise<Node> {
   return {
     dir, data, url, token, home: `/${ZONE}/home/alice`,
     env: { LADING_URL: url, LADING_TOKEN: token, XDG_STATE_HOME: join(dir, 'state'), XDG_CONFIG_HOME: join(dir, 'config'), HOME: dir },
+    async kill() {
+      await stopProcess(proc, 'SIGKILL');
+    },
+    async restart() {
+      ({ proc } = await spawnServe(data, env, new URL(url).host));
+    },
     async stop() {
       await stopProcess(proc, 'SIGKILL');
       await rm(dir, { recursive: true, force: true });

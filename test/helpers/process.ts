@@ -9,11 +9,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 export const LADING_BIN = join(import.meta.dirname, '..', '..', 'bin', 'lading');
 
 /**
- * Starts `lading serve --data <data> --listen 127.0.0.1:0` and resolves once it listens, with
+ * Starts `lading serve --data <data> --listen 127.0.0.1:0` (or `listen`) and resolves once it listens, with
  * what it has printed so far and since (`output`).
  */
-export async function spawnServe(data: string, env: NodeJS.ProcessEnv): Promise<{ proc: ChildProcess; url: string; output: () => string }> {
-  const proc = spawn(LADING_BIN, ['serve', '--data', data, '--listen', '127.0.0.1:0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function spawnServe(data: string, env: NodeJS.ProcessEnv, listen = '127.0.0.1:0'): Promise<{ proc: ChildProcess; url: string; output: () => string }> {
+  const proc = spawn(LADING_BIN, ['serve', '--data', data, '--listen', listen], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   proc.stdout!.on('data', (c) => { out += String(c); });
   proc.stderr!.on('data', (c) => { out += String(c); });

@@ -6,14 +6,15 @@
  * is renamed into place. A mismatch removes the part file: nothing damaged is left behind.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { type FileHandle, mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, rename, rm, stat, utimes } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Readable } from 'node:stream';
 import { discard, withRetry } from '../api.ts';
-import { ClientError } from '../errors.ts';
+import { ClientError, RunStopped, localFailure } from '../errors.ts';
 import { EXIT } from '../exit-codes.ts';
 import { digestOfChecksum, digestOfHeader, hashRange, sha256File, TrailingHash } from './digest.ts';
 import type { Outcome, TransferContext } from './upload.ts';
+import type { Throttle } from './throttle.ts';
 import { remoteStat } from './trees.ts';
 
 export interface DownloadJob {
@@ -25,6 +26,8 @@ export interface DownloadJob {
   pid: string | null;
   force: boolean;
   sync: boolean;
+  /** The object's modification time on the server (ISO 8601), given to the local file. */
+  modified?: string | null;
 }
 
 export const PART_SUFFIX = '.lading-part';
@@ -45,7 +48,7 @@ const THREADED_HASH_BYTES = 16 << 20;
  * file always ends with contiguous bytes only (a broken download leaves a valid prefix to
  * continue).
  */
-async function receive(body: Readable, file: string, start: number, hash: Hash | null, tally: { count: number }, onBytes: (n: number) => void, signal: AbortSignal, written?: (bytes: number) => void): Promise<void> {
+async function receive(body: Readable, file: string, start: number, hash: Hash | null, tally: { count: number }, onBytes: (n: number) => void, signal: AbortSignal, written?: (bytes: number) => void, throttle?: Throttle): Promise<void> {
   // NOTE: 'r+' keeps the prefix a resumed download continues; truncated to it in case the
   // part file is longer than what was hashed.
   const handle = await open(file, start > 0 ? 'r+' : 'w').catch((err: unknown) => {
@@ -67,6 +70,9 @@ async function receive(body: Readable, file: string, start: number, hash: Hash |
       batch = [];
       batched = 0;
       writing = writeAll(handle, chunks, at).then(() => written?.(at + chunks.reduce((n, c) => n + c.length, 0)));
+      // NOTE: a failed write (a full disk) is thrown by the next flush or the end; until then
+      // it is not an unhandled rejection, which would end the process with a stack trace.
+      writing.catch(() => {});
     };
     const onAbort = (): void => { body.destroy(new Error('interrupted')); };
     signal.addEventListener('abort', onAbort, { once: true });
@@ -78,6 +84,8 @@ async function receive(body: Readable, file: string, start: number, hash: Hash |
         batch.push(chunk);
         batched += chunk.length;
         if (batched >= WRITE_BATCH) await flush();
+        // NOTE: not reading holds the socket back: the server sends no faster than the limit.
+        if (throttle) await throttle.take(chunk.length, signal);
       }
     } finally {
       signal.removeEventListener('abort', onAbort);
@@ -115,8 +123,26 @@ async function sizeOf(path: string): Promise<number | null> {
   return s?.isFile() ? s.size : null;
 }
 
-/** Downloads one data object; see the module comment. */
+/**
+ * Downloads one data object; see the module comment. A local failure no retry mends (a full
+ * disk, a destination not writable) rejects at once as a fatal `ClientError`; then, and when
+ * the run stopped for another transfer's such failure, a part file this call began is removed
+ * (one an earlier run left stays, to be continued).
+ */
 export async function downloadFile(ctx: TransferContext, job: DownloadJob): Promise<Outcome> {
+  const part = job.local + PART_SUFFIX;
+  const fresh = (await sizeOf(part)) === null;
+  try {
+    return await download(ctx, job);
+  } catch (err) {
+    const local = err instanceof ClientError ? (localFailure(err.cause, job.local) ?? err) : (localFailure(err, job.local) ?? err);
+    const stopped = ctx.signal.aborted && ctx.signal.reason instanceof RunStopped;
+    if (fresh && ((local instanceof ClientError && local.fatal) || stopped || (await sizeOf(part)) === 0)) await rm(part, { force: true }).catch(() => {});
+    throw local;
+  }
+}
+
+async function download(ctx: TransferContext, job: DownloadJob): Promise<Outcome> {
   const { api } = ctx;
   let checksum = job.checksum;
   const existingSize = await sizeOf(job.local);
@@ -126,7 +152,7 @@ export async function downloadFile(ctx: TransferContext, job: DownloadJob): Prom
     if (expected && (job.size === null || job.size === existingSize)) {
       const mine = await sha256File(job.local, existingSize);
       if (mine.equals(expected)) {
-        ctx.onBytes(existingSize);
+        ctx.onBase(existingSize);
         return { status: 'identical', size: existingSize, sha256: mine, pid: job.pid, transferred: 0, resumedFrom: 0 };
       }
     }
@@ -155,6 +181,7 @@ export async function downloadFile(ctx: TransferContext, job: DownloadJob): Prom
     const repr = digestOfHeader(response.headers.get('repr-digest'));
     const tap = { count: have };
     const before = have;
+    ctx.onBase(have);
     // NOTE: a large object is hashed by a second thread reading the part file behind the
     // writes (SHA-256 costs about as much CPU as receiving and writing); a small one here,
     // where starting a thread would cost more than it saves.
@@ -172,7 +199,7 @@ export async function downloadFile(ctx: TransferContext, job: DownloadJob): Prom
       await receive(response.body, part, have, hash, tap, ctx.onBytes, ctx.signal, threaded ? (n) => {
         if (!trailing) trailing = new TrailingHash(part);
         trailing.written(n);
-      } : undefined);
+      } : undefined, ctx.throttle);
       if (threaded && !trailing) {
         // Nothing was written (an empty object, or the part file held all of it already).
         trailing = new TrailingHash(part);
@@ -183,6 +210,8 @@ export async function downloadFile(ctx: TransferContext, job: DownloadJob): Prom
       await (trailing as TrailingHash | null)?.close();
       transferred += tap.count - before;
       if (ctx.signal.aborted) throw new ClientError('interrupted', EXIT.INTERRUPTED, { cause: err });
+      const local = localFailure(err, job.local);
+      if (local) throw local;
       throw new ClientError(`${job.remote}: the download broke off: ${err instanceof Error ? err.message : String(err)}`, EXIT.FAILED, { retryable: true, cause: err });
     }
     transferred += tap.count - before;
@@ -194,6 +223,9 @@ export async function downloadFile(ctx: TransferContext, job: DownloadJob): Prom
       throw new ClientError(`${job.remote}: the downloaded bytes have sha2:${sha256.toString('base64')}, but ${refused}; refused, nothing was kept`, EXIT.INTEGRITY);
     }
     await rename(part, job.local);
+    // NOTE: the file's time is the data's, as cp -p and rclone keep it, not that of the download.
+    const mtime = job.modified ? new Date(job.modified) : null;
+    if (mtime && !Number.isNaN(mtime.getTime())) await utimes(job.local, mtime, mtime);
     return { status: 'sent' as const, size: tap.count, sha256, pid: job.pid, transferred, resumedFrom };
-  }, { signal: ctx.signal, onRetry: ctx.onRetry });
+  }, ctx.retry);
 }

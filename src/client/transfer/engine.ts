@@ -6,11 +6,12 @@
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
-import type { ApiClient } from '../api.ts';
-import { ClientError } from '../errors.ts';
+import type { ApiClient, RetryOptions } from '../api.ts';
+import { ClientError, RunStopped } from '../errors.ts';
 import { EXIT } from '../exit-codes.ts';
 import type { FileResult, Reporter } from './progress.ts';
 import type { Outcome, TransferContext } from './upload.ts';
+import type { Throttle } from './throttle.ts';
 
 export interface Task {
   /** What the user sees: the destination path. */
@@ -52,19 +53,32 @@ export class Manifest {
 /** Runs `tasks` with `jobs` in flight; never rejects for a failed file (see `failures`). */
 export async function runTasks(api: ApiClient, tasks: Task[], options: {
   jobs: number; reporter: Reporter; signal: AbortSignal; manifest?: Manifest; destinationOf(task: Task): string;
+  /** Tries and pauses of each transfer's requests (`--retries`, `--retry-wait`). */
+  retry?: Pick<RetryOptions, 'retries' | 'maxWaitMs'>;
+  /** One bandwidth limit for all the transfers (`--bwlimit`). */
+  throttle?: Throttle;
 }): Promise<RunResult> {
-  const { reporter, signal } = options;
+  const { reporter } = options;
   const results: FileResult[] = [];
   const failures: ClientError[] = [];
   let next = 0;
-  let stop = false;
+  // NOTE: the transfers see a signal of their own: Ctrl-C aborts it, and so does a failure no
+  // other transfer can avoid (a full disk, a refused token), which stops the run at once.
+  const run = new AbortController();
+  const signal = run.signal;
+  const onAbort = (): void => run.abort(options.signal.reason);
+  if (options.signal.aborted) onAbort();
+  else options.signal.addEventListener('abort', onAbort, { once: true });
   const worker = async (): Promise<void> => {
-    while (!stop && !signal.aborted && next < tasks.length) {
+    while (!signal.aborted && next < tasks.length) {
       const id = next++;
       const task = tasks[id]!;
       reporter.start(id, task.label ?? task.name, task.size);
+      const onRetry = (err: ClientError, waitMs: number): void => reporter.retry(task.name, err, waitMs);
       const ctx: TransferContext = {
-        api, signal, onBytes: (done) => reporter.bytes(id, done), onRetry: (err, waitMs) => reporter.retry(task.name, err, waitMs),
+        api, signal, onBytes: (done) => reporter.bytes(id, done), onBase: (done) => reporter.base(id, done), onRetry,
+        retry: { ...options.retry, signal, onRetry },
+        ...(options.throttle ? { throttle: options.throttle } : {}),
       };
       try {
         const outcome = await task.run(ctx);
@@ -77,19 +91,28 @@ export async function runTasks(api: ApiClient, tasks: Task[], options: {
         reporter.done(id, result);
       } catch (raw) {
         if (signal.aborted) {
-          reporter.bytes(id, 0);
+          reporter.abandoned(id);
           break;
         }
         const err = raw instanceof ClientError ? raw : new ClientError(raw instanceof Error ? raw.message : String(raw), EXIT.FAILED, { cause: raw });
         failures.push(err);
+        // NOTE: a refused token refuses every other file too, and a full disk takes no other
+        // file either: say it once, not N times, and stop the transfers in flight.
+        if (err.fatal || (err.exitCode === EXIT.AUTH && (err.status === 401 || err.status === undefined))) {
+          reporter.stopped(id, task.name, err);
+          run.abort(new RunStopped());
+          break;
+        }
         reporter.failed(id, task.name, err);
-        // NOTE: a refused token refuses every other file too: say it once, not N times.
-        if (err.exitCode === EXIT.AUTH && (err.status === 401 || err.status === undefined)) stop = true;
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.jobs, tasks.length)) }, worker));
-  return { results, failures, interrupted: signal.aborted };
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(options.jobs, tasks.length)) }, worker));
+  } finally {
+    options.signal.removeEventListener('abort', onAbort);
+  }
+  return { results, failures, interrupted: options.signal.aborted };
 }
 
 /**

@@ -3,8 +3,9 @@
  * below remote collections (walked through the listing endpoint), as flat lists with paths
  * relative to where the walk began. Decides nothing about where things go.
  */
-import { lstat, readdir, stat } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import type { Dirent } from 'node:fs';
+import { lstat, readdir, realpath, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { posix } from 'node:path';
 import type { ApiClient } from '../api.ts';
 import { ClientError } from '../errors.ts';
@@ -19,27 +20,65 @@ export interface LocalFile {
   mtimeMs: number;
 }
 
+/** An entry a walk left out, and why (a directory link without -L, a broken link, a FIFO…). */
+export interface Skipped {
+  /** Path relative to the walked directory, '/'-separated. */
+  rel: string;
+  why: string;
+}
+
 /**
- * Every regular file below `dir` (symbolic links to files are followed, to directories not:
- * a link cycle cannot make the walk endless), and every directory (relative, '' for `dir`
- * itself), so that empty ones are created too.
+ * Every regular file below `dir` (symbolic links to files are followed; to directories only
+ * with `follow`, each real directory once, so that a link cycle cannot make the walk endless),
+ * every directory (relative, '' for `dir` itself) so that empty ones are created too, and what
+ * was left out, with why: a link to a directory (without `follow`), a broken link, a FIFO, a
+ * socket or a device, a directory that cannot be read.
  */
-export async function walkLocal(dir: string): Promise<{ files: LocalFile[]; dirs: string[] }> {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+export async function walkLocal(dir: string, options: { follow?: boolean } = {}): Promise<{ files: LocalFile[]; dirs: string[]; skipped: Skipped[] }> {
   const files: LocalFile[] = [];
   const dirs = [''];
-  for (const e of entries) {
-    const abs = join(e.parentPath, e.name);
-    const rel = relative(dir, abs).split(sep).join('/');
-    if (e.isDirectory()) {
-      dirs.push(rel);
-    } else if (e.isFile() || e.isSymbolicLink()) {
-      const s = await stat(abs).catch(() => null);
-      if (s?.isFile()) files.push({ abs, rel, size: s.size, mtimeMs: s.mtimeMs });
+  const skipped: Skipped[] = [];
+  const seen = new Set<string>([await realpath(dir)]);
+  const walk = async (abs: string, rel: string): Promise<void> => {
+    let entries: Dirent[];
+    try {
+      entries = await readdir(abs, { withFileTypes: true });
+    } catch (err) {
+      skipped.push({ rel: rel || '.', why: `cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})` });
+      return;
     }
-  }
+    for (const e of entries) {
+      const path = join(abs, e.name);
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) {
+        dirs.push(r);
+        await walk(path, r);
+      } else if (e.isFile() || e.isSymbolicLink()) {
+        const s = await stat(path).catch(() => null);
+        if (s?.isFile()) {
+          files.push({ abs: path, rel: r, size: s.size, mtimeMs: s.mtimeMs });
+        } else if (!s) {
+          skipped.push({ rel: r, why: 'a broken symbolic link' });
+        } else if (s.isDirectory() && options.follow) {
+          const real = await realpath(path);
+          if (seen.has(real)) {
+            skipped.push({ rel: r, why: 'a symbolic link to a directory walked already (a loop)' });
+          } else {
+            seen.add(real);
+            dirs.push(r);
+            await walk(path, r);
+          }
+        } else {
+          skipped.push({ rel: r, why: s.isDirectory() ? 'a symbolic link to a directory (-L follows it)' : 'a symbolic link to a special file' });
+        }
+      } else {
+        skipped.push({ rel: r, why: e.isFIFO() ? 'a FIFO' : e.isSocket() ? 'a socket' : 'a device' });
+      }
+    }
+  };
+  await walk(dir, '');
   files.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
-  return { files, dirs };
+  return { files, dirs, skipped };
 }
 
 /** What a local path is: a file (with its size), a directory, or nothing. */
@@ -63,6 +102,8 @@ export interface RemoteEntry {
   checksum: string | null;
   size: number | null;
   pid: string | null;
+  /** When the server last changed it (ISO 8601), when it says. */
+  modified: string | null;
 }
 
 interface EntityRecord {
@@ -76,6 +117,7 @@ function entryOf(record: Record<string, EntityRecord>): RemoteEntry {
   return {
     path: posix.join(r.path, name), name, kind: r.metadata.object_type === 'collection' ? 'collection' : 'dataobject',
     checksum: r.metadata.checksum ?? null, size: typeof r.metadata.size === 'number' ? r.metadata.size : null, pid: r.metadata.PID ?? null,
+    modified: r.metadata.modified ?? null,
   };
 }
 
@@ -93,7 +135,7 @@ export async function remoteStat(api: ApiClient, path: string, signal?: AbortSig
   const records = ((await response.json()) as { Response: { data: Record<string, EntityRecord>[] } }).Response.data;
   const self = records.map(entryOf).find((e) => e.path === path && e.kind === 'dataobject');
   if (self && records.length === 1) return self;
-  return { path, name: posix.basename(path), kind: 'collection', checksum: null, size: null, pid: null };
+  return { path, name: posix.basename(path), kind: 'collection', checksum: null, size: null, pid: null, modified: null };
 }
 
 /** The entries of one collection. `NOT_FOUND` when it does not exist. */

@@ -9,11 +9,12 @@
 import { createHash, type Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
-import { type ApiClient, discard, retryAfterOf, withRetry } from '../api.ts';
+import { type ApiClient, type RetryOptions, discard, retryAfterOf, withRetry } from '../api.ts';
 import { ClientError } from '../errors.ts';
 import { EXIT } from '../exit-codes.ts';
 import { contentDigest, digestOfChecksum, hashRange, sha256File } from './digest.ts';
 import type { ResumeKey, ResumeStore } from './resume-store.ts';
+import type { Throttle } from './throttle.ts';
 import { remoteStat } from './trees.ts';
 
 /** What a transfer reports while it runs. */
@@ -22,7 +23,13 @@ export interface TransferContext {
   signal: AbortSignal;
   /** Bytes of this file done so far (absolute: after a retry it may go back). */
   onBytes(done: number): void;
+  /** This file begins at `done` bytes that are there already (resumed, identical): not moved now. */
+  onBase(done: number): void;
   onRetry(err: ClientError, waitMs: number): void;
+  /** How requests are retried: tries, pauses, this signal and `onRetry`. */
+  retry: RetryOptions;
+  /** The run's bandwidth limit (`--bwlimit`), when it has one. */
+  throttle?: Throttle;
 }
 
 /** How one file ended. `identical`: it was there already, with the same checksum. */
@@ -61,8 +68,6 @@ const INLINE_BYTES = 256 * 1024;
 const TUS = { 'tus-resumable': '1.0.0' };
 /** Bytes per read of a file being sent. */
 const READ_BYTES = 1 << 20;
-/** The longest a busy upload's Retry-After is honoured, in seconds: a lease is a minute by default. */
-const BUSY_WAIT_MAX_S = 300;
 
 interface UploadState {
   state: string;
@@ -71,13 +76,14 @@ interface UploadState {
 }
 
 function changed(file: string): ClientError {
-  return new ClientError(`${file} changed while it was being uploaded; run the command again`, EXIT.FAILED);
+  return new ClientError(`${file} changed while it was being uploaded; nothing was stored: run the command again once it is complete`, EXIT.FAILED);
 }
 
-/** Yields `source`'s chunks, reporting the running count to `onBytes` (from `base`). */
-async function* counted(source: AsyncIterable<Buffer>, base: number, onBytes: (n: number) => void, sent: { n: number }): AsyncGenerator<Buffer> {
+/** Yields `source`'s chunks, reporting the running count to `onBytes` (from `base`), at the rate `ctx.throttle` allows. */
+async function* counted(source: AsyncIterable<Buffer>, base: number, onBytes: (n: number) => void, sent: { n: number }, ctx?: TransferContext): AsyncGenerator<Buffer> {
   let n = base;
   for await (const chunk of source) {
+    if (ctx?.throttle) await ctx.throttle.take(chunk.length, ctx.signal);
     n += chunk.length;
     sent.n += chunk.length;
     onBytes(n);
@@ -102,6 +108,22 @@ async function unchanged(job: UploadJob): Promise<void> {
   if (!now || now.size !== job.size || now.mtimeMs !== job.mtimeMs) throw changed(job.local);
 }
 
+/**
+ * Before the request that would commit a resumable upload: when the file changed since it was
+ * listed, the upload is removed on the server and forgotten here, and `changed` rejects.
+ */
+async function abandonIfChanged(ctx: TransferContext, job: UploadJob, url: string, store: ResumeStore, key: ResumeKey, sha256: Buffer): Promise<void> {
+  try {
+    await unchanged(job);
+    // The SHA-256 `--sync` compared (read earlier) is the one of the bytes to commit.
+    if (job.sha256 && !job.sha256.equals(sha256)) throw changed(job.local);
+  } catch (err) {
+    await ctx.api.request('DELETE', pathOf(url), { headers: TUS, signal: ctx.signal, accept: [404, 410] }).then((r) => r.body?.cancel(), () => {});
+    await store.delete(key);
+    throw err;
+  }
+}
+
 /** A 400 about a digest: the bytes the server got are not the bytes announced. */
 function integrityOf(err: unknown, file: string): unknown {
   if (err instanceof ClientError && err.status === 400 && /digest/i.test(err.message)) {
@@ -117,10 +139,11 @@ function integrityOf(err: unknown, file: string): unknown {
 async function existing(ctx: TransferContext, job: UploadJob, sha256: Buffer, message: string): Promise<Outcome> {
   const there = await remoteStat(ctx.api, job.remote, ctx.signal);
   if (there?.kind === 'dataobject' && digestOfChecksum(there.checksum)?.equals(sha256)) {
-    ctx.onBytes(job.size);
+    ctx.onBase(job.size);
     return { status: 'identical', size: job.size, sha256, pid: there.pid, transferred: 0, resumedFrom: 0 };
   }
-  throw new ClientError(`${job.remote}: ${message.replace(/ Use force=true to overwrite it\.$/, '')} (--force overwrites it, --sync replaces it when it differs)`, EXIT.CONFLICT, { status: 409 });
+  const said = message.replace(/ Use force=true to overwrite it\.$/, '');
+  throw new ClientError(`${said.includes(job.remote) ? '' : `${job.remote}: `}${said} (--force overwrites it, --sync replaces it when it differs)`, EXIT.CONFLICT, { status: 409 });
 }
 
 function verify(job: UploadJob, sha256: Buffer, checksum: string | null | undefined): void {
@@ -149,11 +172,15 @@ async function uploadSimple(ctx: TransferContext, job: UploadJob): Promise<Outco
   } else {
     sha256 ??= await sha256File(job.local, job.size);
   }
+  // NOTE: unchanged since it was listed means the bytes just hashed are one state of the file;
+  // the request that commits carries their digest, so bytes read later that differ are refused
+  // by the server: what is committed is the file as it was here, never a mixture or a prefix.
+  await unchanged(job);
   const digest = sha256;
   if (!inline && !job.force) {
     // NOTE: a server refuses an existing target before it reads the body and closes the
     // connection while the body is still being sent (EPIPE here): look first.
-    const there = await withRetry(() => remoteStat(api, job.remote, ctx.signal), { signal: ctx.signal, onRetry: ctx.onRetry });
+    const there = await withRetry(() => remoteStat(api, job.remote, ctx.signal), ctx.retry);
     if (there) return existing(ctx, job, digest, there.kind === 'collection' ? 'A collection of that name exists.' : 'A data object of that name exists.');
   }
   const query = [job.force ? 'force=true' : '', job.pidAwait ? 'pid_await=true' : ''].filter(Boolean).join('&');
@@ -167,7 +194,8 @@ async function uploadSimple(ctx: TransferContext, job: UploadJob): Promise<Outco
     try {
       // NOTE: small files too go through `stream` (undici's request API): fetch costs about
       // a third of the client's CPU per small file.
-      const body = inline ?? counted(createReadStream(job.local, { start: 0, end: job.size - 1, highWaterMark: READ_BYTES }), 0, ctx.onBytes, sent);
+      if (inline) await ctx.throttle?.take(inline.length, ctx.signal);
+      const body = inline ?? counted(createReadStream(job.local, { start: 0, end: job.size - 1, highWaterMark: READ_BYTES }), 0, ctx.onBytes, sent, ctx);
       const response = await api.stream('PUT', url, { headers, body, signal: ctx.signal, accept: job.force ? [] : [409] });
       status = response.status;
       text = await textOf(response.body);
@@ -180,7 +208,7 @@ async function uploadSimple(ctx: TransferContext, job: UploadJob): Promise<Outco
     verify(job, digest, data.checksum);
     ctx.onBytes(job.size);
     return { status: 'sent' as const, size: job.size, sha256: digest, pid: data.PID, transferred: sent.n, resumedFrom: 0 };
-  }, { signal: ctx.signal, onRetry: ctx.onRetry });
+  }, ctx.retry);
 }
 
 /** A response body as text. */
@@ -215,7 +243,7 @@ async function headOffset(ctx: TransferContext, url: string, size: number): Prom
 
 async function uploadResumable(ctx: TransferContext, job: UploadJob, options: UploadOptions, key: ResumeKey, remembered: string | null): Promise<Outcome> {
   const { api } = ctx;
-  const retry = { signal: ctx.signal, onRetry: ctx.onRetry };
+  const retry = ctx.retry;
   let url = remembered;
   let offset = 0;
   if (url) {
@@ -248,7 +276,7 @@ async function uploadResumable(ctx: TransferContext, job: UploadJob, options: Up
   // The SHA-256 of the whole file as far as the server acknowledged it.
   let whole = createHash('sha256');
   await hashRange(job.local, 0, offset, [whole]);
-  ctx.onBytes(offset);
+  ctx.onBase(offset);
   const sent = { n: 0 };
   let dirty = false;
   let mismatches = 0;
@@ -274,11 +302,17 @@ async function uploadResumable(ctx: TransferContext, job: UploadJob, options: Up
       ctx.onBytes(start);
       pending = whole.copy();
       const headers: Record<string, string> = { ...TUS, 'content-type': 'application/offset+octet-stream', 'upload-offset': String(start), 'content-length': String(end - start) };
-      const read = counted(createReadStream(job.local, { start, end: end - 1, highWaterMark: READ_BYTES }), start, ctx.onBytes, sent);
       if (last) {
         await hashRange(job.local, start, end, [pending]);
-        headers['repr-digest'] = contentDigest(pending.copy().digest());
+        const final = pending.copy().digest();
+        headers['repr-digest'] = contentDigest(final);
+        // NOTE: this request commits. The file unchanged since it was listed means every byte
+        // sent so far, and the last ones just hashed, are one state of it (the last ones are
+        // read again as they are sent, and the digest refuses them if they differ): a file
+        // that grew or was rewritten is abandoned here, before anything is committed.
+        await abandonIfChanged(ctx, job, url, options.store, key, final);
       }
+      const read = counted(createReadStream(job.local, { start, end: end - 1, highWaterMark: READ_BYTES }), start, ctx.onBytes, sent, ctx);
       const response = await api.stream('PATCH', pathOf(url), {
         headers, body: last ? read : hashed(read, pending), signal: ctx.signal, accept: [409, 460],
       });
@@ -296,17 +330,17 @@ async function uploadResumable(ctx: TransferContext, job: UploadJob, options: Up
       }
       discard(response.body);
       // NOTE: 409 is the offset moved or another request still holds the upload (the one
-      // a killed run left, until the server sees its connection gone): ask again after what
-      // the server says is left of that request's lease (a node that died holding it), else
-      // shortly. Bounded, so that a wrong header cannot stall the command for long.
+      // a killed run left, until the server sees its connection gone, or a lease a server
+      // that restarted still holds): ask again after what the server says is left of that
+      // request's lease, for as long as it says so (withRetry), else after a pause.
       if (response.status === 409) {
-        const retryAfter = Math.min(BUSY_WAIT_MAX_S, retryAfterOf(response.headers.get('retry-after')) ?? 1);
-        throw new ClientError(`${job.remote}: the upload is busy`, EXIT.CONFLICT, { status: 409, retryable: true, retryAfter });
+        const retryAfter = retryAfterOf(response.headers.get('retry-after'));
+        throw new ClientError(`${job.remote}: the upload is busy`, EXIT.CONFLICT, { status: 409, retryable: true, ...(retryAfter === undefined ? {} : { retryAfter }) });
       }
       dirty = false;
       resumedFrom ??= start;
       return Number(response.headers.get('upload-offset'));
-    }, { ...retry, tries: 8 });
+    }, retry);
     if (!Number.isSafeInteger(at) || at < 0 || at > job.size) throw new ClientError(`${job.remote}: the server answered an offset of ${at}`, EXIT.FAILED);
     if (at === end) {
       whole = pending;
@@ -322,10 +356,8 @@ async function uploadResumable(ctx: TransferContext, job: UploadJob, options: Up
     ctx.onBytes(offset);
   }
   const sha256 = whole.digest();
-  if (job.sha256 && !job.sha256.equals(sha256)) throw changed(job.local);
   const state = await withRetry(() => api.json<UploadState>('GET', `${pathOf(url)}${job.pidAwait ? '?pid_await=true' : ''}`, { signal: ctx.signal }), retry);
   await options.store.delete(key);
-  await unchanged(job);
   if (!state.object) throw new ClientError(`${job.remote}: the server has all bytes but did not make the data object`, EXIT.FAILED);
   verify(job, sha256, state.object.metadata.checksum);
   return { status: 'sent', size: job.size, sha256, pid: state.object.metadata.PID, transferred: sent.n, resumedFrom: resumedFrom ?? offset };
