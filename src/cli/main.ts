@@ -18,7 +18,7 @@
 import { Argument, Command, Option } from 'commander';
 import type { AdminConsole, CliOptions } from '../wiring/index.ts';
 import { OperatorError } from '../wiring/operator-error.ts';
-import { versionLine } from '../wiring/version.ts';
+import { CLIENT_ONLY, versionLine } from '../wiring/version.ts';
 import { ACCESS_LEVELS } from '../core/types.ts';
 import { JOB_STATES } from '../core/admin.ts';
 import { LadingError } from '../core/errors.ts';
@@ -121,6 +121,8 @@ async function serve(opts: CliOptions & { check?: boolean }): Promise<void> {
   }
 }
 
+const ADMIN_GROUP = 'Server administration (on the server\'s data directory):';
+
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
@@ -140,7 +142,7 @@ function program(): Command {
     }));
   registerProxyCommands(proxy);
 
-  cli.commandsGroup('Server administration (on the server\'s data directory):');
+  cli.commandsGroup(ADMIN_GROUP);
   common(cli.command('serve').description('run the HTTP API (embedded defaults: SQLite catalog, files on local disk)'))
     .option('--listen <host:port>', 'address to listen on (default 127.0.0.1:8080)')
     .option('--check', 'check the configuration and that the catalog and resource are reachable, then exit')
@@ -256,6 +258,7 @@ function program(): Command {
       process.stdout.write(completionScript(cli, shell));
     });
 
+  if (CLIENT_ONLY) clientOnly(cli);
   globalClientOptions(cli);
   return cli;
 }
@@ -286,17 +289,29 @@ function globalClientOptions(cli: Command): void {
     });
 }
 
+/**
+ * Leaves the client commands only, for the single-file client, which holds no server: the
+ * administration group and `proxy show` go (their code is not in that file).
+ */
+function clientOnly(cli: Command): void {
+  const kept = cli.commands.filter((c) => c.helpGroup() !== ADMIN_GROUP);
+  (cli.commands as Command[]).splice(0, cli.commands.length, ...kept);
+  const proxy = cli.commands.find((c) => c.name() === 'proxy');
+  if (proxy) (proxy.commands as Command[]).splice(0, proxy.commands.length, ...proxy.commands.filter((c) => c.name() !== 'show'));
+}
+
+
 if (process.argv.length <= 2) {
   process.stderr.write('lading: which command? lading --help lists them\n');
   process.exit(EXIT.USAGE);
 }
 
-try {
-  await program().parseAsync(process.argv);
-} catch (err) {
+// NOTE: a promise rather than a top-level await: the single-file client (scripts/build-client.mjs)
+// is CommonJS, which has none.
+program().parseAsync(process.argv).catch((err: unknown) => {
   // NOTE: what an operator can act on says so itself; anything else is a fault of lading,
   // still shown as one line (its message, which never holds a secret), with its kind.
   const known = err instanceof OperatorError || err instanceof LadingError;
   process.stderr.write(`lading: ${known ? '' : `unexpected ${err instanceof Error ? err.name : 'failure'}: `}${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(err instanceof OperatorError ? err.exitCode : 1);
-}
+});

@@ -10,8 +10,11 @@ import { join } from 'node:path';
  * What a build baked in: the single-file client defines it (scripts/build-client.mjs), where
  * neither package.json nor a repository is beside the code.
  */
-declare const LADING_BUILD: { version: string; commit: string | null } | undefined;
+declare const LADING_BUILD: { version: string; commit: string | null; clientOnly?: boolean } | undefined;
 const baked = typeof LADING_BUILD === 'undefined' ? undefined : LADING_BUILD;
+
+/** True in the single-file client, which holds the client commands only. */
+export const CLIENT_ONLY = baked?.clientOnly === true;
 
 export const VERSION: string = baked?.version ?? (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 
