@@ -69,5 +69,10 @@ export async function createPostgresCatalog(options: PostgresCatalogOptions): Pr
     publications: createPostgresPublications(db),
     shares: createPostgresShares(db),
     uploads: createPostgresUploads(db),
+  }, {
+    ping: async () => {
+      await db.pool.query('SELECT 1');
+    },
+    ...(db.figures ? { poolFigures: db.figures } : {}),
   });
 }
