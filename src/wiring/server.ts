@@ -16,6 +16,9 @@ import { logSafeUrl } from '../http/log-safe-url.ts';
 import { recoveryCutoff, staleBefore } from './drivers.ts';
 import { startReclaimer } from './reclaimer.ts';
 import { mallocTrim } from './malloc-trim.ts';
+import { Readiness } from '../core/readiness.ts';
+import type { Metrics } from '../metrics/metrics.ts';
+import type { AddressInfo } from 'node:net';
 
 import { VERSION } from './version.ts';
 
@@ -28,6 +31,10 @@ export interface RunningServer {
   deps: Deps;
   /** e.g. `http://127.0.0.1:8080`. */
   url: string;
+  /** The metrics listener's base URL (`/metrics`, `/ready`), e.g. `http://127.0.0.1:9464`; null when `metrics.listen` is unset. */
+  metricsUrl: string | null;
+  /** The metrics, to count fronts on listeners of their own (`metrics.http.track`); null when `metrics.listen` is unset. */
+  metrics: Metrics | null;
   /**
    * Stops accepting, lets requests in flight finish for `graceMs` (default `shutdown.grace`),
    * then cuts off the rest, closes the drivers and releases the data directory. Logs the
@@ -57,9 +64,12 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
   // NOTE: with PostgreSQL, nodes may share one data directory (its CA and keys) on purpose;
   // what they share is then guarded by the catalog, not by a lock on the directory.
   const lock = config.catalog.driver === 'sqlite' ? await lockDataDir(dataDir) : null;
+  const metricsAt = config.metrics.listen === null ? null : parseListen(config.metrics.listen, 'metrics.listen');
+  // NOTE: loaded only when configured: prom-client is not needed otherwise.
+  const metrics = metricsAt ? new (await import('../metrics/metrics.ts')).Metrics({ version: VERSION }) : null;
   let deps: Deps;
   try {
-    deps = await createDeps(config, overrides);
+    deps = await createDeps(config, { ...overrides, metrics });
   } catch (err) {
     lock?.release();
     throw err;
@@ -80,7 +90,9 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
       const released = await deps.catalog.releaseUploadLeases();
       if (released > 0) deps.logger.info({ released }, 'released the upload leases an earlier process held');
     }
+    const readiness = new Readiness({ catalog: deps.catalog, resource: deps.resource });
     const app = await buildApp({
+      readiness, instrument: metrics ? (a) => metrics.http.instrumentApp(a) : null,
       backend: deps.backend, accessControl: deps.accessControl, metadata: deps.metadata, publishing: deps.publishing, sessions: deps.sessions, logger: deps.logger, publicBase: deps.publicBase,
       backendUrl: config.backend_url, maxUploadBytes: config.limits.upload_bytes, trustProxy: config.trust_proxy,
       version: VERSION, ca: deps.caEndpoint, oidc: deps.oidc, shares: deps.shares, uploads: deps.uploads, trash: deps.trash,
@@ -97,6 +109,12 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
       await app.close();
       throw listenError(err, config.listen, host);
     });
+    const metricsListener = metricsAt && metrics
+      ? await (await import('../metrics/listener.ts')).listenMetrics(metrics, readiness, metricsAt.host, metricsAt.port).catch(async (err: unknown) => {
+        await app.close();
+        throw listenError(err, config.metrics.listen!, metricsAt.host, 'metrics.listen', 'set another address with LADING_METRICS_LISTEN');
+      })
+      : null;
     const address = app.server.address();
     const shown = typeof address === 'object' && address
       ? `${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`
@@ -141,8 +159,10 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
       if (requests.length > 0) deps.logger.warn({ requests }, `${reason}: cutting off ${plural(requests.length, 'request')} in flight`);
       app.server.closeAllConnections();
     };
+    const metricsUrl = metricsListener ? `http://${hostPort(metricsListener.address)}` : null;
+    if (metricsUrl) deps.logger.info({ metrics: metricsUrl }, `metrics at ${metricsUrl}/metrics, readiness at ${metricsUrl}/ready`);
     return {
-      app, deps, url: `http://${shown}`, cutOff,
+      app, deps, url: `http://${shown}`, cutOff, metricsUrl, metrics,
       close(graceMs = config.shutdown.grace * 1000) {
         closing ??= (async () => {
           clearInterval(sweeper);
@@ -152,6 +172,7 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
           const deadline = setTimeout(() => cutOff(`shutdown.grace (${graceMs / 1000} s) has passed`), graceMs);
           deadline.unref();
           await app.close();
+          await metricsListener?.close();
           clearTimeout(deadline);
           clearInterval(heartbeat);
           await deps.catalog.forgetNode(deps.node).catch(() => {});
@@ -191,17 +212,20 @@ function trackRequests(app: FastifyInstance): { describe(): string[] } {
   };
 }
 
-/** The listening failure an operator can act on, in one sentence; other errors unchanged. */
-function listenError(err: unknown, listen: string, host: string): unknown {
+/** The listening failure an operator can act on, in one sentence naming `key`; other errors unchanged. */
+function listenError(err: unknown, listen: string, host: string, key = 'listen', where = 'set another address with --listen or LADING_LISTEN'): unknown {
   const code = (err as NodeJS.ErrnoException).code;
-  const where = `set another address with --listen or LADING_LISTEN`;
   switch (code) {
-    case 'EADDRINUSE': return new OperatorError(`listen: ${listen} is already in use by another process; stop it, or ${where}.`, { cause: err });
-    case 'EACCES': return new OperatorError(`listen: no permission to listen on ${listen} (ports below 1024 need privileges); ${where}.`, { cause: err });
-    case 'EADDRNOTAVAIL': return new ConfigError(`listen: ${host} is not an address of this machine; ${where}.`, { cause: err });
-    case 'ENOTFOUND': case 'EAI_AGAIN': return new ConfigError(`listen: cannot resolve the host name '${host}' (${code}).`, { cause: err });
+    case 'EADDRINUSE': return new OperatorError(`${key}: ${listen} is already in use by another process; stop it, or ${where}.`, { cause: err });
+    case 'EACCES': return new OperatorError(`${key}: no permission to listen on ${listen} (ports below 1024 need privileges); ${where}.`, { cause: err });
+    case 'EADDRNOTAVAIL': return new ConfigError(`${key}: ${host} is not an address of this machine; ${where}.`, { cause: err });
+    case 'ENOTFOUND': case 'EAI_AGAIN': return new ConfigError(`${key}: cannot resolve the host name '${host}' (${code}).`, { cause: err });
     default: return err;
   }
+}
+
+function hostPort(address: AddressInfo): string {
+  return `${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
 }
 
 /**

@@ -1,0 +1,154 @@
+/**
+ * Prometheus metrics as an operator's scraper sees them: a node started with `metrics.listen`
+ * serves them on a listener of its own (never on the public port), in the text format, and the
+ * counters move with the requests they count — an upload by its route pattern, its bytes, a
+ * failed login, a share-link download, a failing PID job — on the embedded defaults (SQLite and
+ * files). Readiness answers on both ports.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { LadingError } from '../../src/core/errors.ts';
+import type { PidProvider } from '../../src/core/ports.ts';
+import { json, startTestServer, type TestServer } from '../helpers/server.ts';
+import { scrape } from '../helpers/prometheus.ts';
+
+/** A handle service that is down: every registration fails, so PID jobs fail and are retried. */
+const downProvider: PidProvider = {
+  prefix: '21.T99999',
+  async put() { throw new LadingError('UNAVAILABLE', 'The handle service is down (test).'); },
+  async resolve() { return null; },
+};
+
+async function eventually(what: string, check: () => Promise<boolean>, ms = 10_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > until) assert.fail(`${what}: not within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('metrics on the embedded defaults', () => {
+  let s: TestServer;
+  let metrics: string;
+  let alice: string;
+
+  before(async () => {
+    s = await startTestServer({
+      zone: 'lading', 'metrics.listen': '127.0.0.1:0',
+      'pid.rules': fileURLToPath(new URL('../../examples/rules.txt', import.meta.url)),
+    }, { overrides: { pids: downProvider } });
+    assert.ok(s.metricsUrl);
+    metrics = s.metricsUrl;
+    alice = await s.bearer('alice');
+  });
+  after(async () => {
+    await s?.stop();
+  });
+
+  it('serves the text format on its own listener only, with every lading family typed and the process figures', async () => {
+    const first = await scrape(metrics);
+    for (const [name, type] of Object.entries({
+      lading_http_requests_total: 'COUNTER', lading_http_request_duration_seconds: 'HISTOGRAM',
+      lading_http_received_bytes_total: 'COUNTER', lading_http_sent_bytes_total: 'COUNTER', lading_http_uploads_in_flight: 'GAUGE',
+      lading_catalog_operation_duration_seconds: 'HISTOGRAM', lading_jobs: 'GAUGE', lading_jobs_oldest_pending_age_seconds: 'GAUGE',
+      lading_resumable_uploads_open: 'GAUGE', lading_resource_free_bytes: 'GAUGE', lading_resource_size_bytes: 'GAUGE',
+      lading_build_info: 'GAUGE', process_cpu_user_seconds_total: 'COUNTER', nodejs_heap_size_used_bytes: 'GAUGE',
+    })) {
+      assert.equal(first.family(name).type, type.toLowerCase(), name);
+    }
+    assert.ok(first.value('lading_resource_free_bytes') > 0);
+    assert.ok(first.value('lading_resource_size_bytes') >= first.value('lading_resource_free_bytes'));
+    assert.equal(first.value('lading_resumable_uploads_open'), 0);
+    assert.equal((await fetch(`${s.url}/metrics`)).status, 404, 'not on the public port');
+    assert.equal((await fetch(`${s.url}/api/metrics`)).status, 404);
+    assert.equal((await fetch(`${metrics}/metrics`, { method: 'POST' })).status, 405);
+  });
+
+  it('counts an upload by its route pattern, method and status, with its bytes and latency, and the catalog operations it made', async () => {
+    const before = await scrape(metrics);
+    const body = Buffer.alloc(300_000, 7);
+    const res = await fetch(s.home('alice', 'big.bin'), { method: 'PUT', headers: { authorization: alice, 'content-type': 'application/octet-stream' }, body });
+    assert.ok(res.status === 200 || res.status === 201, String(res.status));
+    await res.arrayBuffer();
+    const got = await scrape(metrics);
+    const put = { front: 'api', route: '/api/registered/*', method: 'PUT', status: String(res.status) };
+    assert.equal(got.value('lading_http_requests_total', put) - before.value('lading_http_requests_total', put), 1, got.text.split('\n').filter((l) => l.startsWith('lading_http_requests_total')).join('\n'));
+    assert.equal(got.value('lading_http_request_duration_seconds', { route: '/api/registered/*', method: 'PUT' })
+      - before.value('lading_http_request_duration_seconds', { route: '/api/registered/*', method: 'PUT' }), 1);
+    assert.ok(got.value('lading_http_received_bytes_total', { front: 'api' }) - before.value('lading_http_received_bytes_total', { front: 'api' }) >= body.length);
+    assert.ok(got.value('lading_http_sent_bytes_total') > before.value('lading_http_sent_bytes_total'));
+    assert.ok(got.value('lading_catalog_operation_duration_seconds', { operation: 'commitObject' }) > before.value('lading_catalog_operation_duration_seconds', { operation: 'commitObject' }));
+    assert.equal(got.value('lading_http_uploads_in_flight'), 0, 'none left in flight');
+    for (const m of got.family('lading_http_requests_total').samples) {
+      assert.ok(!m.labels.route?.includes('alice'), `a route label is a pattern, never a path: ${m.labels.route}`);
+    }
+    // A request no route matches is counted without its path.
+    await fetch(`${s.url}/no/such/alice/path`);
+    const unmatched = await scrape(metrics);
+    assert.ok(unmatched.value('lading_http_requests_total', { route: 'unmatched', status: '404' }) >= 1);
+  });
+
+  it('counts a failed login, and the limiter\'s refusals', async () => {
+    const before = await scrape(metrics);
+    const login = (password: string) => fetch(`${s.url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'alice', password }) });
+    assert.equal((await login('wrong')).status, 401);
+    const got = await scrape(metrics);
+    assert.equal(got.value('lading_login_failures_total', { via: 'api' }) - before.value('lading_login_failures_total', { via: 'api' }), 1);
+    for (let i = 0; i < 4; i++) await login('wrong');
+    assert.equal((await login('wrong')).status, 429);
+    const limited = await scrape(metrics);
+    assert.equal(limited.value('lading_limit_refusals_total', { limit: 'login' }) - before.value('lading_limit_refusals_total', { limit: 'login' }), 1);
+    assert.equal(limited.value('lading_http_requests_total', { route: '/auth/login', status: '429' }), 1);
+  });
+
+  it('counts a share link\'s download as a use', async () => {
+    await fetch(s.home('alice', 'shared.txt'), { method: 'PUT', headers: { authorization: alice, 'content-type': 'application/octet-stream' }, body: 'shared bytes' });
+    const made = await fetch(`${s.url}/api/shares`, {
+      method: 'POST', headers: { authorization: alice, 'content-type': 'application/json' },
+      body: JSON.stringify({ path: `/lading/home/alice/shared.txt`, kind: 'read' }),
+    });
+    assert.equal(made.status, 201);
+    const { token } = (await json(made)).Response.data as { token: string };
+    const before = await scrape(metrics);
+    const got = await fetch(`${s.url}/api/shared/${token}`);
+    assert.equal(got.status, 200);
+    assert.equal(await got.text(), 'shared bytes');
+    const after = await scrape(metrics);
+    assert.equal(after.value('lading_share_link_uses_total', { kind: 'read' }) - before.value('lading_share_link_uses_total', { kind: 'read' }), 1);
+    for (const m of after.family('lading_http_requests_total').samples) assert.ok(!m.labels.route?.includes(token), 'no token in a label');
+  });
+
+  it('shows a failing PID job in the failures and the queue', async () => {
+    await fetch(s.home('alice', 'pid.txt'), { method: 'PUT', headers: { authorization: alice, 'content-type': 'application/octet-stream' }, body: 'needs a PID' });
+    await eventually('a job failure is counted', async () => (await scrape(metrics)).value('lading_job_failures_total', { kind: 'rule', final: 'false' }) >= 1);
+    const got = await scrape(metrics);
+    assert.ok(got.value('lading_jobs', { state: 'pending' }) + got.value('lading_jobs', { state: 'running' }) >= 1, 'the job waits for its retry');
+    assert.ok(got.value('lading_jobs_oldest_pending_age_seconds') >= 0);
+  });
+
+  it('answers readiness on the public port and on the metrics listener', async () => {
+    const ready = await fetch(`${s.url}/api/ready`);
+    assert.equal(ready.status, 200);
+    assert.equal(ready.headers.get('cache-control'), 'no-store');
+    assert.equal((await json(ready)).Response.data, 'ready');
+    const onMetrics = await fetch(`${metrics}/ready`);
+    assert.equal(onMetrics.status, 200);
+    assert.equal((await json(onMetrics)).Response.data, 'ready');
+    assert.equal((await fetch(`${s.url}/api/status`)).status, 200, 'liveness stays');
+  });
+});
+
+describe('metrics when metrics.listen is unset', () => {
+  it('keeps none and opens no listener, while readiness answers', async () => {
+    const s = await startTestServer();
+    try {
+      assert.equal(s.metricsUrl, null);
+      assert.equal(s.metrics, null);
+      assert.equal((await fetch(`${s.url}/metrics`)).status, 404);
+      assert.equal((await fetch(`${s.url}/api/ready`)).status, 200);
+    } finally {
+      await s.stop();
+    }
+  });
+});
