@@ -7,6 +7,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { LadingError } from '../../src/core/errors.ts';
 import type { PidProvider } from '../../src/core/ports.ts';
@@ -125,6 +126,16 @@ describe('metrics on the embedded defaults', () => {
     const got = await scrape(metrics);
     assert.ok(got.value('lading_jobs', { state: 'pending' }) + got.value('lading_jobs', { state: 'running' }) >= 1, 'the job waits for its retry');
     assert.ok(got.value('lading_jobs_oldest_pending_age_seconds') >= 0);
+  });
+
+  it('serves every metric the example Grafana dashboard queries (the pool\'s only on PostgreSQL)', async () => {
+    const dashboard = JSON.parse(await readFile(new URL('../../examples/grafana-dashboard.json', import.meta.url), 'utf8')) as { panels: { targets: { expr: string }[] }[] };
+    const queried = new Set(dashboard.panels.flatMap((p) => p.targets.flatMap((t) => t.expr.match(/\b(?:lading|process|nodejs)_[a-z0-9_]+/g) ?? [])));
+    const text = (await scrape(metrics)).text;
+    const missing = [...queried].map((name) => name.replace(/_bucket$/, ''))
+      .filter((name) => !name.startsWith('lading_catalog_pool_') && !text.includes(`# TYPE ${name} `));
+    assert.deepEqual(missing, []);
+    assert.ok(queried.size >= 15, [...queried].join(' '));
   });
 
   it('answers readiness on the public port and on the metrics listener', async () => {
