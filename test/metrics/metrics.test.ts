@@ -8,9 +8,13 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { LadingError } from '../../src/core/errors.ts';
 import type { PidProvider } from '../../src/core/ports.ts';
+import { ConfigError, loadConfig } from '../../src/wiring/config.ts';
+import { OperatorError } from '../../src/wiring/operator-error.ts';
 import { json, startTestServer, type TestServer } from '../helpers/server.ts';
 import { scrape } from '../helpers/prometheus.ts';
 
@@ -160,6 +164,22 @@ describe('metrics when metrics.listen is unset', () => {
       assert.equal((await fetch(`${s.url}/api/ready`)).status, 200);
     } finally {
       await s.stop();
+    }
+  });
+});
+
+describe('metrics.listen mistakes', () => {
+  it('refuses a malformed address, and one in use, in one line naming the key', async () => {
+    assert.throws(() => loadConfig({ env: { LADING_METRICS_LISTEN: 'nowhere' } }), (err: unknown) => err instanceof ConfigError && err.message === "metrics.listen: expected host:port, got 'nowhere'.");
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const err = await startTestServer({ 'metrics.listen': `127.0.0.1:${port}` }).then(async (s) => { await s.stop(); return null; }, (e: unknown) => e);
+      assert.ok(err instanceof OperatorError, String(err));
+      assert.equal(err.message, `metrics.listen: 127.0.0.1:${port} is already in use by another process; stop it, or set another address with LADING_METRICS_LISTEN.`);
+    } finally {
+      taken.close();
     }
   });
 });
