@@ -8,7 +8,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Gauge, type Registry } from 'prom-client';
+import { CounterFamily, HistogramFamily } from './series.ts';
 
 /** The methods a label may name; any other is `other` (an unmatched request may carry anything). */
 const METHODS = new Set([
@@ -42,10 +43,10 @@ interface SocketMark {
 }
 
 export class HttpMetrics implements HttpMeter {
-  readonly #requests: Counter<'front' | 'route' | 'method' | 'status'>;
-  readonly #duration: Histogram<'front' | 'route' | 'method'>;
-  readonly #received: Counter<'front'>;
-  readonly #sent: Counter<'front'>;
+  readonly #requests: CounterFamily;
+  readonly #duration: HistogramFamily;
+  readonly #received: CounterFamily;
+  readonly #sent: CounterFamily;
   readonly #uploads: Gauge<'front'>;
   // NOTE: bytes are counted on the connection, between the end of its previous exchange and the
   // end of this one, so headers count and no body chunk read before the request's start is lost.
@@ -53,16 +54,16 @@ export class HttpMetrics implements HttpMeter {
 
   constructor(registry: Registry) {
     const registers = [registry];
-    this.#requests = new Counter({
+    this.#requests = new CounterFamily(registry, {
       name: 'lading_http_requests_total', help: 'HTTP requests answered, by front, route pattern, method and status (aborted: the client left before the answer was sent whole).',
-      labelNames: ['front', 'route', 'method', 'status'], registers,
+      labelNames: ['front', 'route', 'method', 'status'],
     });
-    this.#duration = new Histogram({
+    this.#duration = new HistogramFamily(registry, {
       name: 'lading_http_request_duration_seconds', help: 'Time from a request\'s arrival to the end of its answer, by front, route pattern and method.',
-      labelNames: ['front', 'route', 'method'], buckets: LATENCY_BUCKETS, registers,
+      labelNames: ['front', 'route', 'method'], buckets: LATENCY_BUCKETS,
     });
-    this.#received = new Counter({ name: 'lading_http_received_bytes_total', help: 'Bytes received from clients (headers and bodies), by front.', labelNames: ['front'], registers });
-    this.#sent = new Counter({ name: 'lading_http_sent_bytes_total', help: 'Bytes sent to clients (headers and bodies), by front.', labelNames: ['front'], registers });
+    this.#received = new CounterFamily(registry, { name: 'lading_http_received_bytes_total', help: 'Bytes received from clients (headers and bodies), by front.', labelNames: ['front'] });
+    this.#sent = new CounterFamily(registry, { name: 'lading_http_sent_bytes_total', help: 'Bytes sent to clients (headers and bodies), by front.', labelNames: ['front'] });
     this.#uploads = new Gauge({ name: 'lading_http_uploads_in_flight', help: 'Uploads being received or stored now (PUT, POST and PATCH requests with a body other than JSON or a URL-encoded form), by front.', labelNames: ['front'], registers });
   }
 
@@ -100,15 +101,15 @@ export class HttpMetrics implements HttpMeter {
   #record(front: string, route: string, req: IncomingMessage, res: ServerResponse, started: number): void {
     const method = METHODS.has(req.method ?? '') ? req.method! : 'other';
     const status = res.writableFinished ? String(res.statusCode) : ABORTED;
-    this.#requests.inc({ front, route, method, status });
-    this.#duration.observe({ front, route, method }, (performance.now() - started) / 1000);
+    this.#requests.series(front, route, method, status).value += 1;
+    this.#duration.series(front, route, method).observe((performance.now() - started) / 1000);
     const socket = req.socket;
     const mark = this.#marks.get(socket);
     // NOTE: a destroyed socket still reports what it had read and written.
     const read = socket.bytesRead;
     const written = socket.bytesWritten;
-    this.#received.inc({ front }, read - (mark?.read ?? 0));
-    this.#sent.inc({ front }, written - (mark?.written ?? 0));
+    this.#received.series(front).value += read - (mark?.read ?? 0);
+    this.#sent.series(front).value += written - (mark?.written ?? 0);
     if (mark) {
       mark.read = read;
       mark.written = written;

@@ -7,11 +7,12 @@
  * is set, so nothing of it runs otherwise. Names follow Prometheus's conventions: a `lading_`
  * prefix, base units in the name, labels with few values.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { isLadingError } from '../core/errors.ts';
 import type { Observer } from '../core/observer.ts';
 import type { Catalog, Clock, Resource, StagedWrites } from '../core/ports.ts';
 import { HttpMetrics } from './http-metrics.ts';
+import { HistogramFamily, type HistogramSeries } from './series.ts';
 
 /** Catalog latency buckets, in seconds: an SQLite read (~50 µs) up to a slow PostgreSQL transaction. */
 const CATALOG_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -34,7 +35,7 @@ export class Metrics {
   readonly http: HttpMetrics;
   /** The observer port of the core and identity services, counting into this registry. */
   readonly observer: Required<Observer>;
-  readonly #catalogDuration: Histogram<'operation'>;
+  readonly #catalogDuration: HistogramFamily;
   readonly #resourceErrors: Counter<'operation' | 'code'>;
 
   constructor(options: { version: string }) {
@@ -52,9 +53,9 @@ export class Metrics {
       shareUsed: (kind) => shareUses.inc({ kind }),
       jobFailed: (kind, final) => jobFailures.inc({ kind, final: String(final) }),
     };
-    this.#catalogDuration = new Histogram({
+    this.#catalogDuration = new HistogramFamily(this.registry, {
       name: 'lading_catalog_operation_duration_seconds', help: 'Time catalog operations take, by operation (a method of a catalog role), failed ones included.',
-      labelNames: ['operation'], buckets: CATALOG_BUCKETS, registers,
+      labelNames: ['operation'], buckets: CATALOG_BUCKETS,
     });
     this.#resourceErrors = new Counter({
       name: 'lading_resource_errors_total', help: 'Failures of the store (unreachable, full, an I/O error), by resource operation and error code.',
@@ -77,11 +78,19 @@ export class Metrics {
     for (const [name, value] of Object.entries(catalog)) {
       if (typeof value !== 'function' || NOT_TIMED.has(name)) continue;
       const fn = value as (...args: unknown[]) => Promise<unknown>;
-      const histogram = this.#catalogDuration.labels({ operation: name });
+      const family = this.#catalogDuration;
+      // NOTE: made at the first call, so operations never used show no series.
+      let series: HistogramSeries | null = null;
+      const observe = (started: number) => (series ??= family.series(name)).observe((performance.now() - started) / 1000);
       timed[name] = (...args: unknown[]) => {
         const started = performance.now();
-        const done = () => histogram.observe((performance.now() - started) / 1000);
-        return fn.apply(catalog, args).finally(done);
+        return fn.apply(catalog, args).then((value) => {
+          observe(started);
+          return value;
+        }, (err: unknown) => {
+          observe(started);
+          throw err;
+        });
       };
     }
     return timed as unknown as Catalog;
