@@ -70,6 +70,8 @@ row() { # label column
 printf '\nMedians of %d rounds of %d s (wrk -t1 -c%d):\n\n| metadata GET | metrics off | metrics on | on ÷ off |\n|---|---|---|---|\n' "$ROUNDS" "$DURATION" "$CONNECTIONS"
 row 'requests/s' 2
 row 'server CPU µs per request' 3
-counted=$(curl -sf "http://127.0.0.1:$METRICS_PORT/metrics" | awk '/^lading_http_requests_total\{.*method="GET".*status="200"/ { n += $2 } END { print n + 0 }')
-echo "GET answers with status 200 the node with metrics counted: $counted"
+curl -sf "http://127.0.0.1:$METRICS_PORT/metrics" > "$BASE/scrape"
+counted=$(awk '/^lading_http_requests_total\{.*method="GET".*status="200"/ { n += $2 } END { print n + 0 }' "$BASE/scrape")
+operations=$(awk '/^lading_catalog_operation_duration_seconds_count/ { n += $2 } END { print n + 0 }' "$BASE/scrape")
+echo "GET answers with status 200 the node with metrics counted: $counted; catalog operations it timed: $operations"
 echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
