@@ -22,6 +22,9 @@ export const NOT_READY_RETRY_AFTER = 5;
 export class Readiness {
   readonly #o: Required<ReadinessOptions>;
   #last: { until: number; answer: Promise<void> } | null = null;
+  // NOTE: a probe still unanswered is waited for again rather than repeated, so a dependency
+  // that hangs never gets one more request per check (nor a pool one more waiting query).
+  readonly #inFlight = new Map<string, Promise<string | null>>();
 
   constructor(options: ReadinessOptions) {
     this.#o = { timeoutMs: 2000, cacheMs: 1000, ...options };
@@ -56,15 +59,19 @@ export class Readiness {
 
   /** Null when `probe` resolved within the time; else what went wrong, as a phrase naming `what`. */
   async #within(what: string, probe: () => Promise<void>): Promise<string | null> {
+    let answer = this.#inFlight.get(what);
+    if (!answer) {
+      answer = probe().then(() => null, (err: unknown) => `${what} cannot be reached (${isLadingError(err) ? err.message.replace(/\.$/, '') : 'error'})`);
+      const settled = answer;
+      this.#inFlight.set(what, settled);
+      void settled.finally(() => { if (this.#inFlight.get(what) === settled) this.#inFlight.delete(what); });
+    }
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<string>((resolve) => {
       timer = setTimeout(() => resolve(`${what} did not answer within ${this.#o.timeoutMs / 1000} s`), this.#o.timeoutMs);
     });
     try {
-      return await Promise.race([
-        probe().then(() => null, (err: unknown) => `${what} cannot be reached (${isLadingError(err) ? err.message.replace(/\.$/, '') : 'error'})`),
-        late,
-      ]);
+      return await Promise.race([answer, late]);
     } finally {
       clearTimeout(timer);
     }

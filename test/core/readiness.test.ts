@@ -36,6 +36,23 @@ describe('readiness', () => {
     assert.match(err.message, /the store did not answer within 0\.05 s/);
   });
 
+  it('waits again for a probe still unanswered instead of sending another', async () => {
+    let probes = 0;
+    let answer: () => void = () => {};
+    const r = new Readiness({
+      catalog: { ping: async () => {} },
+      resource: { probe: () => { probes++; return probes === 1 ? new Promise<void>((resolve) => { answer = resolve; }) : Promise.resolve(); } },
+      timeoutMs: 30, cacheMs: 0,
+    });
+    await assert.rejects(r.check(), /the store did not answer/);
+    await assert.rejects(r.check(), /the store did not answer/);
+    assert.equal(probes, 1);
+    answer();
+    await sleep(5);
+    await r.check();
+    assert.equal(probes, 2, 'a new probe once the first has answered');
+  });
+
   it('says nothing of an error that is not lading\'s own beyond that it failed', async () => {
     const r = new Readiness({ catalog: { ping: async () => {} }, resource: { probe: async () => { throw new Error('secret=hunter2'); } }, cacheMs: 0 });
     const err = await r.check().then(() => null, (e: unknown) => e);
