@@ -34,7 +34,7 @@ export function registerStatusRoutes(app: TypedApp, publicBase: PublicBase, read
         tags: ['status'], response: { 200: ReadyResult, ...errorResponses() },
       },
     }, async (_request, reply) => {
-      reply.header('Cache-Control', 'no-store');
+      // NOTE: never cached, as every answer: startAnswer's Cache-Control says so.
       await readiness.check();
       reply.type('application/json; charset=utf-8');
       return READY as unknown as Static<typeof ReadyResult>;
