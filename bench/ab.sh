@@ -10,12 +10,14 @@
 # of the pairs' ratios with a sign test over the pairs, and each pair of processes' median
 # ratio with a sign test over those: in how many B used less CPU, and how likely that split is
 # if the commits cost the same. The second test is the one to trust.
-# `bench/ab.sh HEAD HEAD` is the control: how far two identical servers drift here.
+# `bench/ab.sh HEAD HEAD` is the control: how far two identical servers drift here. ENV_A and
+# ENV_B give one side's server settings of its own, e.g. what the metrics cost:
+# `ENV_B=LADING_METRICS_LISTEN=127.0.0.1:0 bench/ab.sh HEAD HEAD`.
 #
 # Usage: bench/ab.sh <commit A> <commit B>   (env: PAIRS=30 PAIRS_EACH=3 SECONDS_EACH=2
 #                                            WARMUP=5 CONNECTIONS=16 LOAD=get; LOAD=put: PUTs of
 #                                            PUT_BYTES=15 bytes to new names in a collection,
-#                                            CONNECTIONS=8)
+#                                            CONNECTIONS=8; ENV_A, ENV_B: VAR=value … for one side)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 need curl curl
@@ -65,7 +67,9 @@ serve_side() { # A|B: (re)starts that side's server and logs in; the first start
   local side=$1 tree="$WORK/tree-$1" data="$WORK/data-$1" port answer token
   if [ -n "${PID[$side]:-}" ]; then kill "${PID[$side]}"; wait "${PID[$side]}" 2>/dev/null || true; fi
   port=$(free_port)
-  "$tree/bin/lading" serve --data "$data" --listen "127.0.0.1:$port" >> "$WORK/lading-$side.log" 2>&1 &
+  local extra="ENV_$side"
+  # shellcheck disable=SC2086 # ENV_A and ENV_B are lists of VAR=value words
+  env ${!extra:-} "$tree/bin/lading" serve --data "$data" --listen "127.0.0.1:$port" >> "$WORK/lading-$side.log" 2>&1 &
   PID[$side]=$!
   PIDS+=("${PID[$side]}")
   wait_http "http://127.0.0.1:$port/"

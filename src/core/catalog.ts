@@ -253,6 +253,19 @@ export interface JobStore {
   watchJobs?(listener: (event: JobEvent) => void): Promise<() => Promise<void>>;
   /** Jobs, newest first, optionally of one state. */
   listJobs(state: JobState | null, limit: number): Promise<JobRecord[]>;
+  /**
+   * How many jobs are pending (due or waiting for a retry), running and failed for good, and
+   * when the oldest pending one was enqueued (null for none): the queue as the metrics show it.
+   */
+  jobQueue(): Promise<JobQueueFigures>;
+}
+
+/** The job queue's figures (see `JobStore.jobQueue`). */
+export interface JobQueueFigures {
+  pending: number;
+  running: number;
+  failed: number;
+  oldestPending: Date | null;
 }
 
 /** The records of the embedded handle service. Contract: `test/contracts/catalog-handles-contract.ts`. */
@@ -409,8 +422,11 @@ export interface UploadStore {
   getUpload(id: string): Promise<UploadRecord | null>;
   /** The open uploads of `owner`, oldest first. */
   listUploads(owner: string): Promise<UploadRecord[]>;
-  /** How many open uploads `owner` has that have not expired at `now`, and when the first of them expires (null for none). */
-  countOpenUploads(owner: string, now: Date): Promise<{ count: number; firstExpiry: Date | null }>;
+  /**
+   * How many open uploads `owner` (every user together when null) has that have not expired at
+   * `now`, and when the first of them expires (null for none).
+   */
+  countOpenUploads(owner: string | null, now: Date): Promise<{ count: number; firstExpiry: Date | null }>;
   /**
    * Takes the lease of an open upload for `holder` until `until`: when no one holds it, its
    * lease ended before `now`, or `holder` holds it already. False otherwise (and for an upload
@@ -559,11 +575,25 @@ export type CatalogRole = keyof CatalogRoles;
 export interface Catalog extends NamespaceStore, AccountStore, SessionStore, JobStore, HandleStore, BlobTracker, OidcStore, PublicationStore, ShareStore, UploadStore, LockStore, S3KeyStore {
   readonly driver: string;
   /**
+   * Resolves once the catalog has answered a trivial query (readiness); rejects with
+   * `UNAVAILABLE` when it cannot be reached. Changes nothing.
+   */
+  ping(): Promise<void>;
+  /** The connection pool's figures, where the catalog has a pool (PostgreSQL); absent otherwise. */
+  poolFigures?(): PoolFigures;
+  /**
    * Where small objects' bytes may be kept, in the catalog's own database; absent when the
    * catalog does not offer it.
    */
   readonly inline?: InlineStore;
   close(): Promise<void>;
+}
+
+/** Connections of a catalog's pool: open, idle among them, and requests waiting for one. */
+export interface PoolFigures {
+  total: number;
+  idle: number;
+  waiting: number;
 }
 
 /**

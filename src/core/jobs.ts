@@ -7,6 +7,7 @@
 import { EventEmitter } from 'node:events';
 import type { Clock, JobStore } from './ports.ts';
 import type { JobRecord } from './types.ts';
+import type { Observer } from './observer.ts';
 
 export type JobHandler = (job: JobRecord) => Promise<void>;
 
@@ -25,10 +26,12 @@ export interface JobWorkerOptions {
   /** Attempts before a job is marked failed. */
   maxAttempts?: number;
   log?: { info?(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  /** Told of each failed run of a job (the metrics); none by default. */
+  observer?: Pick<Observer, 'jobFailed'>;
 }
 
 export class JobWorker {
-  readonly #o: Required<Omit<JobWorkerOptions, 'log'>> & Pick<JobWorkerOptions, 'log'>;
+  readonly #o: Required<Omit<JobWorkerOptions, 'log' | 'observer'>> & Pick<JobWorkerOptions, 'log' | 'observer'>;
   readonly #settled = new EventEmitter();
   #running = false;
   #loop: Promise<void> | null = null;
@@ -151,6 +154,7 @@ export class JobWorker {
       const giveUp = job.attempts >= maxAttempts || !handler;
       const retryAt = giveUp ? null : new Date(now.getTime() + Math.min(300_000, 1000 * 2 ** (job.attempts - 1)));
       this.#o.log?.warn({ err, job: job.id, kind: job.kind, attempts: job.attempts, giveUp }, 'job failed');
+      this.#o.observer?.jobFailed?.(job.kind, giveUp);
       await catalog.failJob(job.id, workerId, String((err as Error)?.message ?? err).slice(0, 1000), now, retryAt).catch(() => {});
       if (giveUp) this.#settled.emit(job.id);
       else setTimeout(() => this.wake(), retryAt!.getTime() - now.getTime()).unref();

@@ -12,7 +12,7 @@ export interface Clock {
 export const systemClock: Clock = { now: () => new Date() };
 
 export type {
-  AccountStore, BlobTracker, Catalog, CatalogRole, CatalogRoles, HandleStore, InlineStore, JobStore, LockStore, NamespaceStore, OidcRecord, OidcRecordInput,
+  AccountStore, BlobTracker, Catalog, JobQueueFigures, PoolFigures, CatalogRole, CatalogRoles, HandleStore, InlineStore, JobStore, LockStore, NamespaceStore, OidcRecord, OidcRecordInput,
   OidcStore, PublicationStore, S3KeyStore, SessionStore, ShareStore, TrackedBlob, UploadInput, UploadRecord, UploadStore,
 } from './catalog.ts';
 
@@ -110,6 +110,13 @@ export interface Resource {
   sweepTemporaries(before: Date, keep?: (key: string) => boolean): Promise<number>;
   /** Writes that arrive in pieces over many requests (resumable uploads); absent when unsupported. */
   readonly staging?: StagedWrites;
+  /**
+   * Resolves once the store has answered a cheap request (readiness: a stat of the root
+   * directory, a HeadBucket); rejects with `UNAVAILABLE` when it cannot be reached. Changes nothing.
+   */
+  probe(): Promise<void>;
+  /** Free and total bytes of the file system holding the objects, where the resource is one (fs); absent otherwise. */
+  space?(): Promise<{ free: number; total: number }>;
   close(): Promise<void>;
 }
 

@@ -12,6 +12,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { type Readable, Transform } from 'node:stream';
 import type { Actor, Backend, CollectionWalk, ReadPlan } from './backend.ts';
 import { LadingError, isLadingError } from './errors.ts';
+import type { Observer } from './observer.ts';
 import { type Path, ROOT, childOf, isWithin, parseName, parsePath } from './path.ts';
 import type { ByteRange, Clock, NamespaceStore, OidcStore, ResourceStream, ShareStore } from './ports.ts';
 import { ACCESS_RANK, type Collection, type DataObject, type Entity, type ShareKind, type ShareRecord } from './types.ts';
@@ -63,6 +64,8 @@ export interface ShareServiceOptions {
   passwords: PasswordHasher;
   limits: ShareLimits;
   log: ShareAuditLog;
+  /** Told of each use of a link and each refusal by a limit (the metrics); none by default. */
+  observer?: Pick<Observer, 'shareUsed' | 'limited'>;
 }
 
 /** What an owner asks for when creating a link. */
@@ -248,6 +251,7 @@ export class ShareService {
     if ((await catalog.countActiveShares(creator, now)) >= limits.maxActivePerUser) {
       const retryAfter = await this.#whenOneEnds(creator, now);
       this.#o.log.warn({ user: actor.user, creator, path: entity.path, kind: input.kind, retryAfter }, 'share link refused: too many active links');
+      this.#o.observer?.limited?.('share_links_per_user');
       throw tooMany(`'${creator}' already has ${limits.maxActivePerUser} active links, the most allowed; revoke some (DELETE /api/shares/<id>) or wait until one expires.`, retryAfter);
     }
 
@@ -331,12 +335,14 @@ export class ShareService {
     const window = limits.requestWindowSeconds;
     const byAddress = await catalog.oidcCount(`share-requests:address:${client.address}`, now, window, true);
     if (byAddress.count > limits.requestsPerAddress) {
+      this.#o.observer?.limited?.('share_requests_per_address');
       throw tooMany(`This address sent more than ${limits.requestsPerAddress} requests to share links in ${window} seconds.`, secondsUntil(byAddress.resetsAt, now));
     }
     const share = await catalog.getShareByToken(sha256Hex(token));
     if (!share) throw leadsNowhere();
     const byLink = await catalog.oidcCount(`share-requests:link:${share.id}`, now, window, true);
     if (byLink.count > limits.requestsPerLink) {
+      this.#o.observer?.limited?.('share_requests_per_link');
       throw tooMany(`This link received more than ${limits.requestsPerLink} requests in ${window} seconds.`, secondsUntil(byLink.resetsAt, now));
     }
     if (share.passwordHash !== null) await this.#checkPassword(share, share.passwordHash, client, now);
@@ -394,6 +400,7 @@ export class ShareService {
       opened.stream.destroy();
       throw usedUp(inner(access).share);
     }
+    this.#o.observer?.shareUsed?.('read');
     return opened;
   }
 
@@ -414,6 +421,7 @@ export class ShareService {
    */
   async takeUse(access: ShareAccess): Promise<void> {
     if (!(await this.#o.catalog.consumeShareUse(inner(access).share.id, this.#o.clock.now()))) throw usedUp(inner(access).share);
+    this.#o.observer?.shareUsed?.('read');
   }
 
   /**
@@ -443,6 +451,7 @@ export class ShareService {
       const { object } = await this.#conceal(access, () => this.#o.backend.uploadAs(inner(access).actor, path, counted.stream, { overwrite: false, expected: options.expected }))
         .finally(counted.detach);
       stored = true;
+      this.#o.observer?.shareUsed?.('upload');
       this.#o.log.info({ share: share.id, creator: share.creator, path: object.path, size: object.size }, 'share link deposit');
       return object;
     } catch (err) {
@@ -491,6 +500,7 @@ export class ShareService {
     if (limited.length > 0) {
       const retryAfter = secondsUntil(new Date(Math.max(...limited.map((c) => c.resetsAt.getTime()))), now);
       this.#o.log.warn({ share: share.id, address: client.address, retryAfter }, 'share link refused: too many wrong passwords');
+      this.#o.observer?.limited?.('share_passwords');
       throw tooMany('Too many wrong passwords for this link.', retryAfter);
     }
     if (client.password === null) {

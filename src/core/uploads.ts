@@ -11,6 +11,7 @@ import type { Readable } from 'node:stream';
 import type { Actor, Backend } from './backend.ts';
 import { BoundedCache } from './bounded-cache.ts';
 import { LadingError, isLadingError } from './errors.ts';
+import type { Observer } from './observer.ts';
 import { checksumString } from './meter.ts';
 import { type Path, childOf, parseName, parseNewPath, parsePath } from './path.ts';
 import type { Catalog, Clock, Resource, StagedState, StagedWrites, UploadRecord } from './ports.ts';
@@ -37,6 +38,8 @@ export interface ResumableUploadsOptions {
   leaseSeconds: number;
   /** How long a request waits for another's lease to be released before refusing, in ms (default 2000). */
   leaseWaitMs?: number;
+  /** Told of each refusal by `maxOpen` (the metrics); none by default. */
+  observer?: Pick<Observer, 'limited'>;
 }
 
 /** Where an upload goes, as its creator named it (tus `Upload-Metadata`). */
@@ -135,6 +138,7 @@ export class ResumableUploads {
     const now = this.#o.clock.now();
     const open = await this.#o.catalog.countOpenUploads(actor.user, now);
     if (open.count >= this.#o.maxOpen) {
+      this.#o.observer?.limited?.('uploads_open');
       const wait = open.firstExpiry ? Math.ceil((open.firstExpiry.getTime() - now.getTime()) / 1000) : this.#o.expirySeconds;
       throw new LadingError('TOO_MANY_REQUESTS', `You have ${open.count} unfinished uploads, the most allowed; finish or terminate one (DELETE /api/uploads/<id>) first.`, {
         details: { retryAfter: Math.max(1, wait) },

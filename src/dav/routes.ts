@@ -138,6 +138,10 @@ export function registerDavRoutes(app: FastifyInstance, deps: DavDeps): void {
   const { backend, locks } = deps;
   const actorOf = (request: FastifyRequest) => backend.actorOf(request.auth!.credential);
 
+  // NOTE: the metrics count this front's requests under front="dav" (src/metrics/http-metrics.ts).
+  app.addHook('onRoute', (route) => {
+    route.config = { ...(route.config as object | undefined), front: 'dav' } as typeof route.config;
+  });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null));
   app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => handleError(err, request, reply, sendDavError));

@@ -44,7 +44,7 @@ import { type ArchiveLimits, ArchiveSlots } from './archive-download.ts';
 import type { PidProvider } from '../core/ports.ts';
 import { registerAuthRoutes } from './routes-auth.ts';
 import { registerSessionRoutes } from './routes-session.ts';
-import { registerStatusRoutes } from './routes-status.ts';
+import { type ReadinessCheck, registerStatusRoutes } from './routes-status.ts';
 import { type CaEndpoint, registerCaRoutes } from './routes-ca.ts';
 import { registerOidcRoutes } from './routes-oidc.ts';
 import { logSafeUrl } from './log-safe-url.ts';
@@ -96,6 +96,13 @@ export interface AppDeps {
   checkResponses?: boolean;
   /** The web app's assets, served at `/` and `/app/`; not mounted when absent. */
   web?: WebAssets | null;
+  /** Readiness (`/api/ready`); not mounted when absent. */
+  readiness?: ReadinessCheck | null;
+  /**
+   * Called with the app before any hook or route is added (the metrics count every request
+   * through hooks of their own, fronts registered later included).
+   */
+  instrument?: ((app: FastifyInstance) => void) | null;
 }
 
 declare module 'fastify' {
@@ -158,6 +165,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   // NOTE: the same instance, seen by the routes with request types derived from their schemas.
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  deps.instrument?.(fastify);
   app.server.headersTimeout = 60_000;
   app.decorateRequest('auth', null);
   // NOTE: the reply being sent, and once the server is idle the last one sent, stays reachable,
@@ -197,7 +205,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const urls = (request: FastifyRequest): Urls => ({ base: deps.publicBase.forRequest(request), backend: deps.backendUrl });
   const authenticate = authenticator(deps.sessions, deps.publicBase);
 
-  registerStatusRoutes(app, deps.publicBase);
+  registerStatusRoutes(app, deps.publicBase, deps.readiness ?? null);
   registerAuthRoutes(app, { ...deps, authenticate });
   // NOTE: one count of archives in flight for every endpoint that sends them.
   const archives: ArchiveLimits = {

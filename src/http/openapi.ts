@@ -22,7 +22,7 @@ export const TAGS = [
   { name: 'uploads', description: 'Resumable uploads in the tus 1.0 protocol (creation, creation-with-upload, creation-defer-length, termination, checksum, expiration), and the state of each.' },
   { name: 'pids', description: 'Resolution of persistent identifiers registered by the backend\'s rules.' },
   { name: 'ca', description: 'The online certificate authority: the CA certificate, and user certificates for the issuer credential.' },
-  { name: 'status', description: 'Liveness.' },
+  { name: 'status', description: 'Liveness and readiness.' },
   { name: 'web', description: 'The web app for browsers: its page at / and its script and stylesheet under /app/. It uses the same public API as every client.' },
 ] as const;
 

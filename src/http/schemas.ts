@@ -191,6 +191,8 @@ export const CliClientResult = Envelope(Type.Object({
 
 export const StatusResult = Envelope(Type.String(), 'Liveness.');
 
+export const ReadyResult = Envelope(Type.Literal('ready'), 'Readiness: the catalog and the store answer.');
+
 export const ValidatedResult = Envelope(Type.Literal('validated'), 'The token is valid.');
 
 /** The bytes of a data object (a download, or a raw upload's body). */

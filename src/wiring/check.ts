@@ -49,7 +49,7 @@ export async function checkDeployment(config: Config): Promise<string> {
   const exists = await stat(dataDir).then(() => true, () => false);
   if (exists) await openDataDir(dataDir, { create: false });
   const lines = [
-    `ok  configuration: listen ${config.listen}, zone /${config.zone}${config.public_url ? `, public URL ${config.public_url}` : ''}`,
+    `ok  configuration: listen ${config.listen}, zone /${config.zone}${config.public_url ? `, public URL ${config.public_url}` : ''}${config.metrics.listen ? `, metrics on ${config.metrics.listen}` : ''}`,
     `ok  data directory ${dataDir}${exists ? '' : ': does not exist yet; lading serve creates it'}`,
   ];
   const catalogName = config.catalog.driver === 'postgres' ? 'PostgreSQL catalog' : 'SQLite catalog';

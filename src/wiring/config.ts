@@ -148,6 +148,9 @@ export const CONFIG_SCHEMA = Type.Object({
     listen: optionalText('Address and port (host:port) of the S3-compatible listener (path-style: http://host:port/<user>/<key>, signed with keys from `lading s3 key create`); unset, no S3 listener runs.'),
     region: text('us-east-1', 'Region S3 clients sign their requests for, and GetBucketLocation answers.'),
   }),
+  metrics: Type.Object({
+    listen: optionalText('Address and port (host:port) of a listener of its own serving Prometheus metrics at /metrics and readiness at /ready, never on the public port; unset: no metrics are kept. It takes no credential: bind it to an address only the monitoring network reaches, e.g. 127.0.0.1:9464.'),
+  }),
   shutdown: Type.Object({
     grace: amount(30, 'Seconds `lading serve` lets requests in flight finish after SIGTERM or SIGINT before it cuts them off (a cut-off upload never becomes visible); a second signal cuts them off at once.'),
   }),
@@ -319,12 +322,12 @@ function conforms<T extends TSchema>(schema: T, value: unknown): value is Static
   throw new Error(`config: no check for a key of kind ${String(schema[Symbol.for('TypeBox.Kind') as never])}`);
 }
 
-/** Splits `host:port` (IPv6 in brackets). `ConfigError` when malformed or the port is over 65535. */
-export function parseListen(listen: string): { host: string; port: number } {
+/** Splits `host:port` (IPv6 in brackets). `ConfigError` naming `key` when malformed or the port is over 65535. */
+export function parseListen(listen: string, key = 'listen'): { host: string; port: number } {
   const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(listen);
-  if (!m) throw new ConfigError(`listen: expected host:port, got '${listen}'.`);
+  if (!m) throw new ConfigError(`${key}: expected host:port, got '${listen}'.`);
   const port = Number(m[3]);
-  if (port > 65535) throw new ConfigError(`listen: port ${m[3]} is out of range (0 to 65535) in '${listen}'.`);
+  if (port > 65535) throw new ConfigError(`${key}: port ${m[3]} is out of range (0 to 65535) in '${listen}'.`);
   return { host: m[1] ?? (m[2] || '0.0.0.0'), port };
 }
 
@@ -381,13 +384,8 @@ export function unknownVariables(env: Record<string, string | undefined>): strin
  */
 function checkRules(config: Config): void {
   parseListen(config.listen);
-  if (config.s3.listen !== null) {
-    try {
-      parseListen(config.s3.listen);
-    } catch (err) {
-      throw new ConfigError(`s3.${(err as Error).message}`);
-    }
-  }
+  if (config.s3.listen !== null) parseListen(config.s3.listen, 's3.listen');
+  if (config.metrics.listen !== null) parseListen(config.metrics.listen, 'metrics.listen');
   // NOTE: a lease shorter than a job's run would hand running jobs to other workers at once.
   if (config.jobs.lease < 1) throw new ConfigError(`jobs.lease: must be at least 1 second, got ${config.jobs.lease}.`);
   if (!(Number.isSafeInteger(config.shares.drop_max_bytes) && config.shares.drop_max_bytes >= 1)) {

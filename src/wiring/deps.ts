@@ -40,6 +40,7 @@ import { OidcLogin, oidcSecret } from '../identity/oidc/oidc-login.ts';
 import { revokeAccount } from '../identity/oidc/provider-adapter.ts';
 import { errorPage } from '../http/errors.ts';
 import { createLogger } from './logger.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 
 export interface Deps {
   config: Config;
@@ -98,6 +99,12 @@ export interface DepsOverrides {
   pids?: PidProvider;
   /** Turn a JSON answer its response schema would change into a 500 (tests: see `http/response-check.ts`). */
   checkResponses?: boolean;
+  /**
+   * The metrics to count into (`lading serve` with `metrics.listen`): the catalog's operations
+   * are timed, the resource's failures counted, and the services report to its observer.
+   * Without it nothing is wrapped or counted.
+   */
+  metrics?: Metrics | null;
 }
 
 /**
@@ -109,7 +116,9 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   const dataDir = resolve(config.data);
   const logger = overrides.logger ?? await createLogger(config.log);
   const clock = overrides.clock ?? systemClock;
-  const catalog = await openCatalog(config, dataDir);
+  const metrics = overrides.metrics ?? null;
+  const opened = await openCatalog(config, dataDir);
+  const catalog = metrics ? metrics.timeCatalog(opened) : opened;
   const x509 = await createCredentialStack({ config, dataDir, catalog, clock }).catch(async (err: unknown) => {
     await catalog.close();
     throw err;
@@ -119,9 +128,12 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     await catalog.close();
     throw err;
   });
-  const resource = catalog.inline && config.resource.inline_max > 0
+  const kept = catalog.inline && config.resource.inline_max > 0
     ? inlineSmallObjects(stored, catalog.inline, config.resource.inline_max)
     : stored;
+  const resource = metrics ? metrics.countResourceErrors(kept) : kept;
+  metrics?.watch({ catalog: opened, resource: kept, clock });
+  const observer = metrics?.observer;
   const rules = await loadRules(config);
   const pids = overrides.pids ?? await openPidProvider(config, catalog, clock);
   const publicBase = new PublicBase(config.public_url);
@@ -139,6 +151,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
       }),
     },
     log: logger,
+    observer,
   });
   const backend = new Backend({
     node,
@@ -150,6 +163,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   const uploads = new ResumableUploads({
     backend, catalog, resource, clock, maxUploadBytes: config.limits.upload_bytes, maxOpen: config.uploads.max_open,
     expirySeconds: config.uploads.expiry, checkpointBytes: config.uploads.checkpoint_bytes, leaseSeconds: config.uploads.lease,
+    observer,
   });
   const admin = new AdminService({
     backend, catalog, credentials, clock, hashPassword, revokeProviderGrants: (user) => revokeAccount(catalog, clock, user),
@@ -160,7 +174,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     backend, catalog, clock, audit: logger,
     jobs: rules.rules.length > 0 ? rules.jobsFor : undefined, onJobs: () => jobs.wake(),
   });
-  const login = new LoginService({ catalog, clock, logger, maxFailedLogins: config.oidc.max_failed_logins });
+  const login = new LoginService({ catalog, clock, logger, maxFailedLogins: config.oidc.max_failed_logins, observer });
   const oidc = await createOidc(config, { catalog, backend, clock, logger, login, publicBase }, x509);
   const sessions = new SessionService({
     catalog, clock, credentials, login, tokenTtlSeconds: config.auth.token_ttl,
@@ -168,7 +182,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     reauthorize: oidc.reauthorize, externalBearer: oidc.externalBearer,
   });
   const shares = new ShareService({
-    backend, catalog, clock, log: logger,
+    backend, catalog, clock, log: logger, observer,
     passwords: { hash: hashPassword, verify: verifyPassword },
     limits: {
       maxActivePerUser: config.shares.max_active_per_user,

@@ -7,6 +7,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { createS3Handler } from '../s3/s3-front.ts';
+import { s3RoutePattern } from '../s3/route-pattern.ts';
 import { MultipartUploads } from '../core/multipart.ts';
 import type { FastifyInstance } from 'fastify';
 import { type Config, ConfigError, parseListen } from './config.ts';
@@ -19,6 +20,10 @@ import { logSafeUrl } from '../http/log-safe-url.ts';
 import { recoveryCutoff, staleBefore } from './drivers.ts';
 import { startReclaimer } from './reclaimer.ts';
 import { mallocTrim } from './malloc-trim.ts';
+import { Readiness } from '../core/readiness.ts';
+import type { Metrics } from '../metrics/metrics.ts';
+import type { HttpMeter } from '../metrics/http-metrics.ts';
+import type { AddressInfo } from 'node:net';
 
 import { VERSION } from './version.ts';
 
@@ -33,6 +38,10 @@ export interface RunningServer {
   url: string;
   /** The S3 listener's base URL (`http://127.0.0.1:9000`), null when `s3.listen` is unset. */
   s3Url: string | null;
+  /** The metrics listener's base URL (`/metrics`, `/ready`), e.g. `http://127.0.0.1:9464`; null when `metrics.listen` is unset. */
+  metricsUrl: string | null;
+  /** The metrics, to count fronts on listeners of their own (`metrics.http.track`); null when `metrics.listen` is unset. */
+  metrics: Metrics | null;
   /**
    * Stops accepting, lets requests in flight finish for `graceMs` (default `shutdown.grace`),
    * then cuts off the rest, closes the drivers and releases the data directory. Logs the
@@ -62,9 +71,12 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
   // NOTE: with PostgreSQL, nodes may share one data directory (its CA and keys) on purpose;
   // what they share is then guarded by the catalog, not by a lock on the directory.
   const lock = config.catalog.driver === 'sqlite' ? await lockDataDir(dataDir) : null;
+  const metricsAt = config.metrics.listen === null ? null : parseListen(config.metrics.listen, 'metrics.listen');
+  // NOTE: loaded only when configured: prom-client is not needed otherwise.
+  const metrics = metricsAt ? new (await import('../metrics/metrics.ts')).Metrics({ version: VERSION }) : null;
   let deps: Deps;
   try {
-    deps = await createDeps(config, overrides);
+    deps = await createDeps(config, { ...overrides, metrics });
   } catch (err) {
     lock?.release();
     throw err;
@@ -85,7 +97,9 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
       const released = await deps.catalog.releaseUploadLeases();
       if (released > 0) deps.logger.info({ released }, 'released the upload leases an earlier process held');
     }
+    const readiness = new Readiness({ catalog: deps.catalog, resource: deps.resource });
     const app = await buildApp({
+      readiness, instrument: metrics ? (a) => metrics.http.instrumentApp(a) : null,
       backend: deps.backend, accessControl: deps.accessControl, metadata: deps.metadata, publishing: deps.publishing, sessions: deps.sessions, logger: deps.logger, publicBase: deps.publicBase,
       backendUrl: config.backend_url, maxUploadBytes: config.limits.upload_bytes, trustProxy: config.trust_proxy,
       version: VERSION, ca: deps.caEndpoint, oidc: deps.oidc, shares: deps.shares, uploads: deps.uploads, trash: deps.trash, locks: deps.locks, s3Keys: deps.s3Keys,
@@ -102,10 +116,16 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
       await app.close();
       throw listenError(err, config.listen, host);
     });
-    const s3 = config.s3.listen === null ? null : await listenS3(config, deps).catch(async (err: unknown) => {
+    const s3 = config.s3.listen === null ? null : await listenS3(config, deps, metrics?.http ?? null).catch(async (err: unknown) => {
       await app.close();
       throw err;
     });
+    const metricsListener = metricsAt && metrics
+      ? await (await import('../metrics/listener.ts')).listenMetrics(metrics, readiness, metricsAt.host, metricsAt.port).catch(async (err: unknown) => {
+        await app.close();
+        throw listenError(err, config.metrics.listen!, metricsAt.host, 'metrics.listen', 'set another address with LADING_METRICS_LISTEN');
+      })
+      : null;
     const address = app.server.address();
     const shown = typeof address === 'object' && address
       ? `${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`
@@ -151,8 +171,10 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
       app.server.closeAllConnections();
       s3?.server.closeAllConnections();
     };
+    const metricsUrl = metricsListener ? `http://${hostPort(metricsListener.address)}` : null;
+    if (metricsUrl) deps.logger.info({ metrics: metricsUrl }, `metrics at ${metricsUrl}/metrics, readiness at ${metricsUrl}/ready`);
     return {
-      app, deps, url: `http://${shown}`, s3Url: s3?.url ?? null, cutOff,
+      app, deps, url: `http://${shown}`, s3Url: s3?.url ?? null, cutOff, metricsUrl, metrics,
       close(graceMs = config.shutdown.grace * 1000) {
         closing ??= (async () => {
           clearInterval(sweeper);
@@ -161,7 +183,7 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
           if (requests.length > 0) deps.logger.info({ requests }, `waiting up to ${graceMs / 1000} s for ${plural(requests.length, 'request')} in flight`);
           const deadline = setTimeout(() => cutOff(`shutdown.grace (${graceMs / 1000} s) has passed`), graceMs);
           deadline.unref();
-          await Promise.all([app.close(), s3?.close()]);
+          await Promise.all([app.close(), s3?.close(), metricsListener?.close()]);
           clearTimeout(deadline);
           clearInterval(heartbeat);
           await deps.catalog.forgetNode(deps.node).catch(() => {});
@@ -183,7 +205,7 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
  * sockets are dropped after `limits.body_idle_timeout` without traffic. `OperatorError` when
  * the address is in use.
  */
-async function listenS3(config: Config, deps: Deps): Promise<{ server: Server; url: string; close(): Promise<void> }> {
+async function listenS3(config: Config, deps: Deps, meter: HttpMeter | null): Promise<{ server: Server; url: string; close(): Promise<void> }> {
   const { host, port } = parseListen(config.s3.listen!);
   const handler = createS3Handler({
     backend: deps.backend, trash: deps.trash, metadata: deps.metadata, keys: deps.s3Keys, clock: deps.clock, region: config.s3.region,
@@ -196,10 +218,14 @@ async function listenS3(config: Config, deps: Deps): Promise<{ server: Server; u
   // NOTE: through require, as Fastify takes it: an ESM import of node:http evaluates every
   // export, which loads Node's fetch (undici) into a server that never uses it.
   const { createServer } = createRequire(import.meta.url)('node:http') as typeof import('node:http');
-  const server = createServer({ requestTimeout: 0 }, handler);
+  // NOTE: the metrics count each exchange under front="s3", by the pattern of its URL.
+  const server = createServer({ requestTimeout: 0 }, meter ? (req, res) => {
+    meter.track('s3', req, res, () => s3RoutePattern(req.url ?? '/'));
+    handler(req, res);
+  } : handler);
   server.timeout = config.limits.body_idle_timeout * 1000;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (err) => reject(listenError(err, config.s3.listen!, host, 'LADING_S3_LISTEN')));
+    server.once('error', (err) => reject(listenError(err, config.s3.listen!, host, 's3.listen', 'set another address with LADING_S3_LISTEN')));
     server.listen(port, host, () => resolve());
   });
   const address = server.address();
@@ -237,11 +263,9 @@ function trackRequests(app: FastifyInstance): { describe(): string[] } {
   };
 }
 
-/** The listening failure an operator can act on, in one sentence; other errors unchanged. */
-function listenError(err: unknown, listen: string, host: string, env = 'LADING_LISTEN'): unknown {
+/** The listening failure an operator can act on, in one sentence naming `key`; other errors unchanged. */
+function listenError(err: unknown, listen: string, host: string, key = 'listen', where = 'set another address with --listen or LADING_LISTEN'): unknown {
   const code = (err as NodeJS.ErrnoException).code;
-  const key = env === 'LADING_LISTEN' ? 'listen' : 's3.listen';
-  const where = `set another address with --${key.replace('.', '-')} or ${env}`;
   switch (code) {
     case 'EADDRINUSE': return new OperatorError(`${key}: ${listen} is already in use by another process; stop it, or ${where}.`, { cause: err });
     case 'EACCES': return new OperatorError(`${key}: no permission to listen on ${listen} (ports below 1024 need privileges); ${where}.`, { cause: err });
@@ -249,6 +273,10 @@ function listenError(err: unknown, listen: string, host: string, env = 'LADING_L
     case 'ENOTFOUND': case 'EAI_AGAIN': return new ConfigError(`${key}: cannot resolve the host name '${host}' (${code}).`, { cause: err });
     default: return err;
   }
+}
+
+function hostPort(address: AddressInfo): string {
+  return `${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
 }
 
 /**

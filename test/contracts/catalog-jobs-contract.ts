@@ -77,6 +77,18 @@ export const jobsContract: ContractSuite = ({ name, create }) => {
       assert.equal((await c.getJob(late!))?.state, 'running');
     });
 
+    it('counts the queue by state, with when the oldest pending job was enqueued, and answers a ping', async () => {
+      await c.ping();
+      assert.deepEqual(await c.jobQueue(), { pending: 0, running: 0, failed: 0, oldestPending: null });
+      const [a, b] = await c.enqueueJobs([{ kind: 'pid', payload: '1' }, { kind: 'pid', payload: '2' }], t0);
+      await c.enqueueJobs([{ kind: 'pid', payload: '3' }, { kind: 'pid', payload: '4' }], t1);
+      await c.claimJobs('w', t0, t2, 2);
+      await c.failJob(a!, 'w', 'down', t1, null);
+      assert.deepEqual(await c.jobQueue(), { pending: 2, running: 1, failed: 1, oldestPending: t1 });
+      await c.completeJob(b!, 'w', t1);
+      assert.deepEqual(await c.jobQueue(), { pending: 2, running: 0, failed: 1, oldestPending: t1 }, 'done jobs are not counted');
+    });
+
     it('knows no job by an id it did not make', async () => {
       assert.equal(await c.getJob('not-a-job'), null);
       assert.equal(await c.getJob('999999'), null);

@@ -49,6 +49,8 @@ export const uploadsContract: ContractSuite = ({ name, create }) => {
       assert.deepEqual(await c.countOpenUploads('alice', at(0)), { count: 2, firstExpiry: at(100) });
       assert.deepEqual(await c.countOpenUploads('alice', at(101)), { count: 1, firstExpiry: at(3600) }, 'expired uploads do not count');
       assert.deepEqual(await c.countOpenUploads('carol', at(0)), { count: 0, firstExpiry: null });
+      assert.deepEqual(await c.countOpenUploads(null, at(0)), { count: 3, firstExpiry: at(100) }, 'every owner together');
+      assert.deepEqual(await c.countOpenUploads(null, at(101)), { count: 2, firstExpiry: at(3600) });
       assert.deepEqual((await c.stagedBlobs()).sort(), ['blob-up000001', 'blob-up000002', 'blob-up000003']);
     });
 

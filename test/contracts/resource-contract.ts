@@ -95,6 +95,12 @@ export function resourceContract(name: string, create: () => Promise<Resource>):
       assert.equal(await text(await r.read('key-00000001')), 'hello world');
     });
 
+    it('answers a probe, and reports the free space of its file system where it has one', async () => {
+      await r.probe();
+      const space = await r.space?.();
+      if (space) assert.ok(space.free > 0 && space.total >= space.free, JSON.stringify(space));
+    });
+
     it('stores an empty object', async () => {
       await r.write('key-00000002', Readable.from([]));
       assert.equal(await r.size('key-00000002'), 0);

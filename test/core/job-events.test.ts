@@ -26,6 +26,7 @@ function storeOfOneJob() {
     async releaseJobs() { return 0; },
     async getJob(id) { return id === '1' ? job() : null; },
     async listJobs() { return [job()]; },
+    async jobQueue() { return { pending: 0, running: 1, failed: 0, oldestPending: null }; },
     async watchJobs(l) {
       listener = l;
       return async () => { listener = null; };

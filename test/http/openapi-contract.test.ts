@@ -26,6 +26,7 @@ interface Document {
 /** Every operation, and the 4xx statuses the route behind it can give (each route: 400 for a bad Host). */
 const ERRORS: Record<string, number[]> = {
   'GET /api/status': [400, 408, 431],
+  'GET /api/ready': [400, 408, 431],
   'POST /auth/login': [400, 401, 408, 413, 415, 429, 431],
   'POST /auth/b2safeproxy': [400, 401, 408, 413, 415, 429, 431],
   'GET /auth/b2safeproxy': [400, 401, 408, 431],

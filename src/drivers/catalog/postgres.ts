@@ -73,5 +73,10 @@ export async function createPostgresCatalog(options: PostgresCatalogOptions): Pr
     uploads: createPostgresUploads(db),
     locks: createPostgresLocks(db),
     s3Keys: createPostgresS3Keys(db),
+  }, {
+    ping: async () => {
+      await db.pool.query('SELECT 1');
+    },
+    ...(db.figures ? { poolFigures: db.figures } : {}),
   });
 }

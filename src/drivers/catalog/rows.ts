@@ -4,7 +4,7 @@
  */
 import { LadingError } from '../../core/errors.ts';
 import { type Path, TRASH_PREFIX } from '../../core/path.ts';
-import type { OidcRecord, TrackedBlob, UploadRecord } from '../../core/ports.ts';
+import type { JobQueueFigures, OidcRecord, TrackedBlob, UploadRecord } from '../../core/ports.ts';
 import {
   ACCESS_LEVELS, type AccessLevel, type DavLock, type Entity, type JobRecord, type JobState, type PrincipalKind,
   type PublicationEvent, type S3KeyRecord, type SessionRecord, type ShareKind, type ShareRecord, type TrashEntry, type UserRecord, type WithdrawnState,
@@ -122,6 +122,16 @@ export function toJob(row: Row): JobRecord {
     lastError: (row.last_error as string | null) ?? null,
     createdAt: new Date(Number(row.created_at)),
     updatedAt: new Date(Number(row.updated_at)),
+  };
+}
+
+/** The job queue's figures from rows of `state`, `n` (how many) and `oldest` (first `created_at`) grouped by state. */
+export function queueFigures(rows: readonly Row[]): JobQueueFigures {
+  const of = (state: JobState) => rows.find((r) => r.state === state);
+  const pending = of('pending');
+  return {
+    pending: Number(pending?.n ?? 0), running: Number(of('running')?.n ?? 0), failed: Number(of('failed')?.n ?? 0),
+    oldestPending: pending?.oldest == null ? null : new Date(Number(pending.oldest)),
   };
 }
 

@@ -59,7 +59,10 @@ export function createSqliteCatalog(options: SqliteCatalogOptions): Catalog {
     s3Keys: createSqliteS3Keys(db),
   };
   for (const role of Object.values(roles) as Record<string, unknown>[]) durableWrites(db, role);
-  return { ...composeCatalog('sqlite', () => db.close(), roles), inline: createSqliteInline(db, kept) };
+  const ping = async (): Promise<void> => {
+    db.q('SELECT 1').get();
+  };
+  return { ...composeCatalog('sqlite', () => db.close(), roles, { ping }), inline: createSqliteInline(db, kept) };
 }
 
 /**

@@ -12,7 +12,7 @@
  * fresh buffer per chunk.
  */
 import { constants } from 'node:fs';
-import { type FileHandle, copyFile, mkdir, open, readdir, rename, stat, truncate, unlink } from 'node:fs/promises';
+import { type FileHandle, copyFile, mkdir, open, readdir, rename, stat, statfs, truncate, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable, type Writable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
@@ -420,6 +420,17 @@ export async function createFsResource(options: FsResourceOptions): Promise<Reso
         }
       }
       return removed;
+    },
+
+    async probe() {
+      await stat(blobs).catch((err: unknown) => {
+        throw new LadingError('UNAVAILABLE', `The storage directory cannot be read (${code(err) ?? 'error'}).`, { cause: err });
+      });
+    },
+
+    async space() {
+      const fs = await statfs(options.root);
+      return { free: fs.bavail * fs.bsize, total: fs.blocks * fs.bsize };
     },
 
     async close() {

@@ -67,6 +67,8 @@ export function inlineSmallObjects(inner: Resource, store: InlineStore, limit = 
     },
 
     sweepTemporaries: (before, keep) => inner.sweepTemporaries(before, keep),
+    probe: () => inner.probe(),
+    ...(inner.space ? { space: inner.space } : {}),
     close: () => inner.close(),
   };
 }

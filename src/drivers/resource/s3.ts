@@ -25,7 +25,7 @@ import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
   AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CopyObjectCommand, CreateMultipartUploadCommand, DeleteObjectCommand,
-  GetObjectCommand, HeadObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command, PutObjectCommand, S3Client, UploadPartCommand,
+  GetObjectCommand, HeadBucketCommand, HeadObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command, PutObjectCommand, S3Client, UploadPartCommand,
   UploadPartCopyCommand,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
@@ -297,6 +297,12 @@ export function createS3Resource(options: S3ResourceOptions): Resource {
       } catch (err) {
         throw storeError(err, 'list unfinished uploads');
       }
+    },
+
+    async probe() {
+      await client.send(new HeadBucketCommand({ Bucket })).catch((err: unknown) => {
+        throw storeError(err, 'answer for the bucket');
+      });
     },
 
     async close() {

@@ -13,6 +13,7 @@
  */
 import { LadingError } from '../../core/errors.ts';
 import type { AccountStore, Clock, OidcStore } from '../../core/ports.ts';
+import type { Observer } from '../../core/observer.ts';
 import { hashPassword, verifyPassword } from '../secrets/password.ts';
 
 /** Length of the window failed attempts are counted in. */
@@ -47,6 +48,8 @@ export interface LoginServiceOptions {
    * `ADDRESS_FACTOR` times as many.
    */
   maxFailedLogins: number;
+  /** Told of each failed login and each refusal by the limiter (the metrics); none by default. */
+  observer?: Pick<Observer, 'loginFailed' | 'limited'>;
 }
 
 export interface LoginAttempt {
@@ -99,6 +102,7 @@ export class LoginService {
       const resetsAt = Math.max(...limited.map((c) => c.resetsAt.getTime()));
       const retryAfter = Math.max(1, Math.ceil((resetsAt - now.getTime()) / 1000));
       logger.warn({ ...audit, retryAfter }, 'login refused: too many failed attempts');
+      this.#o.observer?.limited?.('login');
       const minutes = Math.ceil(retryAfter / 60);
       throw new LadingError('TOO_MANY_REQUESTS', `Too many failed sign-in attempts. Try again in ${minutes} minute${minutes > 1 ? 's' : ''}.`, { details: { retryAfter } });
     }
@@ -110,6 +114,7 @@ export class LoginService {
       await Promise.all(keys.map((key) => catalog.oidcCount(key, now, LOGIN_WINDOW_SECONDS, true)));
       await this.#purgeCounters(now);
       logger.warn(audit, 'login failed: wrong user name or password');
+      this.#o.observer?.loginFailed?.(attempt.via);
       throw new LadingError('UNAUTHENTICATED', 'Wrong user name or password.');
     }
     await catalog.oidcResetCount(pairKey);

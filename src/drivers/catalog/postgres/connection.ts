@@ -12,6 +12,7 @@ import pg from 'pg';
 import { LadingError, isLadingError } from '../../../core/errors.ts';
 import { catalogError, isConnectionFailure } from './failures.ts';
 import { POSTGRES_MIGRATIONS } from './migrations.ts';
+import type { PoolFigures } from '../../../core/ports.ts';
 
 /** The part of a `pg` query result this driver reads. */
 export interface PgResultLike {
@@ -80,6 +81,8 @@ export interface PostgresConnection {
    * connection string) it listens to nothing: a catalog only one process uses needs no channel.
    */
   listen(channel: string, onPayload: (payload: string) => void, state?: ListenState): Promise<() => Promise<void>>;
+  /** The figures of the pool the driver created (absent for a caller's pool). */
+  figures?(): PoolFigures;
   /** Ends the pool when the driver created it; a caller's pool stays open. */
   close(): Promise<void>;
 }
@@ -120,6 +123,7 @@ export async function openPostgres(options: PgConnectOptions): Promise<PostgresC
   const { schema } = options;
   const owned = !options.pool;
   let raw: PgPoolLike;
+  let figures: (() => PoolFigures) | undefined;
   if (options.pool) {
     raw = options.pool;
   } else {
@@ -131,6 +135,7 @@ export async function openPostgres(options: PgConnectOptions): Promise<PostgresC
     // the next query simply opens a new one.
     created.on('error', () => {});
     raw = created;
+    figures = () => ({ total: created.totalCount, idle: created.idleCount, waiting: created.waitingCount });
   }
   const S = quoteIdent(schema) + '.';
 
@@ -154,6 +159,7 @@ export async function openPostgres(options: PgConnectOptions): Promise<PostgresC
     pool,
     schema,
     S,
+    ...(figures ? { figures } : {}),
     async tx(fn) {
       let reconnected = false;
       for (let attempt = 1; ; attempt++) {

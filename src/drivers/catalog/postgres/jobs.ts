@@ -5,7 +5,7 @@
  */
 import type { JobStore } from '../../../core/ports.ts';
 import type { JobInput } from '../../../core/types.ts';
-import { toJob } from '../rows.ts';
+import { queueFigures, toJob } from '../rows.ts';
 import { type PgClientLike, type PostgresConnection, all, count, one } from './connection.ts';
 
 /** A job id as this driver makes them (a bigint); anything else names no job. */
@@ -97,6 +97,11 @@ export function createPostgresJobs(db: PostgresConnection): JobStore {
         ? await all(pool, `SELECT * FROM ${S}jobs WHERE state = $1 ORDER BY id DESC LIMIT $2`, [state, limit])
         : await all(pool, `SELECT * FROM ${S}jobs ORDER BY id DESC LIMIT $1`, [limit]);
       return rows.map(toJob);
+    },
+
+    async jobQueue() {
+      return queueFigures(await all(pool, `SELECT state, count(*) AS n, min(created_at) AS oldest FROM ${S}jobs
+        WHERE state IN ('pending', 'running', 'failed') GROUP BY state`));
     },
   };
 }

@@ -53,7 +53,7 @@ export function createPostgresUploads(db: PostgresConnection): UploadStore {
 
     async countOpenUploads(owner, now) {
       const row = (await one(pool, `SELECT count(*) AS n, min(expires_at) AS first FROM ${S}uploads
-        WHERE owner = $1 AND status = 'open' AND expires_at >= $2`, [owner, now.getTime()]))!;
+        WHERE ($1::text IS NULL OR owner = $1) AND status = 'open' AND expires_at >= $2`, [owner, now.getTime()]))!;
       return { count: Number(row.n), firstExpiry: row.first === null ? null : new Date(Number(row.first)) };
     },
 

@@ -4,7 +4,7 @@
  */
 import type { JobStore } from '../../../core/ports.ts';
 import type { JobInput } from '../../../core/types.ts';
-import { toJob } from '../rows.ts';
+import { queueFigures, toJob } from '../rows.ts';
 import type { Row, SqliteConnection } from './connection.ts';
 
 /** Inserts `jobs`, pending and due at `now`, inside the caller's transaction; returns their ids. */
@@ -57,6 +57,11 @@ export function createSqliteJobs(db: SqliteConnection): JobStore {
         ? q('SELECT * FROM jobs WHERE state = ? ORDER BY id DESC LIMIT ?').all(state, limit)
         : q('SELECT * FROM jobs ORDER BY id DESC LIMIT ?').all(limit)) as Row[];
       return rows.map(toJob);
+    },
+
+    async jobQueue() {
+      const rows = q(`SELECT state, count(*) AS n, min(created_at) AS oldest FROM jobs WHERE state IN ('pending', 'running', 'failed') GROUP BY state`).all() as Row[];
+      return queueFigures(rows);
     },
   };
 }

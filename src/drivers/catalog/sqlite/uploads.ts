@@ -47,8 +47,10 @@ export function createSqliteUploads(db: SqliteConnection): UploadStore {
     },
 
     async countOpenUploads(owner, now) {
-      const row = q(`SELECT count(*) AS n, min(expires_at) AS first FROM uploads WHERE owner = ? AND status = 'open' AND expires_at >= ?`)
-        .get(owner, now.getTime()) as Row;
+      const row = (owner === null
+        ? q(`SELECT count(*) AS n, min(expires_at) AS first FROM uploads WHERE status = 'open' AND expires_at >= ?`).get(now.getTime())
+        : q(`SELECT count(*) AS n, min(expires_at) AS first FROM uploads WHERE owner = ? AND status = 'open' AND expires_at >= ?`)
+          .get(owner, now.getTime())) as Row;
       return { count: Number(row.n), firstExpiry: row.first === null ? null : new Date(Number(row.first)) };
     },
 
