@@ -20,7 +20,7 @@ import { type Urls, encodePath, envelope } from './envelope.ts';
 import { hasBody } from './protocol.ts';
 import { Bytes, Envelope, ErrorEnvelope, type TypedApp, errorResponses } from './schemas.ts';
 import { UploadForm } from './upload-form.ts';
-import { preferredType } from './negotiation.ts';
+import { wantsPage } from './negotiation.ts';
 import { STATUS_BY_CODE, retryAfterOf, toLadingError } from './errors.ts';
 import type { SendAppPage } from './routes-web.ts';
 
@@ -300,15 +300,11 @@ export function registerShareRoutes(app: TypedApp, deps: ShareRouteDeps): void {
     return send(reply, { status, title: 'Shared with you · lading', data: { share }, cacheControl: SHARED_CACHING });
   };
 
-  /** Whether a request is a browser opening a link: a GET preferring HTML that asks for no download. */
-  const wantsPage = (request: FastifyRequest) => request.method === 'GET'
-    && !new URLSearchParams(request.url.split('?')[1] ?? '').has('download')
-    && preferredType(request.headers.accept, ['application/json', 'text/html']) === 'text/html';
 
   const read = async (request: FastifyRequest, reply: FastifyReply) => {
     reply.header('Cache-Control', SHARED_CACHING);
     reply.header('Vary', 'Accept');
-    if (deps.page && wantsPage(request)) return sharePage(request, reply, deps.page);
+    if (deps.page && wantsPage(request.method, request.url, request.headers.accept)) return sharePage(request, reply, deps.page);
     const { token, path } = sharedTarget(request.url);
     const access = await open(request, token);
     const mode = downloadMode(new URLSearchParams(request.url.split('?')[1] ?? '').get('download') ?? undefined);

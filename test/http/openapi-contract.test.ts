@@ -130,7 +130,7 @@ const HTML_ERRORS: Record<string, number[]> = {
 const SUCCESS_TYPES: Record<string, Record<string, string[]>> = {
   'GET /api/registered/{*}': { 200: ['application/json', 'application/octet-stream', 'application/zip'], 206: ['application/octet-stream'] },
   'GET /api/pids/{*}': { 200: ['application/json', 'application/octet-stream', 'text/html'], 206: ['application/octet-stream'] },
-  'GET /api/public/{*}': { 200: ['application/json', 'application/octet-stream', 'application/zip'], 206: ['application/octet-stream'] },
+  'GET /api/public/{*}': { 200: ['application/json', 'application/octet-stream', 'application/zip', 'text/html'], 206: ['application/octet-stream'] },
   'POST /ca/certificate': { 200: ['application/x-pem-file'] },
   'GET /ca/cacert.pem': { 200: ['application/x-pem-file'] },
   'GET /api/shared/{token}': { 200: ['application/json', 'application/octet-stream', 'application/zip', 'text/html'], 206: ['application/octet-stream'] },

@@ -80,7 +80,7 @@ describe('the web app over HTTP, and share links opened in a browser', { timeout
     assert.equal(page.status, 200);
     assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
     assert.match(page.headers.get('content-security-policy') ?? '', /default-src 'self'/);
-    assert.equal(page.headers.get('vary'), 'Accept');
+    assert.equal(page.headers.get('vary'), 'Accept, Accept-Encoding', 'a page may come compressed');
     const data = JSON.parse(/<script type="application\/json" id="lading-data">(.*?)<\/script>/s.exec(await page.text())![1]!);
     assert.equal(data.share.kind, 'read');
     assert.equal(data.share.entry.name, 'report.csv');
