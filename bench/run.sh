@@ -11,7 +11,7 @@
 #
 # Usage: bench/run.sh   (about 4 minutes; env: ROUNDS=2 DURATION=5 WARMUP=5 CONNECTIONS=16
 #                        CONCURRENCY=8 ROUNDS_SMALL=5 ROUNDS_LARGE=2
-#                        LARGE_MIB=1024 START_ROUNDS=3 LIST_OBJECTS=1000
+#                        LARGE_MIB=1024 START_ROUNDS=3 LIST_OBJECTS=1000 LIST_CONNECTIONS=4
 #                        ACCEPT_ENCODING='br, gzip'; any LADING_<KEY>, e.g.
 #                        LADING_COMPRESS=false for the metadata and listing rows uncompressed)
 set -euo pipefail
@@ -34,6 +34,8 @@ ROUNDS_LARGE=${ROUNDS_LARGE:-2}
 LARGE_MIB=${LARGE_MIB:-1024}
 START_ROUNDS=${START_ROUNDS:-3}
 LIST_OBJECTS=${LIST_OBJECTS:-1000}
+# NOTE: a listing of 1,000 takes lading ~25 ms of CPU: 16 at once would queue for 0.4 s.
+LIST_CONNECTIONS=${LIST_CONNECTIONS:-4}
 # NOTE: what a browser sends; lading compresses what is 1 KiB or more (not a metadata answer),
 # nginx (gzip off, as in throughput.sh) ignores it. '' sends none.
 export BENCH_ACCEPT_ENCODING=${ACCEPT_ENCODING-br, gzip}
@@ -80,9 +82,9 @@ lua() { # file method [auth] : a wrk script (the token comes from the environmen
   } > "$WORK/$1.lua"
 }
 lua lading-get GET auth; lua get GET; lua propfind PROPFIND
-load() { # duration url script -> req/s (fails on errors or non-2xx answers)
+load() { # duration url script [connections] -> req/s (fails on errors or non-2xx answers)
   local out
-  out=$(wrk -t1 -c"$CONNECTIONS" -d"$1s" -s "$WORK/$3.lua" "$2")
+  out=$(wrk -t1 -c"${4:-$CONNECTIONS}" -d"$1s" --timeout 10s -s "$WORK/$3.lua" "$2")
   grep -q 'Non-2xx\|Socket errors' <<<"$out" && { echo "$out" >&2; fail "wrk $3 $2 had errors"; }
   awk '/^Requests\/sec:/ { print $2 }' <<<"$out"
 }
@@ -119,8 +121,8 @@ list_round() { # duration record?
   local s g
   for s in lading nginx; do
     case $s in
-      lading) g=$(load "$1" "$HOME_URL/list/?max_keys=$LIST_OBJECTS" lading-get) ;;
-      nginx) g=$(load "$1" "$NGINX/list.json" get) ;;
+      lading) g=$(load "$1" "$HOME_URL/list/?max_keys=$LIST_OBJECTS" lading-get "$LIST_CONNECTIONS") ;;
+      nginx) g=$(load "$1" "$NGINX/list.json" get "$LIST_CONNECTIONS") ;;
     esac
     if [ "$2" = record ]; then echo "list $s $g" >> "$RES"; fi
   done
@@ -286,5 +288,5 @@ echo "warm-up) and $ROUNDS_LARGE ($LARGE_MIB MiB) rounds, starts of $START_ROUND
 echo "the server process used (nginx: its worker), mean per transfer or object. lading flushes every"
 echo "object to disk before answering, as the bare node:http server (node) does; nginx and rclone do not."
 echo "Metadata: lading's JSON record (bearer token), nginx's static file of it, rclone's PROPFIND, node's stat as JSON."
-echo "Listing: one page of $LIST_OBJECTS entries; nginx serves the same JSON uncompressed. Accept-Encoding: '${BENCH_ACCEPT_ENCODING}'; LADING_COMPRESS=${LADING_COMPRESS:-true}."
+echo "Listing: one page of $LIST_OBJECTS entries (wrk -t1 -c$LIST_CONNECTIONS); nginx serves the same JSON uncompressed. Accept-Encoding: '${BENCH_ACCEPT_ENCODING}'; LADING_COMPRESS=${LADING_COMPRESS:-true}."
 echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."

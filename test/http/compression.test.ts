@@ -1,6 +1,6 @@
 /**
  * Compressed answers as clients see them on the wire (node:http, which decompresses nothing):
- * a listing with Brotli or gzip as Accept-Encoding asks, streamed, the same JSON once
+ * a listing with gzip (the cheaper) when Accept-Encoding allows it, Brotli when only that, streamed, the same JSON once
  * decompressed; a data object whose bytes are JSON goes as stored, whatever the client
  * accepts, ranges included; small answers go as they are; the app's script goes compressed
  * with a weak ETag that still earns a 304; and with `compress` off nothing is compressed.
@@ -54,20 +54,23 @@ describe('compressed answers', () => {
     await off?.stop();
   });
 
-  it('a listing: Brotli when accepted, else gzip, else none; streamed; the same JSON decompressed', async () => {
+  it('a listing: gzip when accepted (the cheaper to make), Brotli when only that is, else none; streamed; the same JSON decompressed', async () => {
     const url = `${s.home('alice', 'many')}/`;
     const plain = await raw(url, { authorization: alice });
     assert.equal(plain.status, 200);
     assert.equal(plain.headers['content-encoding'], undefined);
     assert.match(String(plain.headers.vary), /Accept-Encoding/);
-    const br = await raw(url, { authorization: alice, 'accept-encoding': 'gzip, deflate, br' });
+    assert.equal((await raw(url, { authorization: alice, 'accept-encoding': 'gzip, deflate, br' })).headers['content-encoding'], 'gzip');
+    const br = await raw(url, { authorization: alice, 'accept-encoding': 'br' });
     assert.equal(br.headers['content-encoding'], 'br');
     assert.equal(br.headers['content-length'], undefined, 'streamed: no length known in advance');
     assert.equal(br.headers['transfer-encoding'], 'chunked');
     assert.match(String(br.headers.vary), /Accept-Encoding/);
     assert.ok(br.body.length * 4 < plain.body.length, `compressed to ${br.body.length} of ${plain.body.length} bytes`);
+    assert.equal((await raw(url, { authorization: alice, 'accept-encoding': 'gzip;q=0, br' })).headers['content-encoding'], 'br');
     const gz = await raw(url, { authorization: alice, 'accept-encoding': 'gzip;q=1, br;q=0' });
     assert.equal(gz.headers['content-encoding'], 'gzip');
+    assert.ok(gz.body.length * 4 < plain.body.length, `gzip: ${gz.body.length} of ${plain.body.length} bytes`);
     const strip = (b: Buffer) => { const v = JSON.parse(b.toString()); delete v.Meta; return v; };
     assert.deepEqual(strip(decoded(br)), strip(plain.body));
     assert.deepEqual(strip(decoded(gz)), strip(plain.body));

@@ -11,8 +11,56 @@ import { humanSize, shortDate } from './format.ts';
 import type { PublicPageData, RecordFields, SharePageData, SharedMember } from './types.ts';
 import { ArchiveLinks, Brand, FileIcon, FolderIcon, Notice, Progress, withQuery } from './ui.tsx';
 
-function ErrorView(props: { error: { status: number; title: string; message: string; passwordRequired: boolean } }) {
+/**
+ * The password of a protected link: posted once to `<link>/password`, which remembers it in a
+ * cookie for this link; then the page loads again, open.
+ */
+function PasswordForm(props: { url: string }) {
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState('');
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError('');
+    try {
+      const res = await fetch(`${props.url}/password`, {
+        method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json' }, body: JSON.stringify({ password }), credentials: 'same-origin',
+      });
+      if (res.ok) {
+        location.reload();
+        return;
+      }
+      const err = await errorOf(res);
+      setError(res.status === 401 ? 'That is not the password of this link. Try again.' : err.message);
+    } catch {
+      setError('The server cannot be reached. Try again in a moment.');
+    }
+    setBusy(false);
+  };
+  return (
+    <form onSubmit={submit} class="password-form">
+      <div class="field">
+        <label for="share-password">Password</label>
+        <input id="share-password" type="password" value={password} onInput={(e) => setPassword(e.currentTarget.value)} required autoFocus autoComplete="current-password" aria-describedby="share-password-hint" />
+        <p class="hint" id="share-password-hint">The person who shared this link gave you its password.</p>
+      </div>
+      {error && <p class="error-text" role="alert">{error}</p>}
+      <div class="actions"><button type="submit" class="primary" disabled={busy || !password}>Open</button></div>
+    </form>
+  );
+}
+
+function ErrorView(props: { error: { status: number; title: string; message: string; passwordRequired: boolean; url?: string | null } }) {
   const { error } = props;
+  if (error.passwordRequired && error.url) {
+    return (
+      <>
+        <h1>This link needs a password</h1>
+        <PasswordForm url={error.url} />
+      </>
+    );
+  }
   const heading = error.passwordRequired ? 'This link needs a password'
     : error.status === 404 ? 'This link does not work'
       : error.status === 410 ? 'This link has expired'

@@ -126,4 +126,4 @@ export type PublicPageData =
 export type SharePageData =
   | { kind: 'read'; url: string; entry: SharedMember; root: string }
   | { kind: 'upload'; url: string }
-  | { error: { status: number; title: string; message: string; passwordRequired: boolean } };
+  | { error: { status: number; title: string; message: string; passwordRequired: boolean; url?: string | null } };
