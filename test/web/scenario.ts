@@ -703,6 +703,11 @@ export async function runMoveCopyScenario(t: TestContext, browser: Browser, d: D
   await page.evaluate(`location.hash = '#/item${base}/inbox'`);
   await page.getByRole('heading', { level: 1, name: 'inbox' }).waitFor();
   await page.getByRole('button', { name: 'Publish', exact: true }).click();
+  const confirm = page.getByRole('dialog', { name: 'Publish inbox?' });
+  await confirm.getByText('Anyone on the internet can then read and download inbox and everything in it').waitFor();
+  assert.equal((JSON.parse((await inPage(page, 'GET', `/api/publish${base}/inbox`)).text) as { Response: { data: { published: boolean } } }).Response.data.published, false, 'nothing published before the user confirms');
+  await check(page, 'publish-confirm');
+  await confirm.getByRole('button', { name: 'Publish for everyone' }).click();
   const publishing = page.getByRole('region', { name: 'Publishing' });
   const publicZip = publishing.getByRole('link', { name: 'Download as ZIP' });
   await publicZip.waitFor();
