@@ -15,7 +15,9 @@
 #
 # Usage: bench/run.sh   (about 4 minutes; env: ROUNDS=2 DURATION=5 WARMUP=5 CONNECTIONS=16
 #                        CONCURRENCY=8 ROUNDS_SMALL=5 ROUNDS_LARGE=2
-#                        LARGE_MIB=1024 START_ROUNDS=3; any LADING_<KEY>)
+#                        LARGE_MIB=1024 START_ROUNDS=3 LIST_OBJECTS=1000 LIST_CONNECTIONS=4
+#                        ACCEPT_ENCODING='br, gzip'; any LADING_<KEY>, e.g.
+#                        LADING_COMPRESS=false for the metadata and listing rows uncompressed)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 need curl curl
@@ -35,6 +37,12 @@ ROUNDS_SMALL=${ROUNDS_SMALL:-5}
 ROUNDS_LARGE=${ROUNDS_LARGE:-2}
 LARGE_MIB=${LARGE_MIB:-1024}
 START_ROUNDS=${START_ROUNDS:-3}
+LIST_OBJECTS=${LIST_OBJECTS:-1000}
+# NOTE: a listing of 1,000 takes lading ~25 ms of CPU: 16 at once would queue for 0.4 s.
+LIST_CONNECTIONS=${LIST_CONNECTIONS:-4}
+# NOTE: what a browser sends; lading compresses what is 1 KiB or more (not a metadata answer),
+# nginx (gzip off, as in throughput.sh) ignores it. '' sends none.
+export BENCH_ACCEPT_ENCODING=${ACCEPT_ENCODING-br, gzip}
 SERVERS=(lading nginx rclone node)
 
 echo "lading benchmark, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), work dir $WORK"
@@ -74,12 +82,13 @@ lua() { # file method [auth] : a wrk script (the token comes from the environmen
   { echo "wrk.method = \"$2\""
     if [ "$2" = PROPFIND ]; then echo 'wrk.headers["Depth"] = "0"'; fi
     if [ -n "${3:-}" ]; then echo 'wrk.headers["Authorization"] = "Bearer " .. os.getenv("BENCH_TOKEN")'; fi
+    if [ -n "$BENCH_ACCEPT_ENCODING" ]; then echo 'wrk.headers["Accept-Encoding"] = os.getenv("BENCH_ACCEPT_ENCODING")'; fi
   } > "$WORK/$1.lua"
 }
 lua lading-get GET auth; lua get GET; lua propfind PROPFIND
-load() { # duration url script -> req/s (fails on errors or non-2xx answers)
+load() { # duration url script [connections] -> req/s (fails on errors or non-2xx answers)
   local out
-  out=$(wrk -t1 -c"$CONNECTIONS" -d"$1s" --timeout "${WRK_TIMEOUT:-2s}" -s "$WORK/$3.lua" "$2")
+  out=$(wrk -t1 -c"${4:-$CONNECTIONS}" -d"$1s" --timeout "${WRK_TIMEOUT:-10s}" -s "$WORK/$3.lua" "$2")
   grep -q 'Non-2xx\|Socket errors' <<<"$out" && { echo "$out" >&2; fail "wrk $3 $2 had errors"; }
   awk '/^Requests\/sec:/ { print $2 }' <<<"$out"
 }
@@ -101,6 +110,31 @@ meta_round() { # duration record?
 meta_round "$WARMUP" warm-up
 for r in $(seq "$ROUNDS"); do meta_round "$DURATION" record; printf '.' >&2; done
 echo ' metadata done' >&2
+
+# --- listing: lading's listing of a collection of LIST_OBJECTS objects (JSON, one page), and
+# nginx's GET of the same JSON as a static file; with BENCH_ACCEPT_ENCODING, as a browser asks.
+printf '{"path":"/%s/home/bench/list"}' "$ZONE" > "$WORK/mkdir.json"
+curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' -H @"$AUTH_HEADER" --data-binary @"$WORK/mkdir.json" "$LADING/api/registered"
+printf 'listed object\n' > "$WORK/listed"
+seq -w 1 "$LIST_OBJECTS" | xargs -P "$CONCURRENCY" -I{} curl -sf -o /dev/null -T "$WORK/listed" -H 'Content-Type: application/octet-stream' -H @"$AUTH_HEADER" "$HOME_URL/list/object-{}.csv" \
+  || fail 'upload of the listed objects'
+curl -sf -o "$WORK/nginx-root/list.json" -H @"$AUTH_HEADER" "$HOME_URL/list/?max_keys=$LIST_OBJECTS"
+LIST_PLAIN=$(stat -c %s "$WORK/nginx-root/list.json")
+LIST_WIRE=$(curl -sf -o /dev/null -w '%{size_download}' -H @"$AUTH_HEADER" -H "Accept-Encoding: ${BENCH_ACCEPT_ENCODING:-identity}" "$HOME_URL/list/?max_keys=$LIST_OBJECTS")
+list_round() { # duration record?
+  local s g
+  for s in lading nginx; do
+    case $s in
+      lading) g=$(load "$1" "$HOME_URL/list/?max_keys=$LIST_OBJECTS" lading-get "$LIST_CONNECTIONS") ;;
+      nginx) g=$(load "$1" "$NGINX/list.json" get "$LIST_CONNECTIONS") ;;
+    esac
+    if [ "$2" = record ]; then echo "list $s $g" >> "$RES"; fi
+  done
+  return 0
+}
+list_round 2 warm-up
+for r in $(seq "$ROUNDS"); do list_round "$DURATION" record; printf '.' >&2; done
+echo ' listing done' >&2
 
 # --- small objects: 15-byte PUTs of new names into a collection for $DURATION s per round,
 # $CONCURRENCY in flight, through wrk (C) as the metadata row: on 2 cores a Node.js client
@@ -229,6 +263,8 @@ echo
 printf '| %-44s | %10s | %10s | %10s | %10s | %8s | %8s | %8s | %-5s |\n' '' lading nginx rclone node '÷ nginx' '÷ rclone' '÷ node' better
 printf '|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..46})" ------------ ------------ ------------ ------------ ---------- ---------- ---------- -------
 row 'metadata req/s (JSON / file / PROPFIND 0 / stat)' more "$(med meta lading)" "$(med meta nginx)" "$(med meta rclone)" "$(med meta node)"
+row "listing of $LIST_OBJECTS objects req/s (JSON / file)" more "$(med list lading)" "$(med list nginx)" - -
+row "listing of $LIST_OBJECTS objects, KiB on the wire" less "$(mib "$LIST_WIRE")" "$(mib "$LIST_PLAIN")" - -
 row "small objects created/s ($CONCURRENCY in flight)" more "$(med objects lading)" "$(med objects nginx)" "$(med objects rclone)" "$(med objects node)"
 row 'small object: server cpu ms each' less "$(med objcpu lading)" "$(med objcpu nginx)" "$(med objcpu rclone)" "$(med objcpu node)"
 for spec in "small:10 MiB:$SMALL" "large:$LARGE_MIB MiB:$LARGE"; do
@@ -256,6 +292,7 @@ echo "warm-up) and $ROUNDS_LARGE ($LARGE_MIB MiB) rounds, starts of $START_ROUND
 echo "the server process used (nginx: its worker), mean per transfer or object. lading flushes every"
 echo "object to disk before answering, as the bare node:http server (node) does; nginx and rclone do not."
 echo "Metadata: lading's JSON record (bearer token), nginx's static file of it, rclone's PROPFIND, node's stat as JSON."
+echo "Listing: one page of $LIST_OBJECTS entries (wrk -t1 -c$LIST_CONNECTIONS); nginx serves the same JSON uncompressed. Accept-Encoding: '${BENCH_ACCEPT_ENCODING}'; LADING_COMPRESS=${LADING_COMPRESS:-true}."
 echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
 
 # --- WebDAV: lading's /dav beside rclone serve webdav, on the servers above (dav-rows.sh).

@@ -134,10 +134,13 @@ export class ShareAccess {
   readonly kind: ShareKind;
   /** The shared entity as it was when the link was opened. */
   readonly root: Entity;
+  /** Whether the link needs a password (which was given, or it would not be open). */
+  readonly passwordProtected: boolean;
 
   private constructor(share: ShareRecord, root: Entity, actor: Actor) {
     this.kind = share.kind;
     this.root = root;
+    this.passwordProtected = share.passwordHash !== null;
     OPENED.set(this, { share, actor });
   }
 

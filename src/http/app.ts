@@ -27,6 +27,7 @@ import { openapiOptions } from './openapi.ts';
 import { registerOpenApi } from './lazy-openapi.ts';
 import { lazyCompilers } from './lazy-compilers.ts';
 import { registerResponseCheck } from './response-check.ts';
+import { registerCompression } from './compression.ts';
 import { registerRegisteredRoutes } from './routes-registered.ts';
 import { registerUploadRoutes } from './routes-uploads.ts';
 import type { ResumableUploads } from '../core/uploads.ts';
@@ -94,6 +95,8 @@ export interface AppDeps {
   s3Keys?: S3Keys | null;
   /** Fail a JSON answer that its response schema would change (tests; see `response-check.ts`). */
   checkResponses?: boolean;
+  /** Compress text answers when the client asks (see `compression.ts`); off when absent. */
+  compress?: boolean;
   /** The web app's assets, served at `/` and `/app/`; not mounted when absent. */
   web?: WebAssets | null;
   /** Readiness (`/api/ready`); not mounted when absent. */
@@ -190,6 +193,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerErrorHandlers(app);
   // NOTE: on under test only: the check costs a stringify and two parses of every JSON answer.
   if (deps.checkResponses) registerResponseCheck(app);
+  // NOTE: after the response check, which reads the payload this replaces.
+  if (deps.compress) registerCompression(app);
   registerMethodRules(app);
   registerProtocolRules(app, { bodyIdleTimeoutMs: deps.bodyIdleTimeoutMs ?? 60_000 });
   registerBodyParsers(app);
@@ -211,15 +216,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const archives: ArchiveLimits = {
     slots: new ArchiveSlots(deps.archives?.concurrentPerUser ?? 2), maxEntries: deps.archives?.maxEntries ?? 200_000,
   };
+  const web = deps.web ? registerWebRoutes(app, { assets: deps.web }) : null;
   const registered = registerRegisteredRoutes(app, { ...deps, urls, authenticate, archives, pidAwaitMs: deps.pidAwaitMs ?? 10_000 });
-  registerAccessRoutes(app, { ...deps, urls, authenticate, archives });
+  registerAccessRoutes(app, { ...deps, urls, authenticate, archives, page: web?.sendPage ?? null });
   if (deps.pids) {
     registerPidRoutes(app, {
       pids: deps.pids, download: registered.downloadAt, publishing: deps.publishing, urls, trash: deps.trash ?? null,
-      viewerOf: async () => deps.backend.anonymousActor(),
+      // NOTE: the web app's session (or a token) shows the landing page to its user, who is
+      // offered the download when they may read the object; without one, the anonymous actor.
+      viewerOf: async (request) => {
+        const signedIn = await authenticate(request).then(() => true, () => false);
+        return signedIn && request.auth ? deps.backend.actorOf(request.auth.credential) : deps.backend.anonymousActor();
+      },
+      signIn: deps.oidc ? '/auth/signin' : null,
     });
   }
-  const web = deps.web ? registerWebRoutes(app, { assets: deps.web }) : null;
   if (deps.trash) registerTrashRoutes(app, { backend: deps.backend, trash: deps.trash, urls, authenticate });
   if (deps.s3Keys) registerS3KeyRoutes(app, { backend: deps.backend, s3Keys: deps.s3Keys, authenticate });
   if (deps.shares) registerShareRoutes(app, { shares: deps.shares, backend: deps.backend, authenticate, urls, archives, maxUploadBytes: deps.maxUploadBytes, page: web?.sendPage ?? null });

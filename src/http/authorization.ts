@@ -97,6 +97,28 @@ export function sessionCookie(token: string | null, secure: boolean): string {
   return `${name}=${token ?? ''}; Path=/; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}${token === null ? '; Max-Age=0' : ''}`;
 }
 
+/** The cookie that remembers a share link's password in a browser: sent only under that link's path. */
+export const SHARE_PASSWORD_COOKIE = 'lading_share_password';
+
+/**
+ * The `Set-Cookie` value remembering `password` for the link at `linkPath` (`/api/shared/<token>`)
+ * until the browser closes: HttpOnly, SameSite=Lax, Secure on https.
+ */
+export function sharePasswordCookie(linkPath: string, password: string, secure: boolean): string {
+  return `${SHARE_PASSWORD_COOKIE}=${encodeURIComponent(password)}; Path=${linkPath}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
+}
+
+/** The share-link password a request's cookie remembers, or null. */
+export function sharePasswordOf(headers: IncomingHttpHeaders): string | null {
+  const value = cookieValue(headers, SHARE_PASSWORD_COOKIE);
+  if (value === undefined) return null;
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return null;
+  }
+}
+
 /** The first value of the cookie `name` a request sends, or undefined. */
 export function cookieValue(headers: IncomingHttpHeaders, name: string): string | undefined {
   for (const part of (headers.cookie ?? '').split(';')) {

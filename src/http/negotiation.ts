@@ -59,3 +59,13 @@ export function preferredType<T extends string>(accept: string | undefined, offe
   }
   return choice;
 }
+
+/**
+ * Whether a request is a browser opening a page: a GET whose Accept prefers text/html to
+ * application/json and whose query asks for no download (`download=…`).
+ */
+export function wantsPage(method: string, url: string, accept: string | undefined): boolean {
+  return method === 'GET'
+    && !new URLSearchParams(url.split('?')[1] ?? '').has('download')
+    && preferredType(accept, ['application/json', 'text/html']) === 'text/html';
+}

@@ -68,6 +68,7 @@ export const PID_PAGE_HEADERS: Record<string, string> = {
 /** How the viewer may download what a PID names: a link to follow, or why there is none. */
 export type DownloadOffer =
   | { kind: 'link'; href: string }
+  | { kind: 'signin'; href: string; reason: string }
   | { kind: 'none'; reason: string };
 
 /** What the landing page of a PID naming an entity here shows. */
@@ -127,6 +128,8 @@ export function renderPidPage(page: PidPage): string {
   let action: string;
   if (page.download.kind === 'link') {
     action = `<div class="actions"><a class="button primary" href="${esc(page.download.href)}" download="${esc(page.name)}">Download ${esc(page.name)}</a></div>`;
+  } else if (page.download.kind === 'signin') {
+    action = `<p class="note">${esc(page.download.reason)}</p><div class="actions"><a class="button primary" href="${esc(page.download.href)}">Sign in to download</a></div>`;
   } else if (page.listing) {
     action = `<div class="actions"><a class="button primary" href="${esc(page.listing)}">List its contents</a></div>`;
   } else {

@@ -21,6 +21,11 @@ import {
   PublicationResult, SharedList, type TypedApp, errorResponses, isSet,
 } from './schemas.ts';
 import { entityParams, entityTarget } from './target.ts';
+import { wantsPage } from './negotiation.ts';
+import { STATUS_BY_CODE, toLadingError } from './errors.ts';
+import type { SendAppPage } from './routes-web.ts';
+import { parentOf } from '../core/path.ts';
+import type { Entity } from '../core/types.ts';
 
 interface AccessRouteDeps {
   backend: Backend;
@@ -30,6 +35,8 @@ interface AccessRouteDeps {
   urls: (request: FastifyRequest) => Urls;
   authenticate: Authenticate;
   archives: ArchiveLimits;
+  /** Sends the web app's page: a browser opening published data gets it, with what is published; absent, it gets JSON. */
+  page?: SendAppPage | null;
 }
 
 const ACL = '/api/acl';
@@ -194,6 +201,45 @@ export function registerAccessRoutes(app: TypedApp, deps: AccessRouteDeps): void
   });
 
   // Published data, for anyone.
+  /**
+   * The web app's page for a browser that opens published data: the entity (a data object's
+   * card, or a collection the app then lists) with the published collection it is in, for the
+   * breadcrumbs; or why there is nothing, with the status the API would answer.
+   */
+  const publicPage = async (request: FastifyRequest, reply: FastifyReply, send: SendAppPage) => {
+    let data: unknown;
+    let status = 200;
+    let title = 'Published data · lading';
+    try {
+      const { path } = entityTarget(PUBLIC, request.url);
+      const entity = await deps.publishing.stat(path);
+      // NOTE: the highest published collection above it: the page goes no higher, as what lies above is not public.
+      let root: Entity = entity;
+      for (let p = parentOf(path); p !== '/'; p = parentOf(p)) {
+        const up = await deps.publishing.stat(p).catch(() => null);
+        if (!up) break;
+        root = up;
+      }
+      const urls = deps.urls(request);
+      title = `${entity.name} · lading`;
+      data = {
+        kind: 'public', url: publicLinkOf(urls, root.path), root: root.name, rootPath: root.path,
+        entry: {
+          name: entity.name, kind: entity.kind, size: entity.kind === 'dataobject' ? entity.size : null,
+          checksum: entity.kind === 'dataobject' ? entity.checksum : null, created_at: entity.createdAt.toISOString(),
+          modified_at: entity.modifiedAt.toISOString(), path: entity.path === root.path ? '/' : entity.path.slice(root.path.length),
+          link: publicLinkOf(urls, entity.path), owner: entity.owner,
+        },
+      };
+    } catch (err) {
+      const mapped = toLadingError(err);
+      const { status: code, title: heading } = STATUS_BY_CODE[mapped.code];
+      status = code;
+      if (code >= 500) request.log.error({ err }, 'public page failed');
+      data = { error: { status: code, title: heading, message: mapped.message, passwordRequired: false } };
+    }
+    return send(reply, { status, title, data: { public: data }, cacheControl: 'no-cache' });
+  };
   const publicRecords = (request: FastifyRequest, entities: Parameters<typeof entityRecord>[1][]) =>
     envelope(entities.map((e) => entityRecord(deps.urls(request), e, publicLinkOf)));
   app.route({
@@ -204,13 +250,13 @@ export function registerAccessRoutes(app: TypedApp, deps: AccessRouteDeps): void
       tags: ['publishing'],
       operationId: 'getPublic',
       summary: 'Published data, without a token: metadata of a data object, listing of a collection (path ending in /), or download (download=true)',
-      description: 'Needs no token and ignores one: the answer is the same for everyone. What is not published answers 404, whether or not it exists. download=true answers the bytes (Range and conditional requests apply); on a collection it is 400. download=zip (or bag) answers a published collection as one ZIP archive (or a BagIt bag in a ZIP), as under /api/registered.',
+      description: 'Needs no token and ignores one: the answer is the same for everyone. A browser (a GET whose Accept prefers text/html to application/json, without download) gets the web app\'s page of it: a data object\'s card with its download, a collection\'s listing (or, with the status below, why there is nothing). What is not published answers 404, whether or not it exists. download=true answers the bytes (Range and conditional requests apply); on a collection it is 400. download=zip (or bag) answers a published collection as one ZIP archive (or a BagIt bag in a ZIP), as under /api/registered.',
       params: entityParams(PUBLIC, 'the published entity'),
       querystring: GetQuery,
       response: {
         200: {
-          description: 'Entity records (links under /api/public); with download=true, the bytes of the data object; with download=zip or bag, the archive of the collection.',
-          content: { 'application/json': { schema: EntityList }, 'application/octet-stream': { schema: Bytes }, 'application/zip': { schema: Bytes } },
+          description: 'Entity records (links under /api/public); with download=true, the bytes of the data object; with download=zip or bag, the archive of the collection; to a browser, the web app\'s page.',
+          content: { 'application/json': { schema: EntityList }, 'application/octet-stream': { schema: Bytes }, 'application/zip': { schema: Bytes }, 'text/html': { schema: Type.String({ description: 'The web app\'s page.' }) } },
         },
         206: { description: 'The requested range of the data object (download=true with Range).', content: { 'application/octet-stream': { schema: Bytes } } },
         304: Type.Null({ description: 'Not modified (download=true with If-None-Match or If-Modified-Since).' }),
@@ -224,6 +270,8 @@ export function registerAccessRoutes(app: TypedApp, deps: AccessRouteDeps): void
       reply.header('Cache-Control', 'no-cache');
     },
     handler: async (request, reply) => {
+      reply.header('Vary', 'Accept');
+      if (deps.page && wantsPage(request.method, request.url, request.headers.accept)) return publicPage(request, reply, deps.page);
       const { path, trailingSlash } = entityTarget(PUBLIC, request.url);
       const mode = downloadMode(request.query.download);
       if (mode === 'zip' || mode === 'bag') {

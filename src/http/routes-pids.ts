@@ -30,12 +30,13 @@ interface PidRouteDeps {
   publishing: Pick<Publishing, 'pidSubject'>;
   urls: (request: FastifyRequest) => Urls;
   /**
-   * Who views a landing page. NOTE: browsers send no bearer token, so today every viewer is
-   * the anonymous actor and the page offers a download exactly when the object is published;
-   * a cookie session of the web app will answer here with its user, and the page then offers
-   * the download to whoever may read the object.
+   * Who views a landing page: the user of the web app's session cookie (or of a token), else
+   * the anonymous actor; the page offers the download to whoever may read the object. Sets
+   * `request.auth` when the request is signed in.
    */
   viewerOf: (request: FastifyRequest) => Promise<Actor>;
+  /** Where a browser signs in (`/auth/signin`, which takes `next`); null where it cannot. */
+  signIn?: string | null;
   /** Tombstones of withdrawn entities; none when absent. */
   trash: Pick<Trash, 'tombstone'> | null;
 }
@@ -99,7 +100,8 @@ export function registerPidRoutes(app: TypedApp, deps: PidRouteDeps): void {
       }));
     }
     const url = values.URL ?? null;
-    const subject = await deps.publishing.pidSubject(handle, candidatePaths(url), await deps.viewerOf(request));
+    const viewer = await deps.viewerOf(request);
+    const subject = await deps.publishing.pidSubject(handle, candidatePaths(url), viewer);
     if (!subject) return reply.headers(PID_PAGE_HEADERS).send(renderElsewherePage({ handle, url, recordHref }));
     const { entity, published, viewerMayRead } = subject;
     const publicUrl = publicLinkOf({ base }, entity.path);
@@ -107,6 +109,10 @@ export function registerPidRoutes(app: TypedApp, deps: PidRouteDeps): void {
     if (entity.kind === 'collection') download = { kind: 'none', reason: published ? '' : 'This collection is not public. Its owner can publish it.' };
     else if (published) download = { kind: 'link', href: `${publicUrl}?download=true` };
     else if (viewerMayRead) download = { kind: 'link', href: `${base}/api/pids/${encoded}?download=true` };
+    else if (!request.auth && deps.signIn) {
+      // NOTE: back to this page once signed in, where the download is offered if the account may read it.
+      download = { kind: 'signin', href: `${deps.signIn}?${new URLSearchParams({ next: `/api/pids/${encoded}` }).toString()}`, reason: 'This data object is not public. If you have access to it, sign in to download it.' };
+    } else if (request.auth) download = { kind: 'none', reason: `This data object is not public, and ${viewer.user} has no access to it. Ask its owner for access, or to publish it.` };
     else download = { kind: 'none', reason: `This data object is not public. Users with access download it with their token: GET ${base}/api/pids/${handle}?download=true, or ask its owner to publish it.` };
     reply.headers(PID_PAGE_HEADERS);
     // NOTE: the page of what is not published offers its download by what the viewer may read.

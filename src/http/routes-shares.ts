@@ -12,7 +12,7 @@ import { LadingError } from '../core/errors.ts';
 import { type Path, parsePath, parseUrlPath } from '../core/path.ts';
 import { MAX_SHARE_PASSWORD_LENGTH, type ShareAccess, type ShareService, type ShareView } from '../core/shares.ts';
 import type { DataObject, Entity } from '../core/types.ts';
-import { type Authenticate, basicPassword } from './authorization.ts';
+import { type Authenticate, basicPassword, secureCookies, sharePasswordCookie, sharePasswordOf } from './authorization.ts';
 import { announcedDigests } from './conditional.ts';
 import { sendDownload } from './download.ts';
 import { type ArchiveLimits, downloadMode, sendArchive } from './archive-download.ts';
@@ -20,7 +20,7 @@ import { type Urls, encodePath, envelope } from './envelope.ts';
 import { hasBody } from './protocol.ts';
 import { Bytes, Envelope, ErrorEnvelope, type TypedApp, errorResponses } from './schemas.ts';
 import { UploadForm } from './upload-form.ts';
-import { preferredType } from './negotiation.ts';
+import { wantsPage } from './negotiation.ts';
 import { STATUS_BY_CODE, retryAfterOf, toLadingError } from './errors.ts';
 import type { SendAppPage } from './routes-web.ts';
 
@@ -263,9 +263,12 @@ export function registerShareRoutes(app: TypedApp, deps: ShareRouteDeps): void {
     return envelope(linkRecord(view));
   });
 
-  /** Opens the link a request names, with its Basic password and client address. */
+  /**
+   * Opens the link a request names, with its password (Basic, as curl sends it, else the cookie
+   * a browser got from `POST <link>/password`) and client address.
+   */
   const open = (request: FastifyRequest, token: string) =>
-    shares.open(token, { password: basicPassword(request.raw), address: request.ip });
+    shares.open(token, { password: basicPassword(request.raw) ?? sharePasswordOf(request.headers), address: request.ip });
 
   /**
    * The web app's page for a browser that opens a link: what the link shares (a data object's
@@ -275,10 +278,11 @@ export function registerShareRoutes(app: TypedApp, deps: ShareRouteDeps): void {
   const sharePage = async (request: FastifyRequest, reply: FastifyReply, send: SendAppPage) => {
     let share: unknown;
     let status = 200;
+    let url: string | null = null;
     try {
       const { token, path } = sharedTarget(request.url);
+      url = shareUrl(request, token);
       const access = await open(request, token);
-      const url = shareUrl(request, token);
       if (access.kind === 'upload') {
         if (path !== '/') throw new LadingError('FORBIDDEN', 'A drop box takes files; it cannot list or download.');
         share = { kind: 'upload', url };
@@ -292,23 +296,20 @@ export function registerShareRoutes(app: TypedApp, deps: ShareRouteDeps): void {
       status = code;
       if (code >= 500) request.log.error({ err }, 'share page failed');
       else request.log.info({ code: mapped.code, reason: mapped.message }, 'request refused');
-      if (mapped.details.passwordRequired) reply.header('WWW-Authenticate', 'Basic realm="lading share link", charset="UTF-8"');
+      // NOTE: no Basic challenge to a browser: the page asks for the password itself (its own
+      // field, not a prompt for a user name that means nothing) and posts it to <link>/password.
       const retryAfter = retryAfterOf(mapped);
       if (retryAfter !== null) reply.header('Retry-After', retryAfter);
-      share = { error: { status: code, title, message: mapped.message, passwordRequired: mapped.details.passwordRequired === true } };
+      share = { error: { status: code, title, message: mapped.message, passwordRequired: mapped.details.passwordRequired === true, url } };
     }
     return send(reply, { status, title: 'Shared with you · lading', data: { share }, cacheControl: SHARED_CACHING });
   };
 
-  /** Whether a request is a browser opening a link: a GET preferring HTML that asks for no download. */
-  const wantsPage = (request: FastifyRequest) => request.method === 'GET'
-    && !new URLSearchParams(request.url.split('?')[1] ?? '').has('download')
-    && preferredType(request.headers.accept, ['application/json', 'text/html']) === 'text/html';
 
   const read = async (request: FastifyRequest, reply: FastifyReply) => {
     reply.header('Cache-Control', SHARED_CACHING);
     reply.header('Vary', 'Accept');
-    if (deps.page && wantsPage(request)) return sharePage(request, reply, deps.page);
+    if (deps.page && wantsPage(request.method, request.url, request.headers.accept)) return sharePage(request, reply, deps.page);
     const { token, path } = sharedTarget(request.url);
     const access = await open(request, token);
     const mode = downloadMode(new URLSearchParams(request.url.split('?')[1] ?? '').get('download') ?? undefined);
@@ -396,6 +397,31 @@ export function registerShareRoutes(app: TypedApp, deps: ShareRouteDeps): void {
     });
     reply.code(201);
     return envelope(depositRecord(object), 201);
+  });
+
+  app.post(`${SHARED}/:token/password`, {
+    schema: {
+      ...holder,
+      security: [{}],
+      operationId: 'unlockShared',
+      summary: 'A browser gives a password-protected link its password once: the answer sets a cookie that sends it with every request under the link, until the browser closes',
+      description: 'For the link\'s page, whose password field posts here (JSON or a form). A wrong password is 401 and counts against shares.max_failed_passwords as a wrong Basic password does; curl and scripts keep sending the password as Basic (-u :password) instead.',
+      params: TokenParams,
+      body: Type.Object({ password: Type.String({ minLength: 1, maxLength: MAX_SHARE_PASSWORD_LENGTH }) }, { additionalProperties: false }),
+      response: { 200: Envelope(Type.Object({ remembered: Type.Boolean({ description: 'Whether a cookie now holds the password (false for a link without one).' }) }), 'The password is right.'), ...errorResponses(400, 401, 403, 404, 410, 414, 415, 429) },
+    },
+  }, async (request, reply) => {
+    const { token } = sharedTarget(request.url);
+    const { password } = request.body;
+    // NOTE: a wrong password is answered without the Basic challenge, which would make the
+    // browser whose page posted it show its own password prompt.
+    const access = await shares.open(token, { password, address: request.ip }).catch((err: unknown) => {
+      if (err instanceof LadingError && err.details.passwordRequired) throw new LadingError('UNAUTHENTICATED', err.message, { cause: err });
+      throw err;
+    });
+    const remembered = access.passwordProtected;
+    if (remembered) reply.header('Set-Cookie', sharePasswordCookie(`${SHARED}/${encodeURIComponent(token)}`, password, secureCookies(deps.urls(request).base)));
+    return envelope({ remembered });
   });
 
   app.post(`${SHARED}/:token`, {

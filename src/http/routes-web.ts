@@ -9,6 +9,7 @@ import type { FastifyReply } from 'fastify';
 import { Type } from './typebox.ts';
 import { LadingError } from '../core/errors.ts';
 import { type WebAssets, type WebBuild, ASSET_PREFIX } from '../web/bundle.ts';
+import { keepCompressed } from './compression.ts';
 import { type TypedApp, errorResponses } from './schemas.ts';
 
 interface WebRouteDeps {
@@ -107,8 +108,9 @@ export function registerWebRoutes(app: TypedApp, deps: WebRouteDeps): { sendPage
       'x-content-type-options': 'nosniff',
       etag: asset.etag,
     });
-    if (ifNoneMatch === asset.etag) return reply.code(304).send();
-    return reply.send(asset.body);
+    // NOTE: weak comparison (RFC 9110 13.1.2): a compressed answer carried the ETag as a weak one.
+    if (ifNoneMatch !== undefined && ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === asset.etag)) return reply.code(304).send();
+    return reply.send(keepCompressed(asset.body));
   };
 
   return { sendPage };

@@ -38,6 +38,7 @@ export const CONFIG_SCHEMA = Type.Object({
   public_url: optionalText('Base URL of links, e.g. https://staging.example.org: `link` fields, PID records and the embedded login issuer. Unset, answers\' links follow each request\'s (checked) Host header, and PID records and the issuer name the address lading listens on.'),
   backend_url: text(`lading://${hostname()}`, 'Scheme and host used in `location` fields.'),
   trust_proxy: flag(false, 'Trust X-Forwarded-For/-Proto/-Host from a reverse proxy.'),
+  compress: flag(true, 'Compress text answers (JSON, HTML, JavaScript, CSS, XML) of 1 KiB or more when the client\'s Accept-Encoding asks for it: gzip at level 1 (Brotli at quality 1 for a client that takes only Brotli), and the web app\'s script and style with Brotli\'s best, once; listings are compressed as they stream. The bytes of data objects and archives are never compressed. false sends every answer as it is (for a reverse proxy that compresses).'),
   log: Type.Object({
     level: choice(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info', 'pino log level: fatal, error, warn, info, debug, trace or silent.'),
     format: choice(['auto', 'json', 'pretty'], 'auto', 'Log lines as JSON (one object a line, for log collectors) or pretty (readable lines, local times); auto: pretty when standard output is a terminal, else JSON.'),

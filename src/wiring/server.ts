@@ -107,6 +107,7 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
       bodyIdleTimeoutMs: config.limits.body_idle_timeout * 1000,
       archives: { maxEntries: config.archives.max_entries, concurrentPerUser: config.archives.concurrent_per_user },
       checkResponses: overrides.checkResponses === true,
+      compress: config.compress,
       web: new WebAssets(),
     });
     const inFlight = trackRequests(app);

@@ -718,6 +718,11 @@ export async function runMoveCopyScenario(t: TestContext, browser: Browser, d: D
   await page.evaluate(`location.hash = '#/item${base}/inbox'`);
   await page.getByRole('heading', { level: 1, name: 'inbox' }).waitFor();
   await page.getByRole('button', { name: 'Publish', exact: true }).click();
+  const confirm = page.getByRole('dialog', { name: 'Publish inbox?' });
+  await confirm.getByText('Anyone on the internet can then read and download inbox and everything in it').waitFor();
+  assert.equal((JSON.parse((await inPage(page, 'GET', `/api/publish${base}/inbox`)).text) as { Response: { data: { published: boolean } } }).Response.data.published, false, 'nothing published before the user confirms');
+  await check(page, 'publish-confirm');
+  await confirm.getByRole('button', { name: 'Publish for everyone' }).click();
   const publishing = page.getByRole('region', { name: 'Publishing' });
   const publicZip = publishing.getByRole('link', { name: 'Download as ZIP' });
   await publicZip.waitFor();
@@ -874,4 +879,104 @@ export async function runTrashScenario(t: TestContext, browser: Browser, d: Depl
 
   assert.deepEqual(problems, [], 'no script error');
   t.diagnostic(`pages checked with axe-core and photographed into ${d.shots}: ${visited.join(', ')}`);
+}
+
+/**
+ * Published data and PID pages for people: anyone (a browser context without a session)
+ * opening a published collection's URL under /api/public gets a page listing it, goes into a
+ * sub-collection and back by the breadcrumbs, and downloads a file from it; a published data
+ * object's URL is a card with its download; what is not published is a 404 page, and curl
+ * still gets JSON. The PID landing page of an object that is not public offers "Sign in to
+ * download", which comes back to the landing page signed in, now offering the download. The
+ * pages are checked by axe-core and photographed at both widths, light and dark.
+ */
+export async function runPublicScenario(t: TestContext, browser: Browser, d: Deployment): Promise<void> {
+  await mkdir(d.shots, { recursive: true });
+  const home = `/${d.zone}/home/${d.user}`;
+  const base = `${home}/published`;
+  const visited: string[] = [];
+  const check = pageCheck(d.shots, visited);
+  const problems: string[] = [];
+  const owner = await browser.newContext({ viewport: DESKTOP });
+  const page = await owner.newPage();
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  await signIn(page, d);
+  for (const path of [base, `${base}/casts`]) assert.ok((await inPage(page, 'POST', '/api/registered', { path })).status < 300);
+  const files: Record<string, string> = { 'notes.txt': 'calm sea, 3 m swell\n', 'stations.csv': 'station,lat,lon\n1,54.1,7.9\n', 'casts/cast-01.csv': 'depth,temp\n5,11.2\n' };
+  for (const [name, content] of Object.entries(files)) assert.ok((await inPage(page, 'PUT', `/api/registered${base}/${name}`, content)).status < 300);
+  const published = await inPage(page, 'PUT', `/api/publish${base}`);
+  assert.equal(published.status, 200, published.text);
+  const secret = await inPage(page, 'PUT', `/api/registered${home}/private.csv?pid_await=true`, 'not for everyone\n');
+  assert.ok(secret.status < 300, secret.text);
+  const handle = (JSON.parse(secret.text) as { Response: { data: { PID: string | null } } }).Response.data.PID;
+  assert.ok(handle, `the rules gave private.csv a PID: ${secret.text}`);
+
+  // Anyone, without a session.
+  const anyone = await browser.newContext({ viewport: DESKTOP, acceptDownloads: true });
+  const visitor = await anyone.newPage();
+  visitor.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  const opened = await visitor.goto(`${d.base}/api/public${base}`);
+  assert.equal(opened?.status(), 200);
+  await visitor.getByRole('heading', { level: 1, name: 'published' }).waitFor();
+  await visitor.getByText(`Collection published by ${d.user}`).waitFor();
+  const listed = visitor.locator('tbody tr');
+  await listed.first().waitFor();
+  assert.deepEqual((await listed.locator('.entry-name').allInnerTexts()).map((n) => n.replace(/\s*\((collection|download)\)$/, '').trim()).sort(), ['casts', 'notes.txt', 'stations.csv']);
+  assert.equal(await visitor.getByRole('link', { name: 'Download as ZIP' }).getAttribute('href'), `${d.base}/api/public${base}?download=zip`);
+  await check(visitor, 'public-collection');
+  await visitor.getByRole('link', { name: 'casts (collection)' }).click();
+  await visitor.getByRole('heading', { level: 1, name: 'casts' }).waitFor();
+  await visitor.getByRole('link', { name: 'cast-01.csv (download)' }).waitFor();
+  await visitor.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link', { name: 'published' }).click();
+  await visitor.getByRole('heading', { level: 1, name: 'published' }).waitFor();
+  const download = visitor.waitForEvent('download');
+  await visitor.getByRole('link', { name: 'notes.txt (download)' }).click();
+  assert.equal(await readFile(await (await download).path(), 'utf8'), files['notes.txt'], 'the file, whole');
+
+  // A published data object: a card with its download.
+  await visitor.goto(`${d.base}/api/public${base}/stations.csv`);
+  await visitor.getByRole('heading', { level: 1, name: 'stations.csv' }).waitFor();
+  await visitor.getByText(sha256Text(files['stations.csv']!)).waitFor();
+  assert.equal(await visitor.getByRole('link', { name: 'Download stations.csv' }).getAttribute('href'), `${d.base}/api/public${base}/stations.csv?download=true`);
+  await check(visitor, 'public-file');
+  // What is not published: a page saying so, with the API's status; curl still gets JSON.
+  const hidden = await visitor.goto(`${d.base}/api/public${home}/private.csv`);
+  assert.equal(hidden?.status(), 404);
+  await visitor.getByRole('heading', { level: 1, name: 'Nothing is published here' }).waitFor();
+  await check(visitor, 'public-missing');
+  const curl = await fetch(`${d.base}/api/public${base}/stations.csv`, { headers: { accept: '*/*' } });
+  assert.match(curl.headers.get('content-type') ?? '', /^application\/json/);
+  await visitor.emulateMedia({ colorScheme: 'dark' });
+  await visitor.goto(`${d.base}/api/public${base}`);
+  await visitor.getByRole('link', { name: 'casts (collection)' }).waitFor();
+  await check(visitor, 'public-collection-dark');
+  await visitor.emulateMedia({ colorScheme: 'light' });
+
+  // The PID of what is not public: sign in to download, back on the landing page.
+  await visitor.goto(`${d.base}/api/pids/${handle}`);
+  await visitor.getByText('This data object is not public. If you have access to it, sign in to download it.').waitFor();
+  assert.equal(await visitor.getByRole('link', { name: /^Download/ }).count(), 0, 'no download offered before signing in');
+  await check(visitor, 'pid-sign-in');
+  await visitor.getByRole('link', { name: 'Sign in to download' }).click();
+  await visitor.getByLabel('User name').fill(d.user);
+  await visitor.getByLabel('Password').fill(d.password);
+  await visitor.getByRole('button', { name: 'Sign in' }).click();
+  const offered = visitor.getByRole('link', { name: 'Download private.csv' });
+  const allow = visitor.getByRole('button', { name: 'Allow' });
+  await offered.or(allow).waitFor();
+  if (await allow.isVisible()) await allow.click();
+  await offered.waitFor();
+  assert.equal(new URL(visitor.url()).pathname, `/api/pids/${handle}`, 'back on the landing page');
+  const got = visitor.waitForEvent('download');
+  await offered.click();
+  assert.equal(await readFile(await (await got).path(), 'utf8'), 'not for everyone\n');
+  await check(visitor, 'pid-signed-in');
+  await anyone.close();
+  await owner.close();
+  assert.deepEqual(problems, [], 'no script error');
+  t.diagnostic(`pages checked with axe-core and photographed into ${d.shots}: ${visited.join(', ')}`);
+}
+
+function sha256Text(text: string): string {
+  return `sha2:${createHash('sha256').update(text).digest('base64')}`;
 }

@@ -4,8 +4,9 @@
  * link answers a browser (Accept preferring text/html, no download) with the app's page and
  * every other client as before — bytes, the JSON listing, the error envelope — with Vary:
  * Accept. In Chromium: a shared collection lists its members and downloads one, or all of them
- * as a ZIP; a drop box takes a file, a password-protected link makes the browser ask for the
- * password; axe-core on each page, screenshots at desktop and phone width into
+ * as a ZIP; a drop box takes a file; a password-protected link asks for its password on the
+ * page (one field, no Basic prompt), remembers it for that link in a cookie scoped to the
+ * link, while curl keeps sending it as Basic; axe-core on each page, screenshots at desktop and phone width into
  * $LADING_SCREENSHOT_DIR/share-pages.
  */
 import { after, before, describe, it } from 'node:test';
@@ -80,7 +81,7 @@ describe('the web app over HTTP, and share links opened in a browser', { timeout
     assert.equal(page.status, 200);
     assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
     assert.match(page.headers.get('content-security-policy') ?? '', /default-src 'self'/);
-    assert.equal(page.headers.get('vary'), 'Accept');
+    assert.equal(page.headers.get('vary'), 'Accept, Accept-Encoding', 'a page may come compressed');
     const data = JSON.parse(/<script type="application\/json" id="lading-data">(.*?)<\/script>/s.exec(await page.text())![1]!);
     assert.equal(data.share.kind, 'read');
     assert.equal(data.share.entry.name, 'report.csv');
@@ -105,10 +106,28 @@ describe('the web app over HTTP, and share links opened in a browser', { timeout
     const locked = await share('report.csv', { password: 'open sesame' });
     const asked = await fetch(locked.url, { headers: { accept: HTML } });
     assert.equal(asked.status, 401);
-    assert.match(asked.headers.get('www-authenticate') ?? '', /^Basic /, 'the browser asks for the password');
+    assert.equal(asked.headers.get('www-authenticate'), null, 'no Basic prompt in a browser: the page asks');
     assert.match(await asked.text(), /"passwordRequired":true/);
-    const opened = await fetch(locked.url, { headers: { accept: HTML, authorization: `Basic ${Buffer.from(':open sesame').toString('base64')}` } });
-    assert.equal(opened.status, 200);
+    const curl = await fetch(locked.url);
+    assert.equal(curl.status, 401);
+    assert.match(curl.headers.get('www-authenticate') ?? '', /^Basic /, 'curl is told to send it as Basic');
+    const basic = `Basic ${Buffer.from(':open sesame').toString('base64')}`;
+    assert.equal(await (await fetch(locked.url, { headers: { authorization: basic } })).text(), 'a,b\n1,2\n', 'curl -u :password');
+    assert.equal((await fetch(locked.url, { headers: { accept: HTML, authorization: basic } })).status, 200);
+    // The page's field: a wrong password sets nothing; the right one a cookie for this link only.
+    const post = (password: string) => fetch(`${locked.url}/password`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password }) });
+    const wrong = await post('open barley');
+    assert.equal(wrong.status, 401);
+    assert.equal(wrong.headers.get('set-cookie'), null);
+    assert.doesNotMatch(wrong.headers.get('www-authenticate') ?? '', /Basic/, 'no Basic challenge, which would make a browser prompt');
+    const right = await post('open sesame');
+    assert.equal(right.status, 200);
+    const cookie = right.headers.get('set-cookie') ?? '';
+    const path = new URL(locked.url).pathname;
+    assert.match(cookie, new RegExp(`^lading_share_password=open%20sesame; Path=${path}; HttpOnly; SameSite=Lax$`));
+    const withCookie = await fetch(locked.url, { headers: { cookie: cookie.split(';')[0]! } });
+    assert.equal(await withCookie.text(), 'a,b\n1,2\n', 'the cookie opens the link');
+    assert.equal((await fetch(locked.url, { headers: { cookie: 'lading_share_password=wrong' } })).status, 401);
   });
 
   describe('in Chromium', async () => {
@@ -182,30 +201,34 @@ describe('the web app over HTTP, and share links opened in a browser', { timeout
       await context.close();
     });
 
-    it('makes the browser ask for a link\'s password, and says what the link needs without it', { skip }, async () => {
+    it('asks for a link\'s password on its page, remembers it for that link, and downloads with it', { skip }, async () => {
       const { url } = await share('report.csv', { password: 'open sesame' });
-      const asked = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const other = await share('survey/notes.txt', { password: 'another one' });
+      const asked = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
       const page = await asked.newPage();
-      // NOTE: a browser shows its password prompt and, when cancelled, the page; headless
-      // Chromium has no prompt and fails the navigation instead. The page is the server's, as
-      // the cancelled prompt leaves it (the challenge was checked over HTTP above).
-      await page.route(url, async (route) => {
-        const real = await route.fetch();
-        assert.match(real.headers()['www-authenticate'] ?? '', /^Basic /);
-        const { 'www-authenticate': _challenge, ...headers } = real.headers();
-        await route.fulfill({ response: real, headers });
-      });
       const response = await page.goto(url);
       assert.equal(response?.status(), 401);
       await page.getByRole('heading', { level: 1, name: 'This link needs a password' }).waitFor();
       await checked(page, 'password');
+      await page.getByLabel('Password').fill('open barley');
+      await page.getByRole('button', { name: 'Open' }).click();
+      await page.getByRole('alert').filter({ hasText: 'That is not the password of this link.' }).waitFor();
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await checked(page, 'password-wrong-dark');
+      await page.emulateMedia({ colorScheme: 'light' });
+      await page.getByLabel('Password').fill('open sesame');
+      await page.getByRole('button', { name: 'Open' }).click();
+      await page.getByRole('heading', { level: 1, name: 'report.csv' }).waitFor();
+      await checked(page, 'file');
+      const download = page.waitForEvent('download');
+      await page.getByRole('link', { name: 'Download report.csv' }).click();
+      assert.equal(await readFile(await (await download).path(), 'utf8'), 'a,b\n1,2\n', 'the remembered password downloads');
+      // Remembered for that link only: another link asks for its own.
+      await page.goto(other.url);
+      await page.getByRole('heading', { level: 1, name: 'This link needs a password' }).waitFor();
+      await page.goto(url);
+      await page.getByRole('heading', { level: 1, name: 'report.csv' }).waitFor();
       await asked.close();
-      const given = await browser.newContext({ viewport: { width: 1280, height: 800 }, httpCredentials: { username: '', password: 'open sesame' } });
-      const opened = await given.newPage();
-      await opened.goto(url);
-      await opened.getByRole('heading', { level: 1, name: 'report.csv' }).waitFor();
-      await checked(opened, 'file');
-      await given.close();
     });
   });
 });

@@ -17,7 +17,7 @@ import { freePort, startNode, stopProcess } from '../helpers/cluster.ts';
 import { lading } from '../helpers/process.ts';
 import { Relay } from '../e2e/tus-support.ts';
 import { browserSkip as skip, launchBrowser } from '../helpers/browser.ts';
-import { runMoveCopyScenario, runReloadScenario, runScenario, runTrashScenario, screenshotDir, signIn } from './scenario.ts';
+import { runMoveCopyScenario, runPublicScenario, runReloadScenario, runScenario, runTrashScenario, screenshotDir, signIn } from './scenario.ts';
 
 const ZONE = 'tz';
 const PREFIX = '21.T66666';
@@ -91,6 +91,13 @@ describe('the web app on one node with the embedded defaults', { skip, timeout: 
 
   it('moves to the trash with undo, restores (under another name where the place is taken) and empties the trash', async (t) => {
     await runTrashScenario(t, browser, {
+      base, relay, dir, user: 'alice', password: 'correct horse battery staple', other: OTHER, zone: ZONE, pidPrefix: PREFIX,
+      shots: screenshotDir('embedded'), restart: async () => {},
+    });
+  });
+
+  it('shows published data as pages to anyone, and a PID\'s landing page offers sign-in to download what is not public', async (t) => {
+    await runPublicScenario(t, browser, {
       base, relay, dir, user: 'alice', password: 'correct horse battery staple', other: OTHER, zone: ZONE, pidPrefix: PREFIX,
       shots: screenshotDir('embedded'), restart: async () => {},
     });

@@ -192,8 +192,10 @@ function AccessSection(props: { path: string }) {
 function PublishSection(props: { path: string; collection: boolean; name: string }) {
   const { value, error, reload } = useLoad(() => api<Publication>('GET', `/api/publish${encodePath(props.path)}`), [props.path]);
   const [problem, setProblem] = useState('');
+  const [confirming, setConfirming] = useState(false);
   const change = async (publish: boolean) => {
     setProblem('');
+    setConfirming(false);
     try {
       await api(publish ? 'PUT' : 'DELETE', `/api/publish${encodePath(props.path)}`);
       reload();
@@ -214,9 +216,21 @@ function PublishSection(props: { path: string; collection: boolean; name: string
       ) : (
         <>
           <p>Not published: only users with access can read it.</p>
-          <button type="button" class="secondary" onClick={() => change(true)}>Publish</button>
+          <button type="button" class="secondary" onClick={() => setConfirming(true)}>Publish</button>
         </>
       ))}
+      {confirming && (
+        // NOTE: publishing cannot be taken back from whoever read or copied it meanwhile: the user confirms first.
+        <Dialog title={`Publish ${props.name}?`} onClose={() => setConfirming(false)} describedBy="publish-confirm-text">
+          <p id="publish-confirm-text">
+            Anyone on the internet can then read and download <strong class="break">{props.name}</strong>{props.collection ? ' and everything in it' : ''}, without an account, until you unpublish it.
+          </p>
+          <div class="actions">
+            <button type="button" class="primary" onClick={() => void change(true)}>Publish for everyone</button>
+            <button type="button" class="secondary" onClick={() => setConfirming(false)}>Cancel</button>
+          </div>
+        </Dialog>
+      )}
     </section>
   );
 }

@@ -13,10 +13,10 @@ import { ApiPage } from './api-page.tsx';
 import { BrowsePage, SharedPage } from './browse.tsx';
 import { ItemPage } from './item.tsx';
 import { type Route, useRoute } from './router.ts';
-import { SharePage } from './share-page.tsx';
+import { PublicPage, SharePage } from './share-page.tsx';
 import { TransferPanel, TransferStatus, TransfersPage } from './transfers.tsx';
 import { TrashPage, UndoToast } from './trash.tsx';
-import type { Session, SharePageData } from './types.ts';
+import type { PublicPageData, Session, SharePageData } from './types.ts';
 import { Brand, Logo, Notice } from './ui.tsx';
 import { uploads } from './uploads.ts';
 
@@ -164,16 +164,17 @@ function App() {
   return <SignedIn session={session} onSignOut={() => { setCsrfToken(null); forgetShared(); setSession(null); setMessage('You signed out.'); }} />;
 }
 
-function shareData(): SharePageData | null {
+/** What the server put in the page: a share link's, or published data's; null for the app. */
+function pageData(): { share?: SharePageData; public?: PublicPageData } | null {
   const block = document.getElementById('lading-data');
   if (!block?.textContent) return null;
   try {
-    return (JSON.parse(block.textContent) as { share?: SharePageData }).share ?? null;
+    return JSON.parse(block.textContent) as { share?: SharePageData; public?: PublicPageData };
   } catch {
     return null;
   }
 }
 
 const root = document.getElementById('app')!;
-const share = shareData();
-render(share ? <SharePage data={share} /> : <App />, root);
+const data = pageData();
+render(data?.share ? <SharePage data={data.share} /> : data?.public ? <PublicPage data={data.public} /> : <App />, root);

@@ -1,17 +1,66 @@
 /**
- * What someone without an account sees when they open a share link: a data object's name,
- * size and checksum with a Download button; a collection's listing with a download link per
- * file; a drop box's upload form; or why the link does not work. The server puts what the link
- * shares into the page; the listing and the uploads go to the link itself, as curl would.
+ * What someone without an account sees when they open a share link or published data
+ * (`/api/public/…`): a data object's name, size and checksum with a Download button; a
+ * collection's listing with a download link per file; a drop box's upload form; or why the link
+ * does not work. The server puts what the link shares (or what is published) into the page; the
+ * listing and the uploads go to the link itself, as curl would.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { errorOf } from './api.ts';
 import { humanSize, shortDate } from './format.ts';
-import type { SharePageData, SharedMember } from './types.ts';
+import type { PublicPageData, RecordFields, SharePageData, SharedMember } from './types.ts';
 import { ArchiveLinks, Brand, FileIcon, FolderIcon, Notice, Progress, withQuery } from './ui.tsx';
 
-function ErrorView(props: { error: { status: number; title: string; message: string; passwordRequired: boolean } }) {
+/**
+ * The password of a protected link: posted once to `<link>/password`, which remembers it in a
+ * cookie for this link; then the page loads again, open.
+ */
+function PasswordForm(props: { url: string }) {
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState('');
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError('');
+    try {
+      const res = await fetch(`${props.url}/password`, {
+        method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json' }, body: JSON.stringify({ password }), credentials: 'same-origin',
+      });
+      if (res.ok) {
+        location.reload();
+        return;
+      }
+      const err = await errorOf(res);
+      setError(res.status === 401 ? 'That is not the password of this link. Try again.' : err.message);
+    } catch {
+      setError('The server cannot be reached. Try again in a moment.');
+    }
+    setBusy(false);
+  };
+  return (
+    <form onSubmit={submit} class="password-form">
+      <div class="field">
+        <label for="share-password">Password</label>
+        <input id="share-password" type="password" value={password} onInput={(e) => setPassword(e.currentTarget.value)} required autoFocus autoComplete="current-password" aria-describedby="share-password-hint" />
+        <p class="hint" id="share-password-hint">The person who shared this link gave you its password.</p>
+      </div>
+      {error && <p class="error-text" role="alert">{error}</p>}
+      <div class="actions"><button type="submit" class="primary" disabled={busy || !password}>Open</button></div>
+    </form>
+  );
+}
+
+function ErrorView(props: { error: { status: number; title: string; message: string; passwordRequired: boolean; url?: string | null } }) {
   const { error } = props;
+  if (error.passwordRequired && error.url) {
+    return (
+      <>
+        <h1>This link needs a password</h1>
+        <PasswordForm url={error.url} />
+      </>
+    );
+  }
   const heading = error.passwordRequired ? 'This link needs a password'
     : error.status === 404 ? 'This link does not work'
       : error.status === 410 ? 'This link has expired'
@@ -30,12 +79,12 @@ function download(link: string): string {
   return withQuery(link, 'download=true');
 }
 
-function FileView(props: { entry: SharedMember }) {
+function FileView(props: { entry: SharedMember; kind: string }) {
   const e = props.entry;
   return (
     <>
       <h1 class="break">{e.name}</h1>
-      <p class="kind">Data object shared with you</p>
+      <p class="kind">{props.kind}</p>
       <dl class="facts">
         <dt>Size</dt><dd>{humanSize(e.size ?? 0)}{(e.size ?? 0) >= 1024 && <span class="hint"> ({(e.size ?? 0).toLocaleString('en-US')} bytes)</span>}</dd>
         {e.checksum && <><dt>Checksum</dt><dd><code>{e.checksum}</code></dd></>}
@@ -46,15 +95,42 @@ function FileView(props: { entry: SharedMember }) {
   );
 }
 
-function CollectionView(props: { entry: SharedMember; root: string; url: string }) {
+/** The members of a shared collection, as its link lists them. */
+async function sharedMembers(link: string): Promise<SharedMember[]> {
+  const res = await fetch(link, { headers: { Accept: 'application/json' }, credentials: 'same-origin' });
+  if (!res.ok) throw await errorOf(res);
+  return ((await res.json()) as { Response: { data: SharedMember[] } }).Response.data;
+}
+
+/**
+ * The members of a published collection, as `/api/public/<path>/` lists them (every page),
+ * with paths relative to the published collection `rootPath`.
+ */
+async function publicMembers(link: string, rootPath: string): Promise<SharedMember[]> {
+  const out: SharedMember[] = [];
+  let token: string | null = null;
+  do {
+    const res = await fetch(`${link}/?max_keys=5000${token ? `&continuation_token=${encodeURIComponent(token)}` : ''}`, { headers: { Accept: 'application/json' } });
+    if (!res.ok) throw await errorOf(res);
+    const body = (await res.json()) as { Meta: { continuation_token?: string | null }; Response: { data: Record<string, RecordFields>[] } };
+    for (const record of body.Response.data) {
+      const r = Object.values(record)[0]!;
+      const m = r.metadata;
+      out.push({
+        name: m.name, kind: m.object_type, size: m.size ?? null, checksum: m.checksum, created_at: m.modified ?? '', modified_at: m.modified ?? '',
+        path: r.path.slice(rootPath.length), link: r.link,
+      });
+    }
+    token = body.Meta.continuation_token ?? null;
+  } while (token);
+  return out;
+}
+
+function CollectionView(props: { entry: SharedMember; root: string; url: string; kind: string; load: () => Promise<SharedMember[]> }) {
   const [members, setMembers] = useState<SharedMember[] | null>(null);
   const [error, setError] = useState('');
   useEffect(() => {
-    fetch(props.entry.link, { headers: { Accept: 'application/json' }, credentials: 'same-origin' }).then(async (res) => {
-      if (!res.ok) throw await errorOf(res);
-      const body = (await res.json()) as { Response: { data: SharedMember[] } };
-      setMembers(body.Response.data);
-    }).catch((err: Error) => setError(err.message));
+    props.load().then(setMembers, (err: Error) => setError(err.message));
   }, [props.entry.link]);
   const parts = props.entry.path.split('/').filter(Boolean);
   const title = parts.length === 0 ? props.root : props.entry.name;
@@ -72,7 +148,7 @@ function CollectionView(props: { entry: SharedMember; root: string; url: string 
         </nav>
       )}
       <h1 class="break">{title}</h1>
-      <p class="kind">Collection shared with you</p>
+      <p class="kind">{props.kind}</p>
       <div class="toolbar share-downloads"><ArchiveLinks link={props.entry.link} name={title} /></div>
       {error && <Notice kind="error">{error}</Notice>}
       {!members && !error && <p role="status">Loading…</p>}
@@ -170,8 +246,8 @@ export function SharePage(props: { data: SharePageData }) {
   let body;
   if ('error' in data) body = <ErrorView error={data.error} />;
   else if (data.kind === 'upload') body = <DropBoxView url={data.url} />;
-  else if (data.entry.kind === 'dataobject') body = <FileView entry={data.entry} />;
-  else body = <CollectionView entry={data.entry} root={data.root} url={data.url} />;
+  else if (data.entry.kind === 'dataobject') body = <FileView entry={data.entry} kind="Data object shared with you" />;
+  else body = <CollectionView entry={data.entry} root={data.root} url={data.url} kind="Collection shared with you" load={() => sharedMembers(data.entry.link)} />;
   return (
     <div class="standalone">
       <main class="card wide">
@@ -182,3 +258,31 @@ export function SharePage(props: { data: SharePageData }) {
     </div>
   );
 }
+
+/** What anyone sees at a published data object or collection (`/api/public/…`) in a browser. */
+export function PublicPage(props: { data: PublicPageData }) {
+  const { data } = props;
+  let body;
+  if ('error' in data) {
+    body = (
+      <>
+        <h1>{data.error.status === 404 ? 'Nothing is published here' : data.error.title}</h1>
+        <p class="error-text" role="alert">{data.error.status === 404 ? 'This address names nothing published: it may have been unpublished, moved or never existed.' : data.error.message}</p>
+      </>
+    );
+  } else if (data.entry.kind === 'dataobject') {
+    body = <FileView entry={data.entry} kind={`Data object published by ${data.entry.owner}`} />;
+  } else {
+    body = <CollectionView entry={data.entry} root={data.root} url={data.url} kind={`Collection published by ${data.entry.owner}`} load={() => publicMembers(data.entry.link, data.rootPath)} />;
+  }
+  return (
+    <div class="standalone">
+      <main class="card wide">
+        <Brand />
+        {body}
+        <footer class="page-foot">Published through lading: anyone may download it. <a href="/">Sign in</a> if you have an account.</footer>
+      </main>
+    </div>
+  );
+}
+

@@ -126,8 +126,13 @@ export interface SharedMember {
   link: string;
 }
 
+/** What the server puts in the page of published data (`/api/public/…`). */
+export type PublicPageData =
+  | { kind: 'public'; url: string; root: string; rootPath: string; entry: SharedMember & { owner: string } }
+  | { error: { status: number; title: string; message: string; passwordRequired: boolean } };
+
 /** What the server puts in a share link's page. */
 export type SharePageData =
   | { kind: 'read'; url: string; entry: SharedMember; root: string }
   | { kind: 'upload'; url: string }
-  | { error: { status: number; title: string; message: string; passwordRequired: boolean } };
+  | { error: { status: number; title: string; message: string; passwordRequired: boolean; url?: string | null } };
