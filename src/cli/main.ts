@@ -122,6 +122,7 @@ async function serve(opts: CliOptions & { check?: boolean }): Promise<void> {
 }
 
 const ADMIN_GROUP = 'Server administration (on the server\'s data directory):';
+const CLIENT_GROUP = 'Client commands (against a server; log in first):';
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -132,7 +133,7 @@ function program(): Command {
     .description('Data-staging HTTP API: upload, download, list, create and rename data with persistent identifiers.')
     .version(versionLine());
 
-  cli.commandsGroup('Client commands (against a server; log in first):');
+  cli.commandsGroup(CLIENT_GROUP);
   registerClientCommands(cli);
   registerTransferCommands(cli);
   const proxy = cli.command('proxy').description('your proxy certificate: show it, or renew it (proxy renew); admins: proxy show <user> --data DIR');
@@ -251,7 +252,7 @@ function program(): Command {
       }
     }));
 
-  cli.command('completion').helpGroup('Client commands (against a server; log in first):')
+  cli.command('completion').helpGroup(CLIENT_GROUP)
     .description('print a shell completion script: eval "$(lading completion bash)", or for zsh, fish')
     .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
     .action((shell: (typeof SHELLS)[number]) => {
@@ -291,9 +292,11 @@ function globalClientOptions(cli: Command): void {
 
 /**
  * Leaves the client commands only, for the single-file client, which holds no server: the
- * administration group and `proxy show` go (their code is not in that file).
+ * administration group and `proxy show` go (their code is not in that file); `acl` stays, as
+ * the owner's command over the API.
  */
 function clientOnly(cli: Command): void {
+  cli.commands.find((c) => c.name() === 'acl')?.helpGroup(CLIENT_GROUP);
   const kept = cli.commands.filter((c) => c.helpGroup() !== ADMIN_GROUP);
   (cli.commands as Command[]).splice(0, cli.commands.length, ...kept);
   const proxy = cli.commands.find((c) => c.name() === 'proxy');

@@ -5,7 +5,7 @@
  * to a running server (an upload that sends its body slowly, a `serve` whose output is kept).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { LADING_BIN } from '../helpers/process.ts';
+import { CLIENT_BIN, LADING_BIN } from '../helpers/process.ts';
 import { heldUpload } from '../helpers/server.ts';
 
 export interface Ran {
@@ -21,14 +21,19 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
 
 /** Runs `bin/lading args` with `input` on standard input; `uid`/`gid` run it as another user. */
 export function runLading(
-  args: string[], options: { env?: Record<string, string>; input?: string; uid?: number; gid?: number } = {},
+  args: string[], options: { env?: Record<string, string>; input?: string; uid?: number; gid?: number; bin?: string } = {},
 ): Promise<Ran> {
   return new Promise((resolve) => {
-    const child = execFile(LADING_BIN, args, { env: cleanEnv(options.env), timeout: 60_000, uid: options.uid, gid: options.gid }, (err, stdout, stderr) => {
+    const child = execFile(options.bin ?? LADING_BIN, args, { env: cleanEnv(options.env), timeout: 60_000, uid: options.uid, gid: options.gid }, (err, stdout, stderr) => {
       resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
     });
     child.stdin!.end(options.input ?? '');
   });
+}
+
+/** Runs a client command as `runLading` does, with the client tests' program (`CLIENT_BIN`). */
+export function runClient(args: string[], options: { env?: Record<string, string>; input?: string } = {}): Promise<Ran> {
+  return runLading(args, { ...options, bin: CLIENT_BIN });
 }
 
 /**

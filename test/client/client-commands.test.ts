@@ -12,8 +12,8 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { lading, spawnServe, stopProcess } from '../helpers/process.ts';
-import { cleanEnv, oneLineError, runLading } from '../cli/run-lading.ts';
+import { SINGLE_FILE_CLIENT, lading, spawnServe, stopProcess } from '../helpers/process.ts';
+import { cleanEnv, oneLineError, runClient, runLading } from '../cli/run-lading.ts';
 
 const RULES = join(import.meta.dirname, '..', '..', 'examples', 'rules.txt');
 
@@ -41,11 +41,21 @@ const configFile = () => join(env.XDG_CONFIG_HOME!, 'lading', 'config.json');
 const readConfig = async () => JSON.parse(await readFile(configFile(), 'utf8')) as { default: string; servers: Record<string, { url: string; token: string; user: string; home: string }> };
 
 describe('lading client commands', () => {
-  it('--help lists the client commands and the administration ones under their own headings', async () => {
-    const res = await runLading(['--help']);
+  it(SINGLE_FILE_CLIENT ? '--help of the single-file client lists the client commands only' : '--help lists the client commands and the administration ones under their own headings', async () => {
+    const res = await runClient(['--help']);
     assert.equal(res.code, 0);
     const client = res.stdout.indexOf('Client commands');
     const admin = res.stdout.indexOf('Server administration');
+    if (SINGLE_FILE_CLIENT) {
+      assert.ok(client >= 0 && admin < 0, res.stdout);
+      for (const name of ['login', 'logout', 'ls', 'stat', 'mkdir', 'mv', 'cp', 'rm', 'trash', 'pid', 'share', 'token', 'proxy', 'acl']) {
+        assert.ok(res.stdout.search(new RegExp(`^  ${name} `, 'm')) > client, `${name} is a client command`);
+      }
+      for (const name of ['serve', 'init', 'user', 'group', 'takedown', 'ca', 'jobs']) {
+        assert.equal(res.stdout.search(new RegExp(`^  ${name} `, 'm')), -1, `${name} is not in the single-file client`);
+      }
+      return;
+    }
     assert.ok(client >= 0 && admin > client, res.stdout);
     for (const name of ['login', 'logout', 'ls', 'stat', 'mkdir', 'mv', 'cp', 'rm', 'trash', 'pid', 'share', 'token', 'proxy']) {
       const at = res.stdout.search(new RegExp(`^  ${name} `, 'm'));
@@ -57,18 +67,18 @@ describe('lading client commands', () => {
   });
 
   it('without a login, commands exit 3 saying to log in', async () => {
-    const res = await runLading(['ls'], { env });
+    const res = await runClient(['ls'], { env });
     assert.equal(oneLineError(res, 3, /not logged in: run 'lading login <URL>'/), null);
   });
 
   it('a wrong password exits 3 with the server\'s message and stores nothing', async () => {
-    const res = await runLading(['login', server.url, '--user', 'alice', '--password-stdin'], { env, input: 'wrong\n' });
+    const res = await runClient(['login', server.url, '--user', 'alice', '--password-stdin'], { env, input: 'wrong\n' });
     assert.equal(oneLineError(res, 3, /lading: .*(password|user name)/i), null);
     await assert.rejects(stat(configFile()), { code: 'ENOENT' });
   });
 
   it('logs in with the password from standard input; the configuration is private (0600 in a 0700 directory)', async () => {
-    const res = await runLading(['login', server.url, '--user', 'alice', '--password-stdin', '--name', 'local'], { env, input: 'alice password\n' });
+    const res = await runClient(['login', server.url, '--user', 'alice', '--password-stdin', '--name', 'local'], { env, input: 'alice password\n' });
     assert.equal(res.code, 0, res.stderr);
     assert.match(res.stdout, /logged in to http:\/\/127\.0\.0\.1:\d+ as alice \(saved as 'local', the default/);
     assert.equal((await stat(configFile())).mode & 0o777, 0o600);
@@ -81,10 +91,10 @@ describe('lading client commands', () => {
   });
 
   it('mkdir -p, ls, ls -l, ls --json and stat show what is stored: size, date, checksum, PID', async () => {
-    const mk = await runLading(['mkdir', '-p', 'run1/raw'], { env });
+    const mk = await runClient(['mkdir', '-p', 'run1/raw'], { env });
     assert.equal(mk.code, 0, mk.stderr);
     assert.equal(mk.stdout, 'created /lading/home/alice/run1/raw\n');
-    const again = await runLading(['mkdir', '-p', '/lading/home/alice/run1/raw', '-q'], { env });
+    const again = await runClient(['mkdir', '-p', '/lading/home/alice/run1/raw', '-q'], { env });
     assert.equal(again.code, 0, again.stderr);
     assert.equal(again.stdout, '');
 
@@ -95,11 +105,11 @@ describe('lading client commands', () => {
     assert.equal(put.status, 200);
     const uploaded = (await put.json()) as { Response: { data: { PID: string; checksum: string } } };
 
-    const short = await runLading(['ls', 'run1'], { env });
+    const short = await runClient(['ls', 'run1'], { env });
     assert.equal(short.code, 0, short.stderr);
     assert.equal(short.stdout, 'raw/\nreads.txt\n');
 
-    const long = await runLading(['ls', '-l', 'run1'], { env });
+    const long = await runClient(['ls', '-l', 'run1'], { env });
     assert.equal(long.code, 0, long.stderr);
     const lines = long.stdout.trimEnd().split('\n');
     assert.equal(lines.length, 2);
@@ -107,7 +117,7 @@ describe('lading client commands', () => {
     const fields = lines[1]!.split(/\s+/);
     assert.deepEqual([fields[0], fields[1], fields[4], fields[5], fields[6]], ['-', '11', 'reads.txt', uploaded.Response.data.checksum, uploaded.Response.data.PID]);
 
-    const json = await runLading(['ls', '--json', '/lading/home/alice/run1/reads.txt'], { env });
+    const json = await runClient(['ls', '--json', '/lading/home/alice/run1/reads.txt'], { env });
     assert.equal(json.code, 0, json.stderr);
     const record = JSON.parse(json.stdout) as Record<string, unknown>;
     assert.equal(record.path, '/lading/home/alice/run1/reads.txt');
@@ -117,33 +127,33 @@ describe('lading client commands', () => {
     assert.equal(record.pid, uploaded.Response.data.PID);
     assert.ok(Date.now() - Date.parse(String(record.modified)) < 3600_000);
 
-    const st = await runLading(['stat', 'run1/raw'], { env });
+    const st = await runClient(['stat', 'run1/raw'], { env });
     assert.equal(st.code, 0, st.stderr);
     assert.match(st.stdout, /^path {5}: \/lading\/home\/alice\/run1\/raw$/m);
     assert.match(st.stdout, /^type {5}: collection$/m);
   });
 
   it('pid prints the PID; mv renames, and the PID stays with the object', async () => {
-    const pid = await runLading(['pid', 'run1/reads.txt'], { env });
+    const pid = await runClient(['pid', 'run1/reads.txt'], { env });
     assert.equal(pid.code, 0, pid.stderr);
     assert.match(pid.stdout, /^21\.T99999\/\S+\n$/);
-    const mv = await runLading(['mv', 'run1/reads.txt', 'greeting.txt'], { env });
+    const mv = await runClient(['mv', 'run1/reads.txt', 'greeting.txt'], { env });
     assert.equal(mv.code, 0, mv.stderr);
     assert.equal(mv.stdout, 'renamed /lading/home/alice/run1/reads.txt to /lading/home/alice/run1/greeting.txt\n');
-    const after = await runLading(['pid', '--json', 'run1/greeting.txt'], { env });
+    const after = await runClient(['pid', '--json', 'run1/greeting.txt'], { env });
     assert.equal(after.code, 0, after.stderr);
     assert.equal((JSON.parse(after.stdout) as { pid: string }).pid, pid.stdout.trim());
-    const none = await runLading(['pid', 'run1/raw'], { env });
+    const none = await runClient(['pid', 'run1/raw'], { env });
     assert.equal(oneLineError(none, 4, /has no PID/), null);
   });
 
   it('failures: a missing path exits 4 with the API\'s message, an existing one 5, a bad option 2', async () => {
-    assert.equal(oneLineError(await runLading(['ls', 'no-such'], { env }), 4, /^lading: '\/lading\/home\/alice\/no-such' does not exist\.\n$/), null);
-    assert.equal(oneLineError(await runLading(['mv', 'no-such', 'x'], { env }), 4, /does not exist/), null);
-    assert.equal(oneLineError(await runLading(['mkdir', 'run1'], { env }), 5, /exists/), null);
-    assert.equal(oneLineError(await runLading(['mv', 'run1/raw', '/elsewhere/raw'], { env }), 3, /write access to '\/elsewhere'/), null);
-    assert.equal(oneLineError(await runLading(['ls', '--bogus'], { env }), 2, /unknown option/), null);
-    assert.equal(oneLineError(await runLading(['ls', '/lading/home'], { env }), 3, /access/), null);
+    assert.equal(oneLineError(await runClient(['ls', 'no-such'], { env }), 4, /^lading: '\/lading\/home\/alice\/no-such' does not exist\.\n$/), null);
+    assert.equal(oneLineError(await runClient(['mv', 'no-such', 'x'], { env }), 4, /does not exist/), null);
+    assert.equal(oneLineError(await runClient(['mkdir', 'run1'], { env }), 5, /exists/), null);
+    assert.equal(oneLineError(await runClient(['mv', 'run1/raw', '/elsewhere/raw'], { env }), 3, /write access to '\/elsewhere'/), null);
+    assert.equal(oneLineError(await runClient(['ls', '--bogus'], { env }), 2, /unknown option/), null);
+    assert.equal(oneLineError(await runClient(['ls', '/lading/home'], { env }), 3, /access/), null);
   });
 
   it('mv moves into a collection (a path ending in / or an existing one), cp copies (-r a collection), -f replaces', async () => {
@@ -151,33 +161,33 @@ describe('lading client commands', () => {
     const put = (rest: string, body: string) => fetch(`${server.url}/api/registered/lading/home/alice/${rest}`, {
       method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' }, body,
     });
-    const ls = async (path: string) => (await runLading(['ls', path], { env })).stdout;
-    assert.equal((await runLading(['mkdir', '-p', 'campaign/sub'], { env })).code, 0);
-    assert.equal((await runLading(['mkdir', 'archive'], { env })).code, 0);
+    const ls = async (path: string) => (await runClient(['ls', path], { env })).stdout;
+    assert.equal((await runClient(['mkdir', '-p', 'campaign/sub'], { env })).code, 0);
+    assert.equal((await runClient(['mkdir', 'archive'], { env })).code, 0);
     assert.equal((await put('a.csv', 'x,y\n')).status, 200);
-    const into = await runLading(['mv', 'a.csv', 'campaign/'], { env });
+    const into = await runClient(['mv', 'a.csv', 'campaign/'], { env });
     assert.equal(into.code, 0, into.stderr);
     assert.equal(into.stdout, 'moved /lading/home/alice/a.csv to /lading/home/alice/campaign/a.csv\n');
-    const existing = await runLading(['mv', 'campaign/a.csv', 'campaign/sub'], { env });
+    const existing = await runClient(['mv', 'campaign/a.csv', 'campaign/sub'], { env });
     assert.equal(existing.stdout, 'moved /lading/home/alice/campaign/a.csv to /lading/home/alice/campaign/sub/a.csv\n');
-    const named = await runLading(['mv', '--json', 'campaign/sub/a.csv', '/lading/home/alice/campaign/b.csv'], { env });
+    const named = await runClient(['mv', '--json', 'campaign/sub/a.csv', '/lading/home/alice/campaign/b.csv'], { env });
     assert.deepEqual(JSON.parse(named.stdout), { from: '/lading/home/alice/campaign/sub/a.csv', to: '/lading/home/alice/campaign/b.csv' });
     assert.equal(await ls('campaign'), 'b.csv\nsub/\n');
 
-    const cp = await runLading(['cp', 'campaign/b.csv', 'campaign/c.csv'], { env });
+    const cp = await runClient(['cp', 'campaign/b.csv', 'campaign/c.csv'], { env });
     assert.equal(cp.code, 0, cp.stderr);
     assert.equal(cp.stdout, 'copied /lading/home/alice/campaign/b.csv to /lading/home/alice/campaign/c.csv\n');
-    assert.equal(oneLineError(await runLading(['cp', 'campaign', 'archive/'], { env }), 2, /is a collection: copy it with -r/), null);
-    const tree = await runLading(['cp', '-r', 'campaign', 'archive/'], { env });
+    assert.equal(oneLineError(await runClient(['cp', 'campaign', 'archive/'], { env }), 2, /is a collection: copy it with -r/), null);
+    const tree = await runClient(['cp', '-r', 'campaign', 'archive/'], { env });
     assert.equal(tree.code, 0, tree.stderr);
     assert.equal(tree.stdout, 'copied /lading/home/alice/campaign to /lading/home/alice/archive/campaign\n');
     assert.equal(await ls('archive/campaign'), 'b.csv\nc.csv\nsub/\n');
 
     // Nothing is replaced unless asked.
     assert.equal((await put('campaign/c.csv?force=true', 'other\n')).status, 200);
-    assert.equal(oneLineError(await runLading(['cp', 'campaign/c.csv', 'archive/campaign/'], { env }), 5, /already exists/), null);
-    assert.equal(oneLineError(await runLading(['mv', 'campaign/c.csv', 'archive/campaign/b.csv'], { env }), 5, /already exists/), null);
-    assert.equal((await runLading(['mv', '-f', 'campaign/c.csv', 'archive/campaign/b.csv'], { env })).code, 0);
+    assert.equal(oneLineError(await runClient(['cp', 'campaign/c.csv', 'archive/campaign/'], { env }), 5, /already exists/), null);
+    assert.equal(oneLineError(await runClient(['mv', 'campaign/c.csv', 'archive/campaign/b.csv'], { env }), 5, /already exists/), null);
+    assert.equal((await runClient(['mv', '-f', 'campaign/c.csv', 'archive/campaign/b.csv'], { env })).code, 0);
     const moved = await fetch(`${server.url}/api/registered/lading/home/alice/archive/campaign/b.csv?download=true`, { headers: { authorization: `Bearer ${token}` } });
     assert.equal(await moved.text(), 'other\n');
     assert.equal(await ls('campaign'), 'b.csv\nsub/\n');
@@ -188,20 +198,20 @@ describe('lading client commands', () => {
     const put = (rest: string, body: string) => fetch(`${server.url}/api/registered/lading/home/alice/${rest}`, {
       method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' }, body,
     });
-    const ls = async (path: string) => (await runLading(['ls', path], { env })).stdout;
-    assert.equal((await runLading(['mkdir', '-p', 'bin-test/old'], { env })).code, 0);
+    const ls = async (path: string) => (await runClient(['ls', path], { env })).stdout;
+    assert.equal((await runClient(['mkdir', '-p', 'bin-test/old'], { env })).code, 0);
     assert.equal((await put('bin-test/draft.txt', 'draft\n')).status, 200);
     assert.equal((await put('bin-test/old/notes.txt', 'notes\n')).status, 200);
 
-    const removed = await runLading(['rm', 'bin-test/draft.txt', '--reason', 'superseded'], { env });
+    const removed = await runClient(['rm', 'bin-test/draft.txt', '--reason', 'superseded'], { env });
     assert.equal(removed.code, 0, removed.stderr);
     assert.match(removed.stdout, /^trashed \/lading\/home\/alice\/bin-test\/draft\.txt \(id [0-9a-f-]{36}; lading trash restore [0-9a-f-]{36}\)\n$/);
-    assert.equal(oneLineError(await runLading(['rm', 'bin-test/old'], { env }), 2, /is a collection: trash it with -r/), null);
-    assert.equal((await runLading(['rm', '-r', 'bin-test/old'], { env })).code, 0);
+    assert.equal(oneLineError(await runClient(['rm', 'bin-test/old'], { env }), 2, /is a collection: trash it with -r/), null);
+    assert.equal((await runClient(['rm', '-r', 'bin-test/old'], { env })).code, 0);
     assert.equal(await ls('bin-test'), '');
-    assert.equal(oneLineError(await runLading(['rm', 'bin-test/draft.txt'], { env }), 4, /lading: /), null);
+    assert.equal(oneLineError(await runClient(['rm', 'bin-test/draft.txt'], { env }), 4, /lading: /), null);
 
-    const listed = await runLading(['trash', 'ls'], { env });
+    const listed = await runClient(['trash', 'ls'], { env });
     assert.equal(listed.code, 0, listed.stderr);
     const lines = listed.stdout.trimEnd().split('\n');
     assert.equal(lines.length, 2, listed.stdout);
@@ -209,24 +219,24 @@ describe('lading client commands', () => {
     assert.match(lines[1]!, /\tobject\t.*\t\/lading\/home\/alice\/bin-test\/draft\.txt$/);
 
     // Restored by its old path; by id under another name when the path is taken.
-    assert.equal((await runLading(['trash', 'restore', 'bin-test/old'], { env })).stdout, 'restored /lading/home/alice/bin-test/old\n');
+    assert.equal((await runClient(['trash', 'restore', 'bin-test/old'], { env })).stdout, 'restored /lading/home/alice/bin-test/old\n');
     assert.equal(await ls('bin-test/old'), 'notes.txt\n');
     assert.equal((await put('bin-test/draft.txt', 'new\n')).status, 200);
     const draftId = lines[1]!.split('\t')[0]!;
-    assert.equal(oneLineError(await runLading(['trash', 'restore', draftId], { env }), 5, /taken; restore it under another name/), null);
-    const renamed = await runLading(['trash', 'restore', draftId, '--as', 'draft-1.txt', '--json'], { env });
+    assert.equal(oneLineError(await runClient(['trash', 'restore', draftId], { env }), 5, /taken; restore it under another name/), null);
+    const renamed = await runClient(['trash', 'restore', draftId, '--as', 'draft-1.txt', '--json'], { env });
     assert.equal(renamed.code, 0, renamed.stderr);
     assert.equal(JSON.parse(renamed.stdout).path, '/lading/home/alice/bin-test/draft-1.txt');
     assert.equal(await ls('bin-test'), 'draft-1.txt\ndraft.txt\nold/\n');
 
     // A name in the home, with no '/', is a path too, as for rm.
     assert.equal((await put('loose.txt', 'x\n')).status, 200);
-    assert.equal((await runLading(['rm', 'loose.txt'], { env })).code, 0);
-    assert.equal((await runLading(['trash', 'restore', 'loose.txt'], { env })).stdout, 'restored /lading/home/alice/loose.txt\n');
+    assert.equal((await runClient(['rm', 'loose.txt'], { env })).code, 0);
+    assert.equal((await runClient(['trash', 'restore', 'loose.txt'], { env })).stdout, 'restored /lading/home/alice/loose.txt\n');
 
-    assert.equal((await runLading(['rm', 'bin-test/draft.txt'], { env })).code, 0);
-    assert.equal((await runLading(['trash', 'empty'], { env })).stdout, 'purged 1 entry\n');
-    assert.equal((await runLading(['trash', 'ls'], { env })).stdout, '');
+    assert.equal((await runClient(['rm', 'bin-test/draft.txt'], { env })).code, 0);
+    assert.equal((await runClient(['trash', 'empty'], { env })).stdout, 'purged 1 entry\n');
+    assert.equal((await runClient(['trash', 'ls'], { env })).stdout, '');
   });
 
   it('takedown (administration) removes an object\'s bytes at once and records who and why', async () => {
@@ -249,7 +259,7 @@ describe('lading client commands', () => {
   });
 
   it('share create, list and revoke: the link downloads until revoked', async () => {
-    const created = await runLading(['share', 'create', 'run1/greeting.txt', '--expires', '7d', '--max-uses', '3', '--json'], { env });
+    const created = await runClient(['share', 'create', 'run1/greeting.txt', '--expires', '7d', '--max-uses', '3', '--json'], { env });
     assert.equal(created.code, 0, created.stderr);
     const link = JSON.parse(created.stdout) as { id: string; url: string; expires_at: string; max_uses: number };
     assert.equal(link.max_uses, 3);
@@ -258,52 +268,52 @@ describe('lading client commands', () => {
     assert.equal(got.status, 200);
     assert.equal(await got.text(), 'hello world');
 
-    const list = await runLading(['share', 'list', 'run1/greeting.txt'], { env });
+    const list = await runClient(['share', 'list', 'run1/greeting.txt'], { env });
     assert.equal(list.code, 0, list.stderr);
     assert.match(list.stdout, new RegExp(`^${link.id}\\tread\\tactive\\t1/3\\t`, 'm'));
 
-    const revoked = await runLading(['share', 'revoke', link.id], { env });
+    const revoked = await runClient(['share', 'revoke', link.id], { env });
     assert.equal(revoked.code, 0, revoked.stderr);
     assert.notEqual((await fetch(link.url)).status, 200);
-    assert.equal(oneLineError(await runLading(['share', 'revoke', '00000000-0000-4000-8000-000000000000'], { env }), 4, /lading: /), null);
-    assert.equal(oneLineError(await runLading(['share', 'create', 'run1', '--expires', 'soon'], { env }), 2, /not a duration/), null);
+    assert.equal(oneLineError(await runClient(['share', 'revoke', '00000000-0000-4000-8000-000000000000'], { env }), 4, /lading: /), null);
+    assert.equal(oneLineError(await runClient(['share', 'create', 'run1', '--expires', 'soon'], { env }), 2, /not a duration/), null);
   });
 
   it('proxy shows the proxy certificate, proxy renew keeps a valid one', async () => {
-    const shown = await runLading(['proxy'], { env });
+    const shown = await runClient(['proxy'], { env });
     assert.equal(shown.code, 0, shown.stderr);
     assert.match(shown.stdout, /^subject  : .*CN=alice/m);
     assert.match(shown.stdout, /^timeleft : \d+:\d\d:\d\d$/m);
-    const json = JSON.parse((await runLading(['proxy', '--json'], { env })).stdout) as { expired: boolean; seconds_left: number; storage_user: string };
+    const json = JSON.parse((await runClient(['proxy', '--json'], { env })).stdout) as { expired: boolean; seconds_left: number; storage_user: string };
     assert.equal(json.expired, false);
     assert.ok(json.seconds_left > 0);
     assert.equal(json.storage_user, 'alice');
-    const renew = await runLading(['proxy', 'renew'], { env });
+    const renew = await runClient(['proxy', 'renew'], { env });
     assert.equal(renew.code, 0, renew.stderr);
     assert.equal(renew.stdout, 'Current proxy is still valid.\n');
   });
 
   it('token prints the token; LADING_URL and LADING_TOKEN work without any configuration', async () => {
-    const res = await runLading(['token'], { env });
+    const res = await runClient(['token'], { env });
     assert.equal(res.code, 0, res.stderr);
     const token = res.stdout.trim();
     assert.equal(token, (await readConfig()).servers.local!.token);
     const batch = { XDG_CONFIG_HOME: join(dir, 'empty-config'), LADING_URL: server.url, LADING_TOKEN: token };
-    const ls = await runLading(['ls', 'run1'], { env: batch });
+    const ls = await runClient(['ls', 'run1'], { env: batch });
     assert.equal(ls.code, 0, ls.stderr);
     assert.equal(ls.stdout, 'greeting.txt\nraw/\n');
-    const bad = await runLading(['ls'], { env: { ...batch, LADING_TOKEN: 'not-a-token' } });
+    const bad = await runClient(['ls'], { env: { ...batch, LADING_TOKEN: 'not-a-token' } });
     assert.equal(oneLineError(bad, 3, /invalid or has expired/), null);
   });
 
   it('logout revokes the token on the server and forgets the server', async () => {
     const { token } = (await readConfig()).servers.local!;
-    const res = await runLading(['logout'], { env });
+    const res = await runClient(['logout'], { env });
     assert.equal(res.code, 0, res.stderr);
     assert.match(res.stdout, /^logged out of http:/);
     assert.deepEqual((await readConfig()).servers, {});
     const check = await fetch(`${server.url}/auth/b2safeproxy`, { headers: { authorization: `Bearer ${token}` } });
     assert.equal(check.status, 401);
-    assert.equal(oneLineError(await runLading(['ls'], { env }), 3, /not logged in/), null);
+    assert.equal(oneLineError(await runClient(['ls'], { env }), 3, /not logged in/), null);
   });
 });

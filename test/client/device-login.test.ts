@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { browserSkip as skip, launchBrowser } from '../helpers/browser.ts';
-import { LADING_BIN, lading, spawnServe, stopProcess } from '../helpers/process.ts';
+import { CLIENT_BIN, lading, spawnServe, stopProcess } from '../helpers/process.ts';
 import { cleanEnv, runLading } from '../cli/run-lading.ts';
 import type { ChildProcess } from 'node:child_process';
 
@@ -45,7 +45,7 @@ after(async () => {
 });
 
 it('logs in with the device authorization grant, the code entered in Chromium, then lists and renews', { skip, timeout: 120_000 }, async () => {
-  const login = spawn(LADING_BIN, ['login', server.url, '--device', '--name', 'here'], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const login = spawn(CLIENT_BIN, ['login', server.url, '--device', '--name', 'here'], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   login.stdout.on('data', (c) => { stdout += String(c); });

@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { cleanEnv } from '../cli/run-lading.ts';
-import { LADING_BIN } from '../helpers/process.ts';
+import { CLIENT_BIN } from '../helpers/process.ts';
 import { type Node, makeTree, runCli, startNode } from './transfer-support.ts';
 
 const MIB = 1024 * 1024;
@@ -19,7 +19,7 @@ const MIB = 1024 * 1024;
 /** Runs `script` in bash with `lading` on hand as "$L"; resolves with its outputs and its code. */
 function shell(script: string, env: Record<string, string>, input?: Buffer): Promise<{ code: number | null; stdout: Buffer; stderr: string }> {
   return new Promise((resolve) => {
-    const proc = spawn('bash', ['-c', `set -o pipefail; ${script}`], { env: cleanEnv({ ...env, L: LADING_BIN }), stdio: ['pipe', 'pipe', 'pipe'] });
+    const proc = spawn('bash', ['-c', `set -o pipefail; ${script}`], { env: cleanEnv({ ...env, L: CLIENT_BIN }), stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     let stderr = '';
     proc.stdout.on('data', (c: Buffer) => out.push(c));

@@ -10,7 +10,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { cleanEnv } from '../cli/run-lading.ts';
-import { LADING_BIN, lading, spawnServe, stopProcess } from '../helpers/process.ts';
+import { CLIENT_BIN, lading, spawnServe, stopProcess } from '../helpers/process.ts';
 
 export const ZONE = 'tz';
 
@@ -65,7 +65,7 @@ export interface Ran {
 
 /** Starts `bin/lading args`; `done` resolves with how it ended and what it printed. */
 export function startCli(args: string[], env: Record<string, string>): { proc: ChildProcess; done: Promise<Ran> } {
-  const proc = spawn(LADING_BIN, args, { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(CLIENT_BIN, args, { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   proc.stdout!.on('data', (c) => { stdout += String(c); });

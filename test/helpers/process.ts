@@ -9,6 +9,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 export const LADING_BIN = join(import.meta.dirname, '..', '..', 'bin', 'lading');
 
 /**
+ * The program the client tests run for client commands: the single-file client
+ * (`npm run build:client`, dist/lading) when LADING_TEST_CLIENT_BIN names it, as CI does after
+ * the suite, else `bin/lading`. Servers and admin commands always run from `bin/lading`.
+ */
+export const CLIENT_BIN = process.env.LADING_TEST_CLIENT_BIN || LADING_BIN;
+/** True when the client tests run the single-file client. */
+export const SINGLE_FILE_CLIENT = CLIENT_BIN !== LADING_BIN;
+
+/**
  * Starts `lading serve --data <data> --listen 127.0.0.1:0` (or `listen`) and resolves once it listens, with
  * what it has printed so far and since (`output`).
  */
