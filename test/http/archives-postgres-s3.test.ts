@@ -8,7 +8,7 @@
  * `archives.test.ts`.) Needs `.ci/services/postgres.sh` and `.ci/services/swift.sh`; skips
  * without them, except under CI, where that fails.
  */
-import { after, before, describe, it, test } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
@@ -19,32 +19,22 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import pg from 'pg';
 import { parsePath } from '../../src/core/path.ts';
 import { emptyS3Prefix } from '../helpers/cluster.ts';
+import { postgresS3 } from '../helpers/postgres-s3.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { PY_BAG, download, expected, pythonRead, run, sevenZipTest } from './archive-readers.ts';
-
-const pgUrl = process.env.LADING_TEST_PG_URL;
-const s3 = {
-  endpoint: process.env.LADING_TEST_S3_ENDPOINT, bucket: process.env.LADING_TEST_S3_BUCKET,
-  key: process.env.LADING_TEST_S3_ACCESS_KEY, secret: process.env.LADING_TEST_S3_SECRET_KEY,
-  region: process.env.LADING_TEST_S3_REGION,
-};
 
 /** Members of the collection: enough for many S3 reads in one archive, spread over sub-collections. */
 const MEMBERS = 300;
 
-if (!pgUrl || !s3.endpoint || !s3.bucket || !s3.key || !s3.secret || !s3.region) {
-  const message = 'archives on PostgreSQL and S3 need LADING_TEST_PG_URL and LADING_TEST_S3_*: run `source .ci/services/postgres.sh; source .ci/services/swift.sh` first.';
-  if (process.env.CI) test('archives on PostgreSQL and S3', () => assert.fail(message));
-  else test('archives on PostgreSQL and S3', { skip: message }, () => {});
-} else {
-  const schema = `lading_test_archives_${randomBytes(4).toString('hex')}`;
-  const prefix = `${schema}/`;
+const services = postgresS3('archives on PostgreSQL and S3', 'archives on PostgreSQL and S3 need', 'archives');
+if (services) {
+  const { s3 } = services;
+  const prefix = `${services.schema}/`;
   const client = new S3Client({
-    endpoint: s3.endpoint, region: s3.region!, forcePathStyle: true,
-    credentials: { accessKeyId: s3.key!, secretAccessKey: s3.secret! },
+    endpoint: s3.endpoint, region: s3.region, forcePathStyle: true,
+    credentials: { accessKeyId: s3.key, secretAccessKey: s3.secret },
   });
 
   describe('a collection in one download on PostgreSQL and S3', () => {
@@ -55,12 +45,7 @@ if (!pgUrl || !s3.endpoint || !s3.bucket || !s3.key || !s3.secret || !s3.region)
 
     before(async () => {
       dir = await mkdtemp(join(tmpdir(), 'lading-archives-pg-'));
-      s = await startTestServer({
-        'catalog.driver': 'postgres', 'catalog.url': pgUrl, 'catalog.schema': schema,
-        'resource.driver': 's3', 'resource.s3.endpoint': s3.endpoint, 'resource.s3.bucket': s3.bucket,
-        'resource.s3.region': s3.region, 'resource.s3.prefix': prefix,
-        'resource.s3.access_key_id': s3.key, 'resource.s3.secret_access_key': s3.secret,
-      });
+      s = await startTestServer(services.flags);
       alice = await s.bearer('alice');
       const actor = await s.deps.backend.actorFor('alice');
       for (const c of [base, `${base}/raw`, `${base}/raw/ctd`, `${base}/docs`, `${base}/empty`]) {
@@ -82,11 +67,8 @@ if (!pgUrl || !s3.endpoint || !s3.bucket || !s3.key || !s3.secret || !s3.region)
     after(async () => {
       await s?.stop();
       await rm(dir, { recursive: true, force: true });
-      const pool = new pg.Pool({ connectionString: pgUrl, max: 1 });
-      pool.on('error', () => {});
-      await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => {});
-      await pool.end();
-      await emptyS3Prefix(client, s3.bucket!, prefix);
+      await services.dropSchema();
+      await emptyS3Prefix(client, s3.bucket, prefix);
       client.destroy();
     });
 
