@@ -86,4 +86,29 @@ describe('lading in pipes', { timeout: 180_000 }, () => {
     assert.equal(exists.code, 5, exists.stderr);
     assert.match(exists.stderr, /^lading: .*exists/);
   });
+
+  it('--bwlimit holds a stream to its rate both ways, and a share link\'s download too', async () => {
+    const bytes = randomBytes(3 * MIB);
+    let t0 = Date.now();
+    const up = await shell('cat | "$L" put --bwlimit 1M - limited.bin', node.env, bytes);
+    const upMs = Date.now() - t0;
+    assert.equal(up.code, 0, up.stderr);
+    // 3 MiB at 1 MiB/s, less the first burst: at least 2.5 s.
+    assert.ok(upMs >= 2500, `3 MiB of standard input went up in ${upMs} ms at 1 MiB/s`);
+    t0 = Date.now();
+    const down = await shell('"$L" get --bwlimit 2M limited.bin - | cat', node.env);
+    const downMs = Date.now() - t0;
+    assert.equal(down.code, 0, down.stderr);
+    assert.equal(sha(down.stdout), sha(bytes));
+    assert.ok(downMs >= 1200, `3 MiB came out on standard output in ${downMs} ms at 2 MiB/s`);
+    const created = await runCli(['share', 'create', 'limited.bin'], node.env);
+    assert.equal(created.code, 0, created.stderr);
+    const link = created.stdout.split('\n')[0]!;
+    t0 = Date.now();
+    const shared = await shell(`"$L" get --bwlimit 2M '${link}' - | cat`, { HOME: node.dir, XDG_CONFIG_HOME: join(node.dir, 'nobody') });
+    const sharedMs = Date.now() - t0;
+    assert.equal(shared.code, 0, shared.stderr);
+    assert.equal(sha(shared.stdout), sha(bytes));
+    assert.ok(sharedMs >= 1200, `3 MiB came from the link in ${sharedMs} ms at 2 MiB/s`);
+  });
 });

@@ -23,7 +23,7 @@ import { downloadFile } from './download.ts';
 import { Manifest, type Task, exitCodeOf, runTasks } from './engine.ts';
 import { JsonReporter, LineReporter, QuietReporter, type Reporter, TtyReporter, formatBytes } from './progress.ts';
 import { getToStream, putFromStream } from './streams.ts';
-import { Throttle } from './throttle.ts';
+import { Throttle, throttled } from './throttle.ts';
 import { ResumeStore } from './resume-store.ts';
 import { type RemoteEntry, localKind, remoteStat, walkLocal, walkRemote } from './trees.ts';
 import { uploadFile } from './upload.ts';
@@ -161,6 +161,7 @@ function stream(direction: 'put' | 'get', args: string[], opts: TransferOptions)
     if (opts.recursive || opts.sync || opts.manifest) throw usageError('-r, --sync and --manifest do not apply to standard input or output');
     const api = new ApiClient(await resolveTarget({ server: opts.server }));
     const retry = { retries: opts.retries, maxWaitMs: opts.retryWait * 1000, signal };
+    const throttle = opts.bwlimit ? new Throttle(opts.bwlimit) : undefined;
     try {
       const home = homeOf(api);
       if (direction === 'get') {
@@ -168,7 +169,7 @@ function stream(direction: 'put' | 'get', args: string[], opts: TransferOptions)
         const entry = await remoteStat(api, path, signal);
         if (!entry) throw new ClientError(`${path}: no such data object`, EXIT.NOT_FOUND);
         if (entry.kind === 'collection') throw usageError(`${path} is a collection: only a data object can go to standard output`);
-        const done = await getToStream(api, entry, process.stdout, retry);
+        const done = await getToStream(api, entry, process.stdout, retry, throttle);
         if (opts.json) process.stderr.write(`${JSON.stringify({ event: 'done', status: 'received', ...done })}\n`);
         return;
       }
@@ -176,7 +177,7 @@ function stream(direction: 'put' | 'get', args: string[], opts: TransferOptions)
       const path = await remotePath(api, args[1]!, home);
       if ((await remoteStat(api, path, signal))?.kind === 'collection') throw usageError(`${path} is a collection: standard input needs a name, e.g. ${path}/data.bin`);
       if (process.stdin.isTTY) throw usageError('standard input is a terminal: pipe the data in, e.g. producer | lading put - name');
-      const done = await putFromStream(api, process.stdin, path, { force: opts.force === true, blockBytes: Math.min(opts.chunkSize, STREAM_BLOCK_MAX), retry });
+      const done = await putFromStream(api, process.stdin, path, { force: opts.force === true, blockBytes: Math.min(opts.chunkSize, STREAM_BLOCK_MAX), retry, ...(throttle ? { throttle } : {}) });
       if (opts.json) process.stdout.write(`${JSON.stringify({ event: 'done', status: 'sent', ...done })}\n`);
       else if (!opts.quiet) process.stderr.write(`lading: sent standard input as ${done.path} (${formatBytes(done.size)}, sha256 ${done.sha256})\n`);
     } finally {
@@ -213,8 +214,9 @@ function getShared(args: string[], opts: TransferOptions): Promise<void> {
         throw new ClientError(`${local} exists: use --force to replace it`, EXIT.CONFLICT);
       }
       const hash = createHash('sha256');
+      const throttle = opts.bwlimit ? new Throttle(opts.bwlimit) : undefined;
       const hashed = async function* (body: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
-        for await (const chunk of body) {
+        for await (const chunk of throttled(body, throttle, signal)) {
           hash.update(chunk);
           yield chunk;
         }

@@ -15,6 +15,7 @@ import { type ApiClient, type RetryOptions, discard, retryAfterOf, withRetry } f
 import { ClientError } from '../errors.ts';
 import { EXIT } from '../exit-codes.ts';
 import { contentDigest, digestOfChecksum, digestOfHeader } from './digest.ts';
+import { type Throttle, throttled } from './throttle.ts';
 import type { RemoteEntry } from './trees.ts';
 
 const TUS = { 'tus-resumable': '1.0.0' };
@@ -29,10 +30,10 @@ export interface Streamed {
 
 /**
  * Writes the data object `entry` to `out`, continuing a broken transfer with `Range` and
- * `If-Range` from the bytes written so far; rejects with `INTEGRITY` when what was written is
- * not what the server stored.
+ * `If-Range` from the bytes written so far, at the rate `throttle` allows; rejects with
+ * `INTEGRITY` when what was written is not what the server stored.
  */
-export async function getToStream(api: ApiClient, entry: RemoteEntry, out: NodeJS.WritableStream, retry: RetryOptions): Promise<Streamed> {
+export async function getToStream(api: ApiClient, entry: RemoteEntry, out: NodeJS.WritableStream, retry: RetryOptions, throttle?: Throttle): Promise<Streamed> {
   const hash = createHash('sha256');
   const expected = digestOfChecksum(entry.checksum);
   let written = 0;
@@ -49,7 +50,7 @@ export async function getToStream(api: ApiClient, entry: RemoteEntry, out: NodeJ
     }
     repr ??= digestOfHeader(response.headers.get('repr-digest'));
     try {
-      for await (const chunk of response.body as AsyncIterable<Buffer>) {
+      for await (const chunk of throttled(response.body as AsyncIterable<Buffer>, throttle, retry.signal)) {
         hash.update(chunk);
         written += chunk.length;
         if (!out.write(chunk)) await once(out, 'drain');
@@ -68,10 +69,10 @@ export async function getToStream(api: ApiClient, entry: RemoteEntry, out: NodeJ
 }
 
 /** Reads `input` into blocks of `size` bytes (the last one shorter, possibly empty). */
-async function* blocks(input: Readable, size: number): AsyncGenerator<Buffer> {
+async function* blocks(input: AsyncIterable<Buffer>, size: number): AsyncGenerator<Buffer> {
   let parts: Buffer[] = [];
   let have = 0;
-  for await (const chunk of input as AsyncIterable<Buffer>) {
+  for await (const chunk of input) {
     let rest = chunk;
     while (have + rest.length >= size) {
       const take = size - have;
@@ -98,13 +99,14 @@ function verify(path: string, sha256: Buffer, checksum: string | null | undefine
 }
 
 /**
- * Stores `input` as the data object `path` (`force`: over an existing one). `blockBytes` is
- * what is held in memory, and what a broken request sends again at most.
+ * Stores `input` as the data object `path` (`force`: over an existing one), read at the rate
+ * `throttle` allows. `blockBytes` is what is held in memory, and what a broken request sends
+ * again at most.
  */
-export async function putFromStream(api: ApiClient, input: Readable, path: string, options: { force: boolean; blockBytes: number; retry: RetryOptions }): Promise<Streamed> {
+export async function putFromStream(api: ApiClient, input: Readable, path: string, options: { force: boolean; blockBytes: number; retry: RetryOptions; throttle?: Throttle }): Promise<Streamed> {
   const { retry } = options;
   const hash = createHash('sha256');
-  const source = blocks(input, options.blockBytes);
+  const source = blocks(throttled(input, options.throttle, retry.signal), options.blockBytes);
   // NOTE: one block read ahead tells whether the one to send is the last: the request that
   // brings the last bytes carries the length and the digest. null: the stream has ended.
   const after = async (current: Buffer): Promise<Buffer | null> => {

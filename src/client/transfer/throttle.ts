@@ -25,3 +25,11 @@ export class Throttle {
     if (wait > 0) await sleep(wait, undefined, { signal });
   }
 }
+
+/** `source`'s chunks, each let through when `throttle` allows (all of them at once without one). */
+export async function* throttled(source: AsyncIterable<Buffer>, throttle: Throttle | undefined, signal?: AbortSignal): AsyncGenerator<Buffer> {
+  for await (const chunk of source) {
+    if (throttle) await throttle.take(chunk.length, signal);
+    yield chunk;
+  }
+}
