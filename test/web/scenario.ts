@@ -980,3 +980,72 @@ export async function runPublicScenario(t: TestContext, browser: Browser, d: Dep
 function sha256Text(text: string): string {
   return `sha2:${createHash('sha256').update(text).digest('base64')}`;
 }
+
+/**
+ * The server goes away under an open page and a running upload, and comes back: the folder
+ * keeps its last listing with "Reconnecting…" (never "empty"), the upload says it waits for the
+ * server (no rate, no time left), and once the server is back both go on by themselves: the
+ * notice leaves and the upload finishes, whole.
+ */
+export async function runReconnectScenario(t: TestContext, browser: Browser, d: Deployment, outage: { stop: () => Promise<void>; start: () => Promise<void> }): Promise<void> {
+  await mkdir(d.shots, { recursive: true });
+  const home = `/${d.zone}/home/${d.user}`;
+  const base = `${home}/outage`;
+  const visited: string[] = [];
+  const check = pageCheck(d.shots, visited);
+  const context = await browser.newContext({ viewport: DESKTOP });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  await signIn(page, d);
+  assert.ok((await inPage(page, 'POST', '/api/registered', { path: base })).status < 300);
+  assert.ok((await inPage(page, 'PUT', `/api/registered${base}/kept.csv`, 'a,b\n1,2\n')).status < 300);
+  const rowLink = (name: string) => page.locator('tbody').getByRole('link', { name, exact: true });
+  await page.evaluate(`location.hash = '#/browse${base}'`);
+  await rowLink('kept.csv').waitFor();
+
+  // The server stops (kill -9) once 16 MiB of a 96 MiB upload have gone through.
+  const bigPath = join(d.dir, 'outage.bin');
+  const bigSha = await generateFile(bigPath, 96 * MIB);
+  let stopped: Promise<void> | undefined;
+  d.relay.triggers.push({ at: d.relay.sent + 16 * MIB, action: () => (stopped = outage.stop()) });
+  await page.getByLabel('Upload files').setInputFiles(bigPath);
+  const panel = page.getByRole('complementary', { name: 'Uploads in progress' });
+  await panel.getByRole('progressbar', { name: 'Upload of outage.bin' }).waitFor();
+  for (let i = 0; !stopped && i < 600; i++) await page.waitForTimeout(100);
+  assert.ok(stopped, 'the server was stopped during the upload');
+  await stopped;
+  t.diagnostic('the server is stopped');
+
+  // Away and back while the server is gone: the folder as last seen, and why nothing changes.
+  await page.evaluate(`location.hash = '#/transfers'`);
+  await page.getByRole('heading', { level: 1, name: 'Transfers' }).waitFor();
+  await page.evaluate(`location.hash = '#/browse${base}'`);
+  const reconnecting = page.getByText('Reconnecting…');
+  await reconnecting.waitFor({ timeout: 20_000 });
+  await rowLink('kept.csv').waitFor();
+  assert.equal(await page.getByText('This collection is empty').count(), 0, 'a folder never looks empty for want of the server');
+  const row = panel.locator('li.transfer').filter({ hasText: 'outage.bin' });
+  await row.getByText('Waiting for the server…').waitFor({ timeout: 30_000 });
+  assert.doesNotMatch(await row.innerText(), /left|\/s/, 'no rate and no time left while nothing moves');
+  await check(page, 'reconnecting');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await check(page, 'reconnecting-dark');
+  await page.emulateMedia({ colorScheme: 'light' });
+
+  // The server is back: the notice goes by itself, the upload finishes whole.
+  await outage.start();
+  t.diagnostic('the server is started again');
+  await reconnecting.waitFor({ state: 'detached', timeout: 40_000 });
+  await rowLink('kept.csv').waitFor();
+  const done = page.getByRole('link', { name: /uploads? done/ });
+  await done.waitFor({ timeout: 180_000 });
+  await done.click();
+  const finished = page.locator('li.transfer').filter({ hasText: 'outage.bin' });
+  await finished.getByText('Done').waitFor();
+  await page.evaluate(`location.hash = '#/browse${base}'`);
+  await rowLink('outage.bin').waitFor({ timeout: 20_000 });
+  assert.equal((await checksums(page, base))['outage.bin'], `sha2:${bigSha}`, 'stored whole');
+  assert.deepEqual(problems, []);
+  await context.close();
+}

@@ -17,7 +17,7 @@ import { freePort, startNode, stopProcess } from '../helpers/cluster.ts';
 import { lading } from '../helpers/process.ts';
 import { Relay } from '../e2e/tus-support.ts';
 import { browserSkip as skip, launchBrowser } from '../helpers/browser.ts';
-import { runMoveCopyScenario, runPublicScenario, runReloadScenario, runScenario, runTrashScenario, screenshotDir, signIn } from './scenario.ts';
+import { runMoveCopyScenario, runPublicScenario, runReconnectScenario, runReloadScenario, runScenario, runTrashScenario, screenshotDir, signIn } from './scenario.ts';
 
 const ZONE = 'tz';
 const PREFIX = '21.T66666';
@@ -100,6 +100,20 @@ describe('the web app on one node with the embedded defaults', { skip, timeout: 
     await runPublicScenario(t, browser, {
       base, relay, dir, user: 'alice', password: 'correct horse battery staple', other: OTHER, zone: ZONE, pidPrefix: PREFIX,
       shots: screenshotDir('embedded'), restart: async () => {},
+    });
+  });
+
+  it('keeps a folder\'s listing with "Reconnecting…" and an upload waiting while the server is gone, and both go on once it is back', async (t) => {
+    await runReconnectScenario(t, browser, {
+      base, relay, dir, user: 'alice', password: 'correct horse battery staple', other: OTHER, zone: ZONE, pidPrefix: PREFIX,
+      shots: screenshotDir('embedded'), restart: async () => {},
+    }, {
+      stop: async () => { await stopProcess(node, 'SIGKILL'); },
+      start: async () => {
+        const again = await startNode(data, env);
+        node = again.proc;
+        relay.switchTo(again.url);
+      },
     });
   });
 

@@ -296,6 +296,20 @@ function NewCollectionDialog(props: { parent: string; onClose: (created: boolean
   );
 }
 
+/**
+ * The last listing seen of each collection (of the signed-in user, the latest few), shown at
+ * once when the user comes back to one: while it is asked for again, and while the server
+ * cannot be reached.
+ */
+const lastSeen = new Map<string, Entry[]>();
+const LAST_SEEN_MAX = 32;
+
+function remember(key: string, entries: Entry[]): void {
+  lastSeen.delete(key);
+  lastSeen.set(key, entries);
+  if (lastSeen.size > LAST_SEEN_MAX) lastSeen.delete(lastSeen.keys().next().value!);
+}
+
 /** A collection's page. */
 export function BrowsePage(props: { session: Session; path: string }) {
   const { path } = props;
@@ -309,23 +323,56 @@ export function BrowsePage(props: { session: Session; path: string }) {
   const [moved, setMoved] = useState<Moved | null>(null);
   const [dropConflict, setDropConflict] = useState<{ entry: Entry; into: string } | null>(null);
   const [reloadCount, setReloadCount] = useState(0);
+  const [reconnecting, setReconnecting] = useState(false);
   const reload = useCallback(() => setReloadCount((n) => n + 1), []);
   const access = useAccess(props.session, path);
   // NOTE: until the access is known, and with read access only, nothing is offered that writes.
   const writable = access !== undefined && canWrite(access.level);
 
+  // NOTE: while the server cannot be reached, the last listing stays, "Reconnecting…" says why
+  // nothing changes, and the listing is asked for again by itself: after 1, 2, 4, 8 and then
+  // every 15 s, and at once when the browser says it is online again or the tab comes back.
   useEffect(() => {
     const abort = new AbortController();
+    let attempt = 0;
+    let timer = 0;
+    const key = `${props.session.home}\n${path}`;
+    const load = () => {
+      clearTimeout(timer);
+      // NOTE: a listing asked for again, or one seen before, is replaced only once it is whole.
+      const whole = attempt > 0 || lastSeen.has(key);
+      listEntries(path, whole ? () => {} : setEntries, abort.signal).then((all) => {
+        remember(key, all);
+        if (whole) setEntries(all);
+        attempt = 0;
+        setReconnecting(false);
+      }, (err: unknown) => {
+        if ((err as Error).name === 'AbortError') return;
+        if (err instanceof ApiError && err.status === 0) {
+          setReconnecting(true);
+          timer = window.setTimeout(load, Math.min(15, 2 ** attempt++) * 1000);
+          return;
+        }
+        setReconnecting(false);
+        setEntries([]);
+        setError(describeError(err));
+      });
+    };
+    const now = () => { if (attempt > 0) load(); };
+    const visible = () => { if (document.visibilityState === 'visible') now(); };
     setError('');
-    listEntries(path, setEntries, abort.signal).catch((err: unknown) => {
-      if ((err as Error).name === 'AbortError') return;
-      setEntries([]);
-      setError(describeError(err));
-    });
-    return () => abort.abort();
+    load();
+    addEventListener('online', now);
+    document.addEventListener('visibilitychange', visible);
+    return () => {
+      abort.abort();
+      clearTimeout(timer);
+      removeEventListener('online', now);
+      document.removeEventListener('visibilitychange', visible);
+    };
   }, [path, reloadCount]);
 
-  useEffect(() => { setEntries(null); setNotice(''); setMoved(null); }, [path]);
+  useEffect(() => { setEntries(lastSeen.get(`${props.session.home}\n${path}`) ?? null); setNotice(''); setMoved(null); }, [path]);
   // NOTE: a trash or an undo (from the toast, wherever the user is) changes what is listed here.
   useEffect(() => onTrashChange(reload), [reload]);
 
@@ -408,11 +455,12 @@ export function BrowsePage(props: { session: Session; path: string }) {
       </div>
       {writable && <p class="hint drop-hint">Drop files or folders anywhere on this page to upload them here.</p>}
       {access?.level === 'read' && <p class="hint drop-hint">{access.sharedRoot?.owner ? `Shared with you by ${access.sharedRoot.owner}` : 'Shared with you'} to read and download.</p>}
+      {reconnecting && <Notice kind="info"><strong>Reconnecting…</strong> The server cannot be reached{entries === null ? '' : ': this is the folder as it was last seen'}. It is tried again by itself.</Notice>}
       {error && <Notice kind="error" onClose={() => setError('')}>{error}</Notice>}
       {notice && <Notice kind="success" onClose={() => setNotice('')}>{notice}</Notice>}
       {moved && <MovedNotice moved={moved} home={props.session.home} itemLink={itemHref} onClose={() => setMoved(null)} />}
       {entries === null
-        ? <p class="loading" role="status">Loading…</p>
+        ? !reconnecting && <p class="loading" role="status">Loading…</p>
         : <EntryTable
             entries={entries} caption={`Contents of ${path}`} empty={writable ? 'This collection is empty. Upload files or create a collection.' : 'This collection is empty.'}
             transfers={{

@@ -35,13 +35,13 @@ function ItemRow(props: { item: UploadItem }) {
     <li class={`transfer ${i.state}`}>
       <div class="transfer-head">
         <span class="transfer-name break" title={i.target}>{i.label}</span>
-        <span class="transfer-state">{STATE_TEXT[i.state]}</span>
+        <span class="transfer-state">{i.state === 'uploading' && i.stalled ? 'Waiting for the server…' : STATE_TEXT[i.state]}</span>
       </div>
       {i.state !== 'skipped' && i.state !== 'cancelled' && <Progress value={i.sent} max={i.total} label={`Upload of ${i.label}`} />}
       <div class="transfer-foot">
         <span>
           {humanSize(i.sent)} of {humanSize(i.total)}
-          {i.state === 'uploading' && i.rate > 0 && ` · ${rate(i.rate)} · ${duration(left)} left`}
+          {i.state === 'uploading' && !i.stalled && i.rate > 0 && ` · ${rate(i.rate)} · ${duration(left)} left`}
           {i.resumedFrom !== null && i.resumedFrom > 0 && ` · resumed at ${humanSize(i.resumedFrom)}`}
         </span>
         <span class="transfer-actions">
@@ -101,6 +101,7 @@ function Totals() {
       <p>
         {t.done} of {uploads.items.filter((i) => i.state !== 'skipped' && i.state !== 'cancelled').length} done · {humanSize(t.sent)} of {humanSize(t.total)}
         {t.active > 0 && t.rate > 0 && ` · ${rate(t.rate)} · ${duration(left)} left`}
+        {t.stalled > 0 && ` · ${t.stalled} waiting for the server`}
         {t.failed > 0 && ` · ${t.failed} failed`}
       </p>
     </div>

@@ -36,6 +36,8 @@ export interface UploadItem {
   /** When progress was last measured (ms), for the rate. */
   lastAt: number;
   lastSent: number;
+  /** Whether the last request failed and the upload waits to try again (the server gone, busy). */
+  stalled: boolean;
 }
 
 /** A file to upload and its path relative to the collection it goes into (`a/b.txt` for a folder's member). */
@@ -252,7 +254,7 @@ export class UploadManager {
 
   #add(file: File, target: string, label: string, replace: boolean): UploadItem {
     const item: UploadItem = {
-      id: this.#next++, file, target, label, state: 'waiting', sent: 0, total: file.size, rate: 0, resumedFrom: null,
+      id: this.#next++, file, target, label, state: 'waiting', sent: 0, total: file.size, rate: 0, resumedFrom: null, stalled: false,
       replace, error: null, pid: null, checksum: null, upload: null, lastAt: 0, lastSent: 0,
     };
     this.items = [...this.items, item];
@@ -286,8 +288,23 @@ export class UploadManager {
         fingerprint: this.#fingerprint(item.target),
         storeFingerprintForResuming: true,
         removeFingerprintOnSuccess: true,
-        onShouldRetry: (err) => item.state === 'uploading' && shouldRetry(err),
+        onShouldRetry: (err) => {
+          const again = item.state === 'uploading' && shouldRetry(err);
+          // NOTE: between tries nothing moves: no rate, no time left, but "waiting for the server".
+          if (again && !item.stalled) {
+            item.stalled = true;
+            item.rate = 0;
+            this.#changed();
+          }
+          return again;
+        },
         onAfterResponse: (req, res) => {
+          if (item.stalled && res.getStatus() < 400) {
+            item.stalled = false;
+            item.lastAt = performance.now();
+            item.lastSent = item.sent;
+            this.#changed();
+          }
           // NOTE: a HEAD is how the client resumes: its offset is where it goes on from.
           if (req.getMethod() === 'HEAD' && res.getStatus() === 200) {
             item.resumedFrom = Number(res.getHeader('Upload-Offset') ?? 0);
@@ -298,6 +315,7 @@ export class UploadManager {
           }
         },
         onProgress: (sent, total) => {
+          if (sent > item.sent) item.stalled = false;
           const now = performance.now();
           const dt = (now - item.lastAt) / 1000;
           if (dt >= 0.5) {
@@ -394,13 +412,14 @@ export class UploadManager {
   }
 
   /** Totals over what is queued, running or paused (finished ones count as sent). */
-  totals(): { sent: number; total: number; rate: number; active: number; done: number; failed: number } {
+  totals(): { sent: number; total: number; rate: number; active: number; done: number; failed: number; stalled: number } {
     let sent = 0;
     let total = 0;
     let rate = 0;
     let active = 0;
     let done = 0;
     let failed = 0;
+    let stalled = 0;
     for (const i of this.items) {
       if (i.state === 'skipped' || i.state === 'cancelled') continue;
       sent += i.sent;
@@ -409,8 +428,9 @@ export class UploadManager {
       if (i.state === 'uploading' || i.state === 'waiting') active++;
       if (i.state === 'done') done++;
       if (i.state === 'failed') failed++;
+      if (i.state === 'uploading' && i.stalled) stalled++;
     }
-    return { sent, total, rate, active, done, failed };
+    return { sent, total, rate, active, done, failed, stalled };
   }
 
   /** After the network comes back, uploads that failed for want of it go on. */
