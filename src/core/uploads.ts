@@ -77,6 +77,7 @@ export interface UploadView {
   length: number | null;
   metadata: string;
   path: Path;
+  createdAt: Date;
   expiresAt: Date;
   /** The data object it became, once complete (null when the caller can no longer see it). */
   object: DataObject | null;
@@ -532,7 +533,7 @@ export class ResumableUploads {
     }
     return {
       id: row.id, status: row.status, offset: row.offset, length: row.length, metadata: row.metadata, path: object?.path ?? row.path,
-      expiresAt: row.expiresAt, object, jobIds: row.jobIds,
+      createdAt: row.createdAt, expiresAt: row.expiresAt, object, jobIds: row.jobIds,
     };
   }
 }

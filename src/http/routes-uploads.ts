@@ -38,6 +38,7 @@ const UploadState = Type.Object({
   state: Type.Union([Type.Literal('open'), Type.Literal('complete')], { description: 'open: bytes are still expected; complete: it became the data object.' }),
   offset: Type.Integer({ description: 'Bytes received and acknowledged.', examples: [16777216] }),
   length: Type.Union([Type.Integer(), Type.Null()], { description: 'Total size, null while deferred.', examples: [268435456] }),
+  created: Type.String({ description: 'When it was created (ISO 8601).', examples: ['2026-11-30T09:12:04.000Z'] }),
   expires: Type.String({ description: 'When it expires unless it is used again (ISO 8601).', examples: ['2026-12-01T09:30:00.000Z'] }),
   path: Type.String({ description: 'The data object it becomes (or became).', examples: ['/lading/home/alice/run-42.h5'] }),
   object: Type.Union([EntityRecord, Type.Null()], { description: 'Once complete, the record of the data object (as /api/registered answers it, with its PID).' }),
@@ -139,7 +140,7 @@ export function registerUploadRoutes(app: TypedApp, deps: UploadRoutesDeps): voi
   const stateOf = (request: FastifyRequest, view: UploadView) => {
     const urls = deps.urls(request);
     return {
-      id: view.id, url: urlOf(request, view.id), state: view.status, offset: view.offset, length: view.length, expires: view.expiresAt.toISOString(),
+      id: view.id, url: urlOf(request, view.id), state: view.status, offset: view.offset, length: view.length, created: view.createdAt.toISOString(), expires: view.expiresAt.toISOString(),
       path: view.path, object: view.object ? entityRecord(urls, view.object)[view.object.name]! : null,
     };
   };

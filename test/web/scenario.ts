@@ -526,14 +526,16 @@ export async function runReloadScenario(browser: Browser, d: Deployment): Promis
     if (r.url().includes('/api/uploads')) requests.push(`${r.method()} failed (${r.failure()?.errorText ?? '?'})`);
   });
   await page.getByLabel('Upload files').setInputFiles(path);
+  // After the reload no panel covers the listing: a chip in the header points to Transfers.
   const unfinished = page.getByRole('region', { name: 'Unfinished uploads' });
-  await unfinished.waitFor({ timeout: 60_000 }).catch(async (err: unknown) => {
+  await page.getByRole('link', { name: '1 unfinished upload' }).click({ timeout: 60_000 }).then(() => unfinished.waitFor()).catch(async (err: unknown) => {
     await page.screenshot({ path: join(d.shots, 'reload-failure.png') }).catch(() => {});
     const shown = await page.locator('body').innerText({ timeout: 1000 }).catch(() => '?');
     throw new Error(`no "Unfinished uploads" after the reload (reloaded: ${reloaded}, ${d.relay.sent} bytes through the relay); `
       + `the uploads endpoint answered: ${requests.join(', ') || 'nothing'}; the page shows: ${shown.replace(/\s+/g, ' ').slice(0, 500)}`, { cause: err });
   });
   assert.ok(reloaded);
+  assert.equal(await page.getByRole('complementary', { name: 'Uploads in progress' }).count(), 0, 'no panel for uploads no page sends');
   const text = await unfinished.innerText();
   assert.match(text, /resume-me\.bin/);
   assert.doesNotMatch(text, /\(0 bytes of/, `the server kept what arrived before the reload: ${text}`);
@@ -1042,10 +1044,89 @@ export async function runReconnectScenario(t: TestContext, browser: Browser, d: 
   await done.waitFor({ timeout: 180_000 });
   await done.click();
   const finished = page.locator('li.transfer').filter({ hasText: 'outage.bin' });
-  await finished.getByText('Done').waitFor();
+  await finished.getByText('Done', { exact: true }).waitFor();
   await page.evaluate(`location.hash = '#/browse${base}'`);
   await rowLink('outage.bin').waitFor({ timeout: 20_000 });
   assert.equal((await checksums(page, base))['outage.bin'], `sha2:${bigSha}`, 'stored whole');
+  assert.deepEqual(problems, []);
+  await context.close();
+}
+
+/**
+ * The uploads panel and Transfers: an open upload this browser never knew (the CLI's, another
+ * browser's) is listed under Transfers with its target and age and can be discarded; a paused
+ * upload keeps the panel, with Resume in reach (at a phone's width too, where the panel is a
+ * sheet along the bottom of the screen); "queued" goes once the uploads are done; Transfers
+ * says where each file went and when.
+ */
+export async function runUploadsPanelScenario(t: TestContext, browser: Browser, d: Deployment): Promise<void> {
+  await mkdir(d.shots, { recursive: true });
+  const home = `/${d.zone}/home/${d.user}`;
+  const base = `${home}/panel`;
+  const visited: string[] = [];
+  const check = pageCheck(d.shots, visited);
+  const context = await browser.newContext({ viewport: DESKTOP });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  await signIn(page, d);
+  assert.ok((await inPage(page, 'POST', '/api/registered', { path: base })).status < 300);
+
+  // An upload started elsewhere: created through the API, 100 of its 1,000 bytes sent.
+  const created = await page.evaluate(async (path) => {
+    const session = (await (await fetch('/auth/session', { headers: { Accept: 'application/json' } })).json()) as { Response: { data: { csrf_token: string } } };
+    const csrf = { 'X-CSRF-Token': session.Response.data.csrf_token, 'Tus-Resumable': '1.0.0' };
+    const res = await fetch('/api/uploads', { method: 'POST', headers: { ...csrf, 'Upload-Length': '1000', 'Upload-Metadata': `path ${btoa(path)}` } });
+    const url = res.headers.get('location')!;
+    const patched = await fetch(url, { method: 'PATCH', headers: { ...csrf, 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream' }, body: 'x'.repeat(100) });
+    return { status: res.status, patched: patched.status, url };
+  }, `${base}/from-elsewhere.bin`);
+  assert.equal(created.status, 201);
+  assert.equal(created.patched, 204);
+  await page.reload();
+  await page.getByRole('link', { name: /^\d+ unfinished uploads?$/ }).click();
+  const region = page.getByRole('region', { name: 'Unfinished uploads' });
+  const elsewhere = region.locator('li').filter({ hasText: 'from-elsewhere.bin' });
+  await elsewhere.waitFor();
+  assert.match(await elsewhere.innerText(), /100 bytes of 1000 bytes sent, into panel, started just now, not from this browser/);
+  await check(page, 'transfers-unfinished');
+  await elsewhere.getByRole('button', { name: 'Discard the upload of from-elsewhere.bin' }).click();
+  await elsewhere.waitFor({ state: 'detached' });
+  const listed = await inPage(page, 'GET', '/api/uploads');
+  assert.doesNotMatch(listed.text, /from-elsewhere\.bin/, 'discarded on the server');
+
+  // A paused upload keeps the panel and its Resume, at a phone's width too; no red chip.
+  const bigPath = join(d.dir, 'paused.bin');
+  const bigSha = await generateFile(bigPath, 160 * MIB);
+  await page.evaluate(`location.hash = '#/browse${base}'`);
+  await page.getByRole('heading', { level: 1, name: 'panel' }).waitFor();
+  await page.getByLabel('Upload files').setInputFiles(bigPath);
+  const panel = page.getByRole('complementary', { name: 'Uploads in progress' });
+  await panel.getByRole('button', { name: 'Pause paused.bin' }).click();
+  const resume = panel.getByRole('button', { name: 'Resume paused.bin' });
+  await resume.waitFor();
+  await page.waitForTimeout(500);
+  assert.equal(await panel.count(), 1, 'the panel stays while an upload is paused');
+  assert.equal(await page.locator('.upload-chip.trouble').count(), 0, 'a pause is not an error');
+  await page.setViewportSize(PHONE);
+  await page.evaluate('window.scrollTo(0, 0)');
+  await page.waitForTimeout(150);
+  const box = await panel.boundingBox();
+  assert.ok(box && box.y >= 0 && box.y + box.height <= PHONE.height + 1, `the panel is in sight on a phone: ${JSON.stringify(box)}`);
+  await page.screenshot({ path: join(d.shots, 'panel-paused-phone.png') });
+  await page.setViewportSize(DESKTOP);
+  await resume.click();
+  await page.getByRole('link', { name: '1 of 1 upload done' }).waitFor({ timeout: 120_000 });
+  assert.equal(await page.getByText(/queued for upload/).count(), 0, '"queued" goes once the uploads are done');
+
+  // Transfers: where it went, and when.
+  await page.getByRole('link', { name: '1 of 1 upload done' }).click();
+  const row = page.locator('li.transfer').filter({ hasText: 'paused.bin' });
+  await row.getByText(`sha2:${bigSha}`).waitFor({ timeout: 15_000 });
+  assert.match(await row.innerText(), /into panel · done \d{4}-\d\d-\d\d \d\d:\d\d/);
+  assert.equal(await row.getByRole('link', { name: 'panel' }).getAttribute('href'), `#/browse${base}`);
+  await check(page, 'transfers-done');
+  t.diagnostic(`pages checked: ${visited.join(', ')}`);
   assert.deepEqual(problems, []);
   await context.close();
 }

@@ -17,7 +17,7 @@ import { freePort, startNode, stopProcess } from '../helpers/cluster.ts';
 import { lading } from '../helpers/process.ts';
 import { Relay } from '../e2e/tus-support.ts';
 import { browserSkip as skip, launchBrowser } from '../helpers/browser.ts';
-import { runMoveCopyScenario, runPublicScenario, runReconnectScenario, runReloadScenario, runScenario, runTrashScenario, screenshotDir, signIn } from './scenario.ts';
+import { runMoveCopyScenario, runPublicScenario, runReconnectScenario, runReloadScenario, runUploadsPanelScenario, runScenario, runTrashScenario, screenshotDir, signIn } from './scenario.ts';
 
 const ZONE = 'tz';
 const PREFIX = '21.T66666';
@@ -117,6 +117,13 @@ describe('the web app on one node with the embedded defaults', { skip, timeout: 
     });
   });
 
+  it('lists uploads started elsewhere under Transfers, keeps a paused upload in reach, and says where each went and when', async (t) => {
+    await runUploadsPanelScenario(t, browser, {
+      base, relay, dir, user: 'alice', password: 'correct horse battery staple', other: OTHER, zone: ZONE, pidPrefix: PREFIX,
+      shots: screenshotDir('embedded'), restart: async () => {},
+    });
+  });
+
   it('lists an unfinished upload however soon after the page the server answers for it', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
@@ -127,7 +134,7 @@ describe('the web app on one node with the embedded defaults', { skip, timeout: 
     const id = '0b5d6c1e-4a8f-4f00-9c55-2f1e0d3c7a10';
     const list = JSON.stringify({
       Meta: { data_type: "<class 'list'>", elements: 1, errors: 0, status: 200 },
-      Response: { data: [{ id, url: `${base}/api/uploads/${id}`, offset: 5 * 1024 * 1024 }], errors: null },
+      Response: { data: [{ id, url: `${base}/api/uploads/${id}`, state: 'open', offset: 5 * 1024 * 1024, length: 12_582_912, path: `/${ZONE}/home/alice/early.bin`, created: new Date().toISOString() }], errors: null },
     });
     await page.addInitScript(`{
       const fetched = window.fetch.bind(window);
@@ -144,11 +151,12 @@ describe('the web app on one node with the embedded defaults', { skip, timeout: 
     });
     for (let i = 0; i < 10; i++) {
       await page.reload();
-      await page.getByRole('region', { name: 'Unfinished uploads' }).getByText('early.bin').waitFor({ timeout: 5000 });
+      await page.getByRole('link', { name: '1 unfinished upload' }).waitFor({ timeout: 5000 });
     }
-    const panel = page.getByRole('complementary', { name: 'Uploads in progress' });
-    assert.equal(await panel.getByRole('heading', { level: 2 }).first().innerText(), 'Uploads', 'no count while this page started no upload');
+    assert.equal(await page.getByRole('complementary', { name: 'Uploads in progress' }).count(), 0, 'no panel over the listing for uploads no page sends');
     await page.screenshot({ path: join(screenshotDir('embedded'), 'unfinished-after-reload.png') });
+    await page.getByRole('link', { name: '1 unfinished upload' }).click();
+    await page.getByRole('region', { name: 'Unfinished uploads' }).getByText('early.bin').waitFor();
     await context.close();
   });
 });

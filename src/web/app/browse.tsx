@@ -302,6 +302,7 @@ function NewCollectionDialog(props: { parent: string; onClose: (created: boolean
  * cannot be reached.
  */
 const lastSeen = new Map<string, Entry[]>();
+const QUEUED = /queued for upload/;
 const LAST_SEEN_MAX = 32;
 
 function remember(key: string, entries: Entry[]): void {
@@ -379,8 +380,13 @@ export function BrowsePage(props: { session: Session; path: string }) {
   // NOTE: the listing follows the uploads into this collection as each finishes.
   useEffect(() => {
     let seen = uploads.items.filter((i) => i.state === 'done').length;
+    let wasBusy = false;
     let timer = 0;
     return uploads.subscribe(() => {
+      // NOTE: "n files queued" says what is under way: it goes once the uploads end.
+      const busy = uploads.items.some((i) => i.state === 'waiting' || i.state === 'uploading');
+      if (wasBusy && !busy) setNotice((n) => (QUEUED.test(n) ? '' : n));
+      wasBusy = busy;
       const done = uploads.items.filter((i) => i.state === 'done');
       if (done.length === seen) return;
       seen = done.length;

@@ -21,6 +21,17 @@ export function shortDate(iso: string | null): string {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
 
+/** `just now`, `5 min ago`, `3 h ago`, `2 days ago`: how long ago `iso` was, as of `now`. */
+export function ago(iso: string | null, now = Date.now()): string {
+  if (!iso) return '';
+  const s = Math.max(0, (now - new Date(iso).getTime()) / 1000);
+  if (s < 60) return 'just now';
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86_400) return `${Math.floor(s / 3600)} h ago`;
+  const days = Math.floor(s / 86_400);
+  return `${days} ${days === 1 ? 'day' : 'days'} ago`;
+}
+
 /** `3 min 20 s`, `1 h 5 min`, `12 s`. */
 export function duration(seconds: number): string {
   if (!Number.isFinite(seconds) || seconds < 0) return '';

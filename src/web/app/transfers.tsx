@@ -1,12 +1,13 @@
 /**
  * The uploads as the user sees them: a progress bar per file and in total, the rate and the
- * time left, pause, resume and cancel; the checksum and PID of what finished; and the uploads a
- * reload interrupted, which go on once the user picks the same files again.
+ * time left, pause, resume and cancel; where each went and when, the checksum and PID of what
+ * finished; and the user's open uploads no page is sending (a reload's, another browser's, the
+ * CLI's), which go on once the user picks the same files again, or can be discarded.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { baseName } from './api.ts';
-import { duration, humanSize, rate } from './format.ts';
-import { itemHref } from './router.ts';
+import { baseName, parentOf } from './api.ts';
+import { ago, duration, humanSize, rate, shortDate } from './format.ts';
+import { browseHref, itemHref } from './router.ts';
 import { Notice, Progress } from './ui.tsx';
 import { type UploadItem, uploads } from './uploads.ts';
 
@@ -43,6 +44,8 @@ function ItemRow(props: { item: UploadItem }) {
           {humanSize(i.sent)} of {humanSize(i.total)}
           {i.state === 'uploading' && !i.stalled && i.rate > 0 && ` · ${rate(i.rate)} · ${duration(left)} left`}
           {i.resumedFrom !== null && i.resumedFrom > 0 && ` · resumed at ${humanSize(i.resumedFrom)}`}
+          {' · into '}<a href={browseHref(parentOf(i.target))} class="break">{folderName(parentOf(i.target))}</a>
+          {i.finishedAt !== null && <> · done <time dateTime={new Date(i.finishedAt).toISOString()}>{shortDate(new Date(i.finishedAt).toISOString())}</time></>}
         </span>
         <span class="transfer-actions">
           {(i.state === 'uploading' || i.state === 'waiting') && <button type="button" class="link" onClick={() => uploads.pause(i)} aria-label={`Pause ${i.label}`}>Pause</button>}
@@ -62,7 +65,12 @@ function ItemRow(props: { item: UploadItem }) {
   );
 }
 
-/** The uploads a reload interrupted: pick the files again to resume them, or discard them. */
+/** The last segment of a folder's path, `/` for the root. */
+function folderName(path: string): string {
+  return baseName(path) || '/';
+}
+
+/** The user's open uploads no page is sending: pick the files again to resume them, or discard them. */
 function Unfinished() {
   const manager = useUploads();
   const [said, setSaid] = useState('');
@@ -70,11 +78,12 @@ function Unfinished() {
   return (
     <div class="notice info unfinished" role="region" aria-labelledby="unfinished-title">
       <h2 id="unfinished-title">Unfinished uploads</h2>
-      <p>These uploads stopped when the page was left. Choose the same files again to continue where they stopped.</p>
+      <p>These uploads stopped before they were done: a page was left, or they were started elsewhere. Choose the same files again to continue where they stopped, or discard them.</p>
       <ul>
         {manager.unfinished.map((u) => (
           <li key={u.key}>
-            <span class="break">{u.label}</span> <span class="hint">({humanSize(u.offset ?? 0)} of {humanSize(u.size)} sent, into {u.target.slice(0, -baseName(u.target).length - 1)})</span>
+            <span class="break">{u.label}</span>{' '}
+            <span class="hint">({humanSize(u.offset ?? 0)}{u.size === null ? '' : ` of ${humanSize(u.size)}`} sent, into <a href={browseHref(parentOf(u.target))}>{folderName(parentOf(u.target))}</a>{u.created ? `, started ${ago(u.created)}` : ''}{u.local ? '' : ', not from this browser'})</span>
             <button type="button" class="link" onClick={() => void manager.discard(u)} aria-label={`Discard the upload of ${u.label}`}>Discard</button>
           </li>
         ))}
@@ -141,11 +150,12 @@ function counted(manager: typeof uploads): UploadItem[] {
 }
 
 /**
- * Whether uploads are under way: some wait or run, or a reload interrupted some (which wait
- * for the user to pick their files again).
+ * Whether uploads of this page are under way: some wait, run or are paused (so that Resume
+ * stays in reach). Unfinished uploads no page sends are not: they are listed under Transfers,
+ * and the header's chip points there, so that they never hold a panel over the listing.
  */
 function underWay(manager: typeof uploads): boolean {
-  return manager.unfinished.length > 0 || manager.items.some((i) => i.state === 'waiting' || i.state === 'uploading');
+  return manager.items.some((i) => i.state === 'waiting' || i.state === 'uploading' || i.state === 'paused');
 }
 
 /**
@@ -155,7 +165,8 @@ function underWay(manager: typeof uploads): boolean {
  */
 export function TransferPanel() {
   const manager = useUploads();
-  const [open, setOpen] = useState(true);
+  // NOTE: folded at first on a phone, where the open list would take half the screen.
+  const [open, setOpen] = useState(() => !matchMedia('(max-width: 720px)').matches);
   if (!underWay(manager)) return null;
   const running = counted(manager);
   const t = manager.totals();
@@ -163,18 +174,15 @@ export function TransferPanel() {
     <aside class="transfer-panel" aria-label="Uploads in progress">
       <div class="panel-head">
         {/* NOTE: after a reload the panel may hold only unfinished uploads: no "0 of 0". */}
-        <h2>Uploads{running.length > 0 && <> <span class="hint">({t.done} of {running.length} done{t.failed ? `, ${t.failed} failed` : ''})</span></>}</h2>
+        <h2>Uploads <span class="hint">({t.done} of {running.length} done{t.failed ? `, ${t.failed} failed` : ''})</span></h2>
         <button type="button" class="link" aria-expanded={open} onClick={() => setOpen(!open)}>{open ? 'Hide' : 'Show'}</button>
         <a href="#/transfers">All transfers</a>
       </div>
+      <Totals />
       {open && (
-        <>
-          {running.length > 0 && <Totals />}
-          <Unfinished />
-          <ul class="transfers compact" aria-label="Uploads">
-            {running.filter((i) => i.state !== 'done').slice(0, 6).map((i) => <ItemRow key={i.id} item={i} />)}
-          </ul>
-        </>
+        <ul class="transfers compact" aria-label="Uploads">
+          {running.filter((i) => i.state !== 'done').slice(0, 6).map((i) => <ItemRow key={i.id} item={i} />)}
+        </ul>
       )}
     </aside>
   );
@@ -190,18 +198,27 @@ export function TransferStatus() {
   const [closedAt, setClosedAt] = useState(-1);
   const ended = counted(manager);
   const t = manager.totals();
-  const paused = ended.filter((i) => i.state === 'paused').length;
+  const [unfinishedClosed, setUnfinishedClosed] = useState('');
   // NOTE: a dismissed chip comes back once the list of uploads changes (a new upload).
   const shown = ended.length > 0 && !underWay(manager) && closedAt !== manager.items.length;
-  const trouble = t.failed > 0 || paused > 0;
+  const trouble = t.failed > 0;
+  const unfinished = manager.unfinished.length;
+  const unfinishedKeys = manager.unfinished.map((u) => u.key).join('\n');
+  const unfinishedShown = unfinished > 0 && !underWay(manager) && unfinishedClosed !== unfinishedKeys;
   return (
     <div class="status-slot" role="status">
       {shown && (
         <span class={`upload-chip${trouble ? ' trouble' : ''}`}>
           <a href="#/transfers" id="upload-chip-link">
-            {t.done} of {ended.length} {ended.length === 1 ? 'upload' : 'uploads'} done{t.failed ? `, ${t.failed} failed` : ''}{paused ? `, ${paused} paused` : ''}
+            {t.done} of {ended.length} {ended.length === 1 ? 'upload' : 'uploads'} done{t.failed ? `, ${t.failed} failed` : ''}
           </a>
           <button type="button" class="link" onClick={() => setClosedAt(manager.items.length)} aria-label="Dismiss the uploads summary" title="Dismiss">×</button>
+        </span>
+      )}
+      {unfinishedShown && (
+        <span class="upload-chip pending">
+          <a href="#/transfers">{unfinished} unfinished {unfinished === 1 ? 'upload' : 'uploads'}</a>
+          <button type="button" class="link" onClick={() => setUnfinishedClosed(unfinishedKeys)} aria-label="Dismiss the unfinished uploads note" title="Dismiss">×</button>
         </span>
       )}
     </div>

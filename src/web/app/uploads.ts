@@ -33,6 +33,10 @@ export interface UploadItem {
   pid: string | null;
   checksum: string | null;
   upload: tus.Upload | null;
+  /** The URL of an upload the server has and this browser did not store, to go on with. */
+  resumeUrl: string | null;
+  /** When it finished (ms since the epoch). */
+  finishedAt: number | null;
   /** When progress was last measured (ms), for the rate. */
   lastAt: number;
   lastSent: number;
@@ -52,16 +56,28 @@ export interface Planned extends Picked {
   exists: boolean;
 }
 
-/** An upload that did not finish before the page was left, as tus-js-client stored it. */
+/**
+ * An open upload of the user's that no page is sending: one a reload or a closed tab left (as
+ * tus-js-client stored it), or one this browser never knew (another browser's, the CLI's).
+ */
 export interface Unfinished {
+  /** tus-js-client's storage key (`local`), else `server:<id>`. */
   key: string;
   url: string;
   target: string;
   label: string;
-  size: number;
+  /** Its length, null while deferred (a stream whose end the sender did not know yet). */
+  size: number | null;
   replace: boolean;
   offset: number | null;
+  /** When the server created it (ISO 8601). */
+  created: string | null;
+  /** Whether this browser stored it (else picking the file again resumes it by its URL). */
+  local: boolean;
 }
+
+/** An upload as `GET /api/uploads` lists it. */
+interface ServerUpload { url: string; id: string; state: 'open' | 'complete'; offset: number; length: number | null; path: string; created?: string }
 
 const ENDPOINT = '/api/uploads';
 // NOTE: enough retries to outlast a server restart, and a node's lease on an upload whose
@@ -137,36 +153,42 @@ export class UploadManager {
   }
 
   /**
-   * Reads the uploads tus-js-client stored for this user and keeps those the server still has
-   * open (the others finished, expired or were terminated: their entries are removed).
+   * Lists the user's open uploads the server has that no page of this app is sending: those
+   * tus-js-client stored here (its entries of uploads the server no longer has — finished,
+   * expired or terminated — are removed) and those this browser never knew.
    */
   async findUnfinished(): Promise<void> {
     const storage = tus.defaultOptions.urlStorage;
     const stored = (await storage.findAllUploads()).filter((u) => u.urlStorageKey.startsWith(`tus::lading|${this.#user}|`));
-    if (stored.length === 0) {
-      this.unfinished = [];
-      this.#changed();
-      return;
-    }
-    let open: { url: string; id: string; offset: number }[];
+    let listed: ServerUpload[];
     try {
-      open = await api<{ url: string; id: string; offset: number }[]>('GET', ENDPOINT);
+      listed = await api<ServerUpload[]>('GET', ENDPOINT);
     } catch {
       return;
     }
-    const active = new Set(this.items.filter((i) => i.upload?.url).map((i) => i.upload!.url));
+    const open = listed.filter((o) => o.state === 'open');
+    const idOf = (url: string) => url.slice(url.lastIndexOf('/') + 1);
+    const active = new Set([...this.items.filter((i) => i.upload?.url).map((i) => idOf(i.upload!.url!)), ...this.items.flatMap((i) => (i.resumeUrl ? [idOf(i.resumeUrl)] : []))]);
     const found: Unfinished[] = [];
+    const known = new Set<string>();
     for (const u of stored) {
-      const id = u.uploadUrl?.slice(u.uploadUrl.lastIndexOf('/') + 1);
-      const server = open.find((o) => o.id === id);
+      const server = u.uploadUrl ? open.find((o) => o.id === idOf(u.uploadUrl!)) : undefined;
       if (!server || !u.uploadUrl) {
         await storage.removeUpload(u.urlStorageKey);
         continue;
       }
-      if (active.has(u.uploadUrl)) continue;
+      known.add(server.id);
+      if (active.has(server.id)) continue;
       found.push({
-        key: u.urlStorageKey, url: u.uploadUrl, target: u.metadata.path ?? '', label: u.metadata.label ?? baseName(u.metadata.path ?? ''),
-        size: u.size ?? 0, replace: u.metadata.force === 'true', offset: server.offset,
+        key: u.urlStorageKey, url: u.uploadUrl, target: u.metadata.path ?? server.path, label: u.metadata.label ?? baseName(u.metadata.path ?? server.path),
+        size: u.size ?? server.length, replace: u.metadata.force === 'true', offset: server.offset, created: server.created ?? null, local: true,
+      });
+    }
+    for (const server of open) {
+      if (known.has(server.id) || active.has(server.id)) continue;
+      found.push({
+        key: `server:${server.id}`, url: server.url, target: server.path, label: baseName(server.path),
+        size: server.length, replace: false, offset: server.offset, created: server.created ?? null, local: false,
       });
     }
     this.unfinished = found;
@@ -183,7 +205,9 @@ export class UploadManager {
       const file = files.find((f) => f.name === baseName(u.target) && f.size === u.size);
       if (!file) continue;
       this.unfinished = this.unfinished.filter((x) => x !== u);
-      this.#add(file, u.target, u.label, u.replace);
+      const item = this.#add(file, u.target, u.label, u.replace);
+      // NOTE: one this browser did not store goes on by its URL (tus-js-client's uploadUrl).
+      if (!u.local) item.resumeUrl = u.url;
       resumed++;
     }
     this.#pump();
@@ -195,7 +219,7 @@ export class UploadManager {
     this.unfinished = this.unfinished.filter((x) => x !== u);
     this.#changed();
     await request('DELETE', u.url, { headers: { 'Tus-Resumable': '1.0.0' } }).catch(() => {});
-    await tus.defaultOptions.urlStorage.removeUpload(u.key);
+    if (u.local) await tus.defaultOptions.urlStorage.removeUpload(u.key);
   }
 
   /**
@@ -254,7 +278,7 @@ export class UploadManager {
 
   #add(file: File, target: string, label: string, replace: boolean): UploadItem {
     const item: UploadItem = {
-      id: this.#next++, file, target, label, state: 'waiting', sent: 0, total: file.size, rate: 0, resumedFrom: null, stalled: false,
+      id: this.#next++, file, target, label, state: 'waiting', sent: 0, total: file.size, rate: 0, resumedFrom: null, stalled: false, resumeUrl: null, finishedAt: null,
       replace, error: null, pid: null, checksum: null, upload: null, lastAt: 0, lastSent: 0,
     };
     this.items = [...this.items, item];
@@ -282,6 +306,7 @@ export class UploadManager {
       if (item.replace) metadata.force = 'true';
       const upload = new tus.Upload(item.file, {
         endpoint: `${location.origin}${ENDPOINT}`,
+        ...(item.resumeUrl ? { uploadUrl: item.resumeUrl } : {}),
         metadata,
         headers: csrfHeaders(),
         retryDelays: RETRY_DELAYS,
@@ -330,6 +355,7 @@ export class UploadManager {
         },
         onSuccess: () => {
           item.state = 'done';
+          item.finishedAt = Date.now();
           item.sent = item.total;
           item.rate = 0;
           this.#pump();
@@ -344,8 +370,10 @@ export class UploadManager {
         },
       });
       item.upload = upload;
-      const previous = await upload.findPreviousUploads();
-      if (previous[0]) upload.resumeFromPreviousUpload(previous[0]);
+      if (!item.resumeUrl) {
+        const previous = await upload.findPreviousUploads();
+        if (previous[0]) upload.resumeFromPreviousUpload(previous[0]);
+      }
     }
     item.upload.start();
   }
