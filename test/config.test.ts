@@ -69,6 +69,7 @@ describe('configuration', () => {
       [{ env: { LADING_TRUST_PROXY: 'maybe' } }, /'trust_proxy' must be true or false/],
       [{ env: { LADING_LISTEN: 'nowhere' } }, /listen: expected host:port/],
       [{ env: { LADING_JOBS_LEASE: '0' } }, /jobs\.lease: must be at least 1 second/],
+      [{ env: { LADING_AUTH_TOKEN_TTL_MAX: '3600' } }, /auth\.token_ttl_max: must be at least auth\.token_ttl \(86400\), got 3600/],
       [{ env: { LADING_RESOURCE_INLINE_MAX: '2000000' } }, /resource\.inline_max: must be a whole number of bytes from 0 to 1048576, got 2000000/],
       [{ env: { LADING_RESOURCE_INLINE_MAX: '1.5' } }, /resource\.inline_max: must be a whole number of bytes/],
       [{ env: { LADING_SHARES_DROP_MAX_BYTES: '0' } }, /shares\.drop_max_bytes: must be a whole number of bytes, at least 1, got 0/],

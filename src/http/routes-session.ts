@@ -11,7 +11,7 @@ import { isLadingError } from '../core/errors.ts';
 import type { PublicBase } from '../core/public-base.ts';
 import type { SessionRecord } from '../core/types.ts';
 import type { OidcLogin } from '../identity/oidc/oidc-login.ts';
-import { type SessionService, TOKEN_LABEL_MAX, csrfTokenOf } from '../identity/sessions/sessions.ts';
+import { type SessionService, TOKEN_LABEL_MAX, TOKEN_LIFETIME_MIN, csrfTokenOf } from '../identity/sessions/sessions.ts';
 import { type Authenticate, secureCookies, sessionCookie } from './authorization.ts';
 import { envelope } from './envelope.ts';
 import { Envelope, type TypedApp, errorResponses } from './schemas.ts';
@@ -36,10 +36,14 @@ const SessionInfo = Envelope(Type.Object({
   expires_at: DateTime('When the session ends whatever happens (web.session_max after sign-in; a bearer token: its expiry).'),
   idle_expires_at: Type.Union([DateTime('When the session ends unless used before (web.session_idle after its last use, to the minute).'), Type.Null()]),
   provider: Type.Union([Type.Literal('embedded'), Type.Literal('external')], { description: 'Whether sign-in goes through lading\'s embedded identity provider or an external one.' }),
+  token_lifetime: Type.Object({
+    default: Type.Integer({ description: 'Seconds an API token made without a lifetime lasts (auth.token_ttl).' }),
+    max: Type.Integer({ description: 'The longest lifetime, in seconds, POST /auth/tokens accepts (auth.token_ttl_max).' }),
+  }, { description: 'The lifetimes API tokens may be given here.' }),
 }, {
   examples: [{
     user: 'alice', home: '/lading/home/alice', csrf_token: 'm1Yx…', expires_at: '2026-11-23T23:00:00.000Z',
-    idle_expires_at: '2026-11-23T13:00:00.000Z', provider: 'embedded',
+    idle_expires_at: '2026-11-23T13:00:00.000Z', provider: 'embedded', token_lifetime: { default: 86400, max: 7776000 },
   }],
 }), 'The session the request is authenticated by.');
 
@@ -78,7 +82,8 @@ const CreatedToken = Envelope(Type.Object({
 
 const CreateTokenBody = Type.Object({
   label: Type.String({ minLength: 1, maxLength: TOKEN_LABEL_MAX, description: `What the token is for, to recognise it in the list: 1 to ${TOKEN_LABEL_MAX} characters.` }),
-}, { additionalProperties: false, examples: [{ label: 'laptop sync' }] });
+  lifetime: Type.Optional(Type.Integer({ minimum: TOKEN_LIFETIME_MIN, description: 'Seconds the token lasts, at most auth.token_ttl_max (GET /auth/session says it as token_lifetime.max); default auth.token_ttl.' })),
+}, { additionalProperties: false, examples: [{ label: 'nightly sync', lifetime: 2592000 }] });
 
 const TokenIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }) });
 
@@ -116,6 +121,7 @@ export function registerSessionRoutes(app: TypedApp, deps: SessionRouteDeps): vo
       expires_at: session.expiresAt.toISOString(),
       idle_expires_at: session.idleExpiresAt?.toISOString() ?? null,
       provider: deps.provider,
+      token_lifetime: deps.sessions.tokenLifetimes,
     });
   });
 
@@ -165,7 +171,7 @@ export function registerSessionRoutes(app: TypedApp, deps: SessionRouteDeps): vo
     preHandler,
   }, async (request, reply) => {
     const { session } = request.auth!;
-    const made = await sessions.createToken(session.user, request.body.label);
+    const made = await sessions.createToken(session.user, request.body.label, request.body.lifetime);
     request.log.info({ user: session.user, token: made.session.id }, 'API token made');
     reply.code(201);
     return envelope({ ...tokenRecord(made.session, session), token: made.token }, 201);

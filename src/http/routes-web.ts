@@ -45,7 +45,7 @@ export function appPage(build: WebBuild, title: string, data?: unknown): string 
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <title>${esc(title)}</title>
-<link rel="icon" href="data:,">
+<link rel="icon" href="${FAVICON_PATH}" type="image/svg+xml">
 <link rel="stylesheet" href="${build.style.path}">
 <script type="module" src="${build.script.path}"></script>
 ${block}</head>
@@ -64,6 +64,10 @@ export type SendAppPage = (reply: FastifyReply, options: { status?: number; titl
 
 const Html = Type.String({ description: 'The web app\'s page.' });
 
+/** lading's mark (the pages' brand mark) as the tab's icon, at `/favicon.svg`. */
+export const FAVICON_PATH = '/favicon.svg';
+const FAVICON = '<svg xmlns="http://www.w3.org/2000/svg" width="32" height="32" viewBox="0 0 28 28"><rect width="28" height="28" rx="6" fill="#0b5cad"/><path d="M7 19h14M7 14h14M7 9h9" stroke="#fff" stroke-width="2.4" stroke-linecap="round"/></svg>\n';
+
 export function registerWebRoutes(app: TypedApp, deps: WebRouteDeps): { sendPage: SendAppPage } {
   const sendPage: SendAppPage = async (reply, options) => {
     const build = await deps.assets.build();
@@ -81,6 +85,16 @@ export function registerWebRoutes(app: TypedApp, deps: WebRouteDeps): { sendPage
     handler: async (_request, reply) => {
       await sendPage(reply, { title: 'lading' });
     },
+  });
+
+  app.route({
+    method: 'GET',
+    url: FAVICON_PATH,
+    schema: {
+      tags: ['web'], operationId: 'favicon', summary: 'lading\'s icon, for browser tabs and bookmarks',
+      response: { 200: { description: 'An SVG image; cached for a day.', content: { 'image/svg+xml': { schema: Type.String() } } }, ...errorResponses() },
+    },
+    handler: async (_request, reply) => reply.headers({ 'content-type': 'image/svg+xml', 'cache-control': 'public, max-age=86400', 'x-content-type-options': 'nosniff' }).send(FAVICON),
   });
 
   app.route({

@@ -51,6 +51,7 @@ export const CONFIG_SCHEMA = Type.Object({
   }),
   auth: Type.Object({
     token_ttl: amount(86400, 'Lifetime of a bearer token, in seconds.'),
+    token_ttl_max: amount(7_776_000, 'Longest lifetime, in seconds, a user may choose for an API token they make (POST /auth/tokens with lifetime, the web app\'s API access page); at least auth.token_ttl. Default 90 days.'),
   }),
   web: Type.Object({
     session_idle: amount(7200, 'Seconds a browser session (signed in at /auth/signin) lasts without a request; at least 60. Use is recorded to the minute.'),
@@ -397,6 +398,9 @@ function checkRules(config: Config): void {
   }
   // NOTE: use is recorded at most once a minute per session, so a shorter idle timeout would
   // end sessions that are in use.
+  if (config.auth.token_ttl_max < config.auth.token_ttl) {
+    throw new ConfigError(`auth.token_ttl_max: must be at least auth.token_ttl (${config.auth.token_ttl}), got ${config.auth.token_ttl_max}.`);
+  }
   if (config.web.session_idle < 60) throw new ConfigError(`web.session_idle: must be at least 60 seconds, got ${config.web.session_idle}.`);
   if (config.web.session_max < config.web.session_idle) {
     throw new ConfigError(`web.session_max: must be at least web.session_idle (${config.web.session_idle}), got ${config.web.session_max}.`);

@@ -177,7 +177,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   const login = new LoginService({ catalog, clock, logger, maxFailedLogins: config.oidc.max_failed_logins, observer });
   const oidc = await createOidc(config, { catalog, backend, clock, logger, login, publicBase }, x509);
   const sessions = new SessionService({
-    catalog, clock, credentials, login, tokenTtlSeconds: config.auth.token_ttl,
+    catalog, clock, credentials, login, tokenTtlSeconds: config.auth.token_ttl, tokenTtlMaxSeconds: config.auth.token_ttl_max,
     browser: { idleSeconds: config.web.session_idle, maxSeconds: config.web.session_max },
     reauthorize: oidc.reauthorize, externalBearer: oidc.externalBearer,
   });

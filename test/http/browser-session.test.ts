@@ -293,6 +293,33 @@ describe('browser sessions', () => {
     assert.equal((await fetch(`${s.url}/auth/tokens/${second.Response.data.id}`, { method: 'DELETE', headers: secondBearer })).status, 200, 'a bearer token needs no CSRF token');
   });
 
+  it('gives an API token the lifetime its maker chooses, up to auth.token_ttl_max', async () => {
+    const bearer = { authorization: `Bearer ${await s.login('olaf', 'pw-olaf')}`, 'content-type': 'application/json' };
+    const session = (await json(await fetch(`${s.url}/auth/session`, { headers: bearer }))).Response.data;
+    assert.deepEqual(session.token_lifetime, { default: 86400, max: 90 * 86400 }, 'the session says what a token may be given');
+    const make = (body: Record<string, unknown>) => fetch(`${s.url}/auth/tokens`, { method: 'POST', headers: bearer, body: JSON.stringify(body) });
+    const longer = await make({ label: 'nightly sync', lifetime: 30 * 86400 });
+    assert.equal(longer.status, 201);
+    const made = (await json(longer)).Response.data;
+    const lasts = Date.parse(made.expires_at) - Date.parse(made.created_at);
+    assert.equal(lasts, 30 * 86400 * 1000, 'it expires 30 days after it was made');
+    const tooLong = await make({ label: 'forever', lifetime: 91 * 86400 });
+    assert.equal(tooLong.status, 400);
+    assert.match(Object.values((await json(tooLong)).Response.errors![0]!)[0]!, /7776000 seconds \(90 days\)/);
+    assert.equal((await make({ label: 'blink', lifetime: 10 })).status, 400, 'less than a minute is refused');
+    const plain = (await json(await make({ label: 'plain' }))).Response.data;
+    assert.equal(Date.parse(plain.expires_at) - Date.parse(plain.created_at), 86400 * 1000, 'auth.token_ttl when none is chosen');
+    // Two days on, the default token has expired and the 30-day one still works.
+    clock.advance(2 * 86400);
+    try {
+      assert.equal((await fetch(`${s.url}/auth/b2safeproxy`, { headers: { authorization: `Bearer ${plain.token}` } })).status, 401);
+      assert.equal((await fetch(`${s.url}/auth/b2safeproxy`, { headers: { authorization: `Bearer ${made.token}` } })).status, 200);
+    } finally {
+      // NOTE: the provider's own checks run on the real clock: the tests after this one need the two to agree.
+      clock.advance(-2 * 86400);
+    }
+  });
+
   it('shows and regenerates the proxy certificate of a browser session', async () => {
     const { jar } = await signIn(s.url, 'mira', 'pw-mira');
     const { data } = await sessionOf(jar, s.url);

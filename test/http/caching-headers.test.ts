@@ -29,6 +29,8 @@ const NOT_PRIVATE: Record<string, (cacheControl: string | null, status: number) 
   // The web app's page (the same for everyone) and its files (named by their content).
   'GET /': (cc) => cc === 'no-cache',
   'GET /app/{file}': (cc, status) => (status === 200 ? cc === 'public, max-age=31536000, immutable' : cc === PRIVATE),
+  // lading's icon, the same for everyone.
+  'GET /favicon.svg': (cc) => cc === 'public, max-age=86400',
   // Read through a link: the holder's browser only, asked again each time.
   'GET /api/shared/{token}': (cc) => cc === 'private, no-cache',
   'HEAD /api/shared/{token}': (cc) => cc === 'private, no-cache',

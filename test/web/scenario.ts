@@ -416,11 +416,19 @@ export async function runScenario(t: TestContext, browser: Browser, d: Deploymen
   await otherContext.close();
   await page.getByRole('link', { name: 'API access' }).click();
   await page.getByLabel('Label').fill('e2e script');
+  // The lifetime is chosen: the server's default (1 day) first, up to its maximum (90 days).
+  const lifetimes = await page.getByLabel('Expires after').locator('option').allInnerTexts();
+  assert.deepEqual(lifetimes, ['1 day', '7 days', '30 days', '90 days']);
+  assert.equal(await page.getByLabel('Expires after').inputValue(), '86400');
+  await page.getByLabel('Expires after').selectOption({ label: '30 days' });
   await uncovered(page, page.getByRole('button', { name: 'Create a token' }));
   await page.getByRole('button', { name: 'Create a token' }).click();
   const curl = await page.locator('#curl-line').innerText();
   const token = /Bearer ([^"]+)"/.exec(curl)?.[1];
   assert.ok(token, curl);
+  const made = (await (await fetch(`${d.base}/auth/tokens`, { headers: { authorization: `Bearer ${token}` } })).json()) as { Response: { data: { label: string; created_at: string; expires_at: string }[] } };
+  const mine = made.Response.data.find((x) => x.label === 'e2e script');
+  assert.equal(Date.parse(mine!.expires_at) - Date.parse(mine!.created_at), 30 * 86_400_000, 'the token lasts the 30 days chosen');
   const listed = await fetch(`${d.base}/api/registered${home}/`, { headers: { authorization: `Bearer ${token}` } });
   assert.equal(listed.status, 200, 'the new token lists the home, as the curl line does');
   const davUrl = await page.locator('#dav-url').innerText();

@@ -58,7 +58,7 @@ export function pageLayout(title: string, body: string, options: { style?: strin
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(title)} · lading</title>
-<link rel="icon" href="data:,">
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <style>${pageStyle(options.style)}</style>
 </head>
 <body>

@@ -20,6 +20,8 @@ export interface SessionServiceOptions {
   login: LoginService;
   /** Lifetime of a bearer token, in seconds. */
   tokenTtlSeconds: number;
+  /** Longest lifetime a user may choose for an API token, in seconds (default: `tokenTtlSeconds`). */
+  tokenTtlMaxSeconds?: number;
   /**
    * Browser sessions: the idle timeout (at least 60 s) and the absolute one, in seconds;
    * default 7200 and 43200.
@@ -72,6 +74,8 @@ export interface OpenedSession {
 
 /** Labels of API tokens: printable, at most this many characters. */
 export const TOKEN_LABEL_MAX = 100;
+/** The shortest lifetime an API token may be given, in seconds. */
+export const TOKEN_LIFETIME_MIN = 60;
 
 export class SessionService {
   readonly #o: SessionServiceOptions;
@@ -113,12 +117,21 @@ export class SessionService {
    * `TOKEN_LABEL_MAX` characters, no control characters, else `BAD_REQUEST`), living as long as
    * a login's token. The token is in the answer and nowhere else.
    */
-  async createToken(user: string, label: string): Promise<OpenedSession> {
+  async createToken(user: string, label: string, lifetimeSeconds?: number): Promise<OpenedSession> {
     const clean = label.trim();
     if (clean.length === 0 || clean.length > TOKEN_LABEL_MAX || /[\u0000-\u001f\u007f-\u009f]/.test(clean)) {
       throw new LadingError('BAD_REQUEST', `A token's label is 1 to ${TOKEN_LABEL_MAX} characters, without control characters.`);
     }
-    return this.#open(user, 'api', clean);
+    const max = this.tokenLifetimes.max;
+    if (lifetimeSeconds !== undefined && (!Number.isSafeInteger(lifetimeSeconds) || lifetimeSeconds < TOKEN_LIFETIME_MIN || lifetimeSeconds > max)) {
+      throw new LadingError('BAD_REQUEST', `A token's lifetime is ${TOKEN_LIFETIME_MIN} seconds to ${max} seconds (${Math.floor(max / 86400)} days) here.`);
+    }
+    return this.#open(user, 'api', clean, lifetimeSeconds);
+  }
+
+  /** The lifetime of an API token when its maker chooses none, and the longest they may choose, in seconds. */
+  get tokenLifetimes(): { default: number; max: number } {
+    return { default: this.#o.tokenTtlSeconds, max: Math.max(this.#o.tokenTtlMaxSeconds ?? this.#o.tokenTtlSeconds, this.#o.tokenTtlSeconds) };
   }
 
   /** The live API tokens of `user`, oldest first (records only: the tokens are not stored). */
@@ -135,7 +148,7 @@ export class SessionService {
     }
   }
 
-  async #open(user: string, kind: SessionKind, label: string | null): Promise<OpenedSession> {
+  async #open(user: string, kind: SessionKind, label: string | null, lifetimeSeconds?: number): Promise<OpenedSession> {
     const now = this.#o.clock.now();
     const token = randomBytes(32).toString('base64url');
     const browser = this.#browser();
@@ -146,7 +159,7 @@ export class SessionService {
       user,
       label,
       createdAt: now,
-      expiresAt: new Date(now.getTime() + (kind === 'browser' ? browser.maxSeconds : this.#o.tokenTtlSeconds) * 1000),
+      expiresAt: new Date(now.getTime() + (kind === 'browser' ? browser.maxSeconds : (lifetimeSeconds ?? this.#o.tokenTtlSeconds)) * 1000),
       idleExpiresAt: kind === 'browser' ? new Date(now.getTime() + browser.idleSeconds * 1000) : null,
       lastUsedAt: now,
       credential: await this.#o.credentials.issue(user, now),

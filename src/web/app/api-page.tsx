@@ -115,10 +115,21 @@ function S3KeysSection() {
   );
 }
 
+const DAY = 86_400;
+
+/** The lifetimes offered for a new token: the server's default and common ones up to its maximum. */
+function lifetimeChoices(limits: { default: number; max: number }): { seconds: number; text: string }[] {
+  const days = (s: number) => (s % DAY === 0 ? `${s / DAY} ${s === DAY ? 'day' : 'days'}` : `${Math.round(s / 3600)} hours`);
+  const all = new Set([limits.default, ...[1, 7, 30, 90, 365].map((d) => d * DAY).filter((s) => s <= limits.max), limits.max]);
+  return [...all].sort((a, b) => a - b).map((seconds) => ({ seconds, text: days(seconds) }));
+}
+
 export function ApiPage(props: { session: Session }) {
   const [tokens, setTokens] = useState<ApiToken[] | null>(null);
   const [error, setError] = useState('');
   const [label, setLabel] = useState('');
+  const limits = props.session.token_lifetime;
+  const [lifetime, setLifetime] = useState(String(limits?.default ?? ''));
   const [created, setCreated] = useState<CreatedToken | null>(null);
   const load = () => api<ApiToken[]>('GET', '/auth/tokens').then(setTokens, (err: unknown) => { setTokens([]); setError(describeError(err)); });
   useEffect(() => { void load(); }, []);
@@ -126,7 +137,7 @@ export function ApiPage(props: { session: Session }) {
     e.preventDefault();
     setError('');
     try {
-      setCreated(await api<CreatedToken>('POST', '/auth/tokens', { json: { label: label.trim() } }));
+      setCreated(await api<CreatedToken>('POST', '/auth/tokens', { json: { label: label.trim(), ...(limits && lifetime ? { lifetime: Number(lifetime) } : {}) } }));
       setLabel('');
       await load();
     } catch (err) { setError(describeError(err)); }
@@ -179,6 +190,14 @@ export function ApiPage(props: { session: Session }) {
         )}
         <form class="inline-form" onSubmit={create}>
           <Field id="token-label" label="Label" value={label} onInput={setLabel} required hint="What the token is for, e.g. “laptop backup script”." />
+          {limits && (
+            <div class="field">
+              <label for="token-lifetime">Expires after</label>
+              <select id="token-lifetime" value={lifetime} onChange={(e) => setLifetime(e.currentTarget.value)}>
+                {lifetimeChoices(limits).map((c) => <option key={c.seconds} value={String(c.seconds)}>{c.text}</option>)}
+              </select>
+            </div>
+          )}
           <button type="submit" class="primary" disabled={!label.trim()}>Create a token</button>
         </form>
       </section>

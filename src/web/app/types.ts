@@ -7,6 +7,8 @@ export interface Session {
   expires_at: string;
   idle_expires_at: string;
   provider: 'embedded' | 'external';
+  /** The lifetimes API tokens may be given, in seconds (absent from an older server). */
+  token_lifetime?: { default: number; max: number };
 }
 
 /** An entity record (spec 2.2, with lading's additions to `metadata`). */
