@@ -49,16 +49,16 @@ export async function verifyObject(resource: Resource, object: StoredObject, pac
 
 /**
  * A pace of at most `bytesPerSecond` on average (a token bucket holding one second's worth),
- * measured on the monotonic clock; `Infinity` never waits. `sleep` is how it waits.
+ * measured on the monotonic clock `now` (ms); `Infinity` never waits. `sleep` is how it waits.
  */
-export function pacer(bytesPerSecond: number, sleep: (ms: number) => Promise<void> = delay): Pace {
+export function pacer(bytesPerSecond: number, sleep: (ms: number) => Promise<void> = delay, now: () => number = () => performance.now()): Pace {
   if (!Number.isFinite(bytesPerSecond)) return async () => {};
   let allowance = bytesPerSecond;
-  let last = performance.now();
+  let last = now();
   return async (bytes) => {
-    const now = performance.now();
-    allowance = Math.min(bytesPerSecond, allowance + ((now - last) / 1000) * bytesPerSecond);
-    last = now;
+    const at = now();
+    allowance = Math.min(bytesPerSecond, allowance + ((at - last) / 1000) * bytesPerSecond);
+    last = at;
     allowance -= bytes;
     if (allowance < 0) await sleep((-allowance / bytesPerSecond) * 1000);
   };
