@@ -226,7 +226,13 @@ export class FixityAudit {
 
   constructor(options: FixityAuditOptions) {
     this.#o = options;
-    this.#pace = pacer(options.bytesPerSecond > 0 ? options.bytesPerSecond : Infinity, options.sleep);
+    const pace = pacer(options.bytesPerSecond > 0 ? options.bytesPerSecond : Infinity, options.sleep);
+    // NOTE: a stop ends the read of a large object between two chunks, not at its end: the
+    // object stays claimed until its claim runs out, and is checked then.
+    this.#pace = async (bytes) => {
+      if (this.#loop !== null && !this.#running) throw new Stopped();
+      await pace(bytes);
+    };
   }
 
   /** Starts the loop (no-op when running). */
@@ -261,7 +267,13 @@ export class FixityAudit {
       for (const object of claimed) {
         // NOTE: past its claim, another checker may hold the rest of the batch: it is theirs.
         if (clock.now().getTime() >= until.getTime() || (this.#loop !== null && !this.#running)) return { checked, damaged };
-        const done = await checkAndRecord(this.#o, object, this.#pace);
+        let done;
+        try {
+          done = await checkAndRecord(this.#o, object, this.#pace);
+        } catch (err) {
+          if (err instanceof Stopped) return { checked, damaged };
+          throw err;
+        }
         if (!done) continue;
         checked++;
         if (done.outcome.kind !== 'ok') {
@@ -293,5 +305,12 @@ export class FixityAudit {
       });
       this.#wake = null;
     }
+  }
+}
+
+/** The audit was stopped in the middle of an object. */
+class Stopped extends Error {
+  constructor() {
+    super('The fixity audit was stopped.');
   }
 }

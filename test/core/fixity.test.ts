@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { LadingError } from '../../src/core/errors.ts';
-import { MISSING_REASON, pacer, verifyObject } from '../../src/core/fixity.ts';
-import type { Resource, StoredObject } from '../../src/core/ports.ts';
+import { FixityAudit, MISSING_REASON, pacer, verifyObject } from '../../src/core/fixity.ts';
+import type { FixityStore, Resource, StoredObject } from '../../src/core/ports.ts';
 import { createFsResource } from '../../src/drivers/resource/fs.ts';
 
 const checksum = (b: Buffer) => `sha2:${createHash('sha256').update(b).digest('base64')}`;
@@ -77,5 +77,63 @@ describe('fixity: the pace', () => {
   it('never waits without a bound', async () => {
     const pace = pacer(Infinity, async () => assert.fail('no wait'));
     await pace(1e12);
+  });
+});
+
+describe('fixity: the audit loop', () => {
+  let dir: string;
+  let r: Resource;
+  const big = Buffer.alloc(3 * 1024 * 1024, 7);
+  const object: StoredObject = { id: 'id', path: '/z/big', size: big.length, checksum: checksum(big), blob: 'key-fixity03', verifiedAt: null, damaged: null };
+  /** A catalog that hands out `object` once and keeps what is recorded. */
+  const store = () => {
+    const recorded: (string | null)[] = [];
+    let handed = false;
+    let recordedOne: () => void = () => {};
+    const settled = new Promise<void>((resolve) => { recordedOne = resolve; });
+    const catalog = {
+      claimFixity: async () => (handed ? [] : (handed = true, [object])),
+      recordFixity: async ({ damage }: { damage: string | null }) => {
+        recorded.push(damage);
+        recordedOne();
+        return { ...object, damaged: null };
+      },
+    } as unknown as FixityStore;
+    return { catalog, recorded, settled };
+  };
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'lading-fixity-'));
+    r = await createFsResource({ root: dir, fsync: false });
+    await r.write('key-fixity03', Readable.from([big]));
+  });
+  after(async () => {
+    await r.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('checks what is due once started, and records it', async () => {
+    const { catalog, recorded, settled } = store();
+    const audit = new FixityAudit({ catalog, resource: r, clock: { now: () => new Date() }, holder: 'n1', bytesPerSecond: 0, intervalMs: 1000 });
+    audit.start();
+    await settled;
+    await audit.stop();
+    assert.deepEqual(recorded, [null]);
+  });
+
+  it('stops between two chunks of a large object, recording nothing of it', async () => {
+    const { catalog, recorded } = store();
+    let waiting: () => void = () => {};
+    const paused = new Promise<void>((resolve) => { waiting = resolve; });
+    let release: () => void = () => {};
+    const audit = new FixityAudit({
+      catalog, resource: r, clock: { now: () => new Date() }, holder: 'n1', bytesPerSecond: 1024, intervalMs: 1000,
+      sleep: () => new Promise<void>((resolve) => { release = resolve; waiting(); }),
+    });
+    audit.start();
+    await paused;
+    const stopping = audit.stop();
+    release();
+    await stopping;
+    assert.deepEqual(recorded, [], 'the object stays claimed, to be checked later');
   });
 });
