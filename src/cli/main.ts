@@ -17,6 +17,7 @@
  */
 import { Argument, Command, Option } from 'commander';
 import type { AdminConsole, CliOptions } from '../wiring/index.ts';
+import type { FsckReport } from '../core/fixity.ts';
 import { OperatorError } from '../wiring/operator-error.ts';
 import { CLIENT_ONLY, versionLine } from '../wiring/version.ts';
 import { ACCESS_LEVELS } from '../core/types.ts';
@@ -128,6 +129,19 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
+/** `lading fsck`'s answer: the problems as one table (PATH, PROBLEM, DETAIL), then a summary line. */
+function fsckTable(report: FsckReport): string {
+  const rows = report.problems.map((p) => [p.path, p.repaired ? `${p.kind} (removed)` : p.kind, p.detail]);
+  const count = (kind: string): number => report.problems.filter((p) => p.kind === kind).length;
+  const removed = report.problems.filter((p) => p.repaired).length;
+  const summary = `checked ${plural(report.checked, 'object')} (${report.bytes} bytes read whole)${report.keys > 0 ? ` and ${plural(report.keys, 'stored key')}` : ''}: `
+    + (report.problems.length === 0 ? 'no problems' : `${count('damaged')} damaged, ${count('missing')} missing, ${plural(count('orphan'), 'orphan')}${removed > 0 ? ` (${removed} removed)` : ''}`);
+  if (rows.length === 0) return `${summary}\n`;
+  const table = [['PATH', 'PROBLEM', 'DETAIL'], ...rows];
+  const widths = [0, 1].map((i) => Math.max(...table.map((r) => r[i]!.length)));
+  return table.map((r) => `${r[0]!.padEnd(widths[0]!)}  ${r[1]!.padEnd(widths[1]!)}  ${r[2]}`).join('\n') + `\n${summary}\n`;
+}
+
 function program(): Command {
   const cli = new Command('lading')
     .description('Data-staging HTTP API: upload, download, list, create and rename data with persistent identifiers.')
@@ -229,6 +243,16 @@ function program(): Command {
       // NOTE: the bytes are gone either way (a legal request cannot wait); the tombstone record
       // needs the rules the server runs with, which an operator's shell may lack.
       if (entry.pid && !pidRules) process.stderr.write(`lading: warning: this command ran without PID rules (pid.rules), so the record of ${entry.pid} still points at the data: give admin commands the server's configuration (--config, or the same LADING_ variables), so that a takedown points the record at its tombstone.\n`);
+    }));
+
+  common(cli.command('fsck').description('(administration) check every stored object\'s bytes against its checksum, and the store for bytes no object refers to; damaged and missing objects are marked (downloads refuse them); exit 1 while problems remain'))
+    .option('--repair', 'remove the orphans found (bytes no object refers to, older than recovery.grace); damaged and missing objects are left for you to restore')
+    .option('--path <path>', 'check only the objects at or below this path (no orphans are looked for)')
+    .action(async (opts: CliOptions & { repair?: boolean; path?: string }) => withAdmin(opts, async ({ fsck }) => {
+      const report = await fsck({ repair: opts.repair === true, ...(opts.path === undefined ? {} : { path: opts.path }) });
+      process.stdout.write(fsckTable(report));
+      const remaining = report.problems.filter((p) => !p.repaired).length;
+      if (remaining > 0) process.exitCode = 1;
     }));
 
   common(cli.command('ca').description('the embedded certificate authority').command('export <dir>').description('write the CA certificate as <hash>.0 and <hash>.signing_policy (grid-security layout)'))

@@ -396,6 +396,7 @@ export class Backend {
         await this.#require(actor, listed.path, 'read');
         let object = listed;
         for (let attempt = 0; ; attempt++) {
+          refuseDamaged(object);
           try {
             return { object, stream: await this.#resource.read(object.blob) };
           } catch (err) {
@@ -415,7 +416,8 @@ export class Backend {
    * Opens a data object for reading. `plan` sees the object first and picks a range (or throws,
    * e.g. `RANGE_NOT_SATISFIABLE`) or skips the body. When a concurrent overwrite replaces the
    * bytes between lookup and open, the lookup is repeated, so the stream always matches the
-   * returned object. `FORBIDDEN`, `NOT_FOUND`, `IS_A_COLLECTION`.
+   * returned object. `FORBIDDEN`, `NOT_FOUND`, `IS_A_COLLECTION`, `OBJECT_DAMAGED` (a fixity
+   * check marked it: see `core/fixity.ts`; refused before `plan` is asked, HEAD included).
    */
   async openObject(
     cred: BackendCredential, path: Path, plan: (object: DataObject) => ReadPlan = () => ({}),
@@ -431,6 +433,7 @@ export class Backend {
     for (let attempt = 0; ; attempt++) {
       const entity = await this.#mustExist(path);
       if (entity.kind !== 'dataobject') throw new LadingError('IS_A_COLLECTION', `'${path}' is a collection; only data objects can be downloaded.`);
+      refuseDamaged(entity);
       const { range, skipBody } = plan(entity);
       if (skipBody) return { object: entity, range, stream: null };
       try {
@@ -730,6 +733,8 @@ export class Backend {
    * metadata. When the source's bytes were replaced meanwhile, copies its new content.
    */
   async #copyObject(actor: Actor, source: DataObject, target: Path, overwrite: boolean): Promise<{ object: DataObject; jobIds: string[] }> {
+    // NOTE: a copy would carry the recorded checksum over other bytes, unmarked.
+    refuseDamaged(source);
     const blob = randomUUID();
     let tracked = null as Promise<void> | null;
     const track = (): Promise<void> => (tracked ??= this.#catalog.trackBlob(blob, this.#clock.now(), this.#node));
@@ -831,6 +836,15 @@ export class Backend {
       // NOTE: left tracked on purpose; `init` removes it at the next start.
     }
   }
+}
+
+/**
+ * Rejects with `OBJECT_DAMAGED` when a fixity check marked `object` damaged (see
+ * `core/fixity.ts`): its bytes are missing or not the ones recorded, and are never served.
+ */
+function refuseDamaged(object: DataObject): void {
+  if (!object.damaged) return;
+  throw new LadingError('OBJECT_DAMAGED', `The stored bytes of '${object.path}' are damaged (${object.damaged.reason}, found ${object.damaged.at.toISOString()}); they are not served until an operator restores them or the object is uploaded again.`);
 }
 
 function copyTooLarge(what: string, limit: string): LadingError {

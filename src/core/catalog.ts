@@ -1,7 +1,7 @@
 /**
  * The catalog port, as named roles: the namespace (with access control and metadata), accounts,
- * sessions, durable jobs, PID records, blob tracking, the OpenID Connect store, publishing and
- * share links,
+ * sessions, durable jobs, PID records, blob tracking, the OpenID Connect store, publishing,
+ * share links, and the fixity of stored bytes,
  * composed into `Catalog`. Drivers in `src/drivers/catalog/` implement it; the core imports no driver.
  * A method that changes the catalog resolves only once the change is durable (it survives a
  * power cut), so nothing answered from it is ever taken back; only `heartbeat`, `forgetNode`,
@@ -546,6 +546,60 @@ export interface S3KeyStore {
 }
 
 /**
+ * A data object whose bytes the resource holds, as the fixity checks see it (see `FixityStore`):
+ * live, or trashed and not yet purged or taken down. `path` is the stored one (a trashed
+ * object's is hidden: `trash:<id>…`).
+ */
+export interface StoredObject {
+  id: string;
+  path: string;
+  size: number;
+  checksum: string;
+  blob: string;
+  /** When a check last read its bytes whole (its commit counts as one); null: never. */
+  verifiedAt: Date | null;
+  /** What the last check found wrong, or null. */
+  damaged: { at: Date; reason: string } | null;
+}
+
+/**
+ * Fixity: what the checks of stored bytes against their checksums read and record (see
+ * `core/fixity.ts`). A commit (`NamespaceStore.commitObject`) counts as a check of the bytes it
+ * commits and clears a mark of damage. Contract: `test/contracts/catalog-fixity-contract.ts`.
+ */
+export interface FixityStore {
+  /**
+   * Up to `limit` stored objects whose blobs sort after `after` (from the first when null), in
+   * byte order of their blobs: every live data object, and every trashed one whose bytes are
+   * still kept. Pages read one after another see the catalog as each page's read found it.
+   */
+  storedObjects(after: string | null, limit: number): Promise<StoredObject[]>;
+  /**
+   * Which of `blobs` the catalog knows of: the bytes of a data object (also one trashed,
+   * purged or taken down whose row still names them), a tracked blob (`BlobTracker`), or the
+   * staged bytes of a resumable upload. Bytes of any other key are no object's.
+   */
+  knownBlobs(blobs: readonly string[]): Promise<Set<string>>;
+  /**
+   * Claims, for `holder` until `until`, up to `limit` stored objects last checked before
+   * `dueBefore` (never-checked ones first, then the oldest check), leaving out those another
+   * holder's claim covers at `now`: so checkers on several nodes never take the same object at
+   * once. Resolves with what it claimed.
+   */
+  claimFixity(input: { holder: string; now: Date; dueBefore: Date; until: Date; limit: number }): Promise<StoredObject[]>;
+  /**
+   * Records a check of the bytes `blob` at `now`, for the stored object they still belong to:
+   * whole (`damage` null: a mark of damage is cleared) or damaged (`damage` says why: the
+   * object is marked, and downloads refuse it with `OBJECT_DAMAGED`). Ends any claim on it.
+   * Resolves with the object as recorded, or null when no stored object holds `blob` any more
+   * (it was overwritten or removed meanwhile: nothing is recorded).
+   */
+  recordFixity(input: { blob: string; now: Date; damage: string | null }): Promise<StoredObject | null>;
+  /** How many stored objects are marked damaged. */
+  countDamaged(): Promise<number>;
+}
+
+/**
  * The roles of the catalog by name. A driver composes one of each into a `Catalog`, and the
  * contract suites are listed by these names, so a role added here without a suite (or a
  * driver part) does not compile.
@@ -563,6 +617,7 @@ export interface CatalogRoles {
   uploads: UploadStore;
   locks: LockStore;
   s3Keys: S3KeyStore;
+  fixity: FixityStore;
 }
 
 /** The name of one role of the catalog. */
@@ -572,7 +627,7 @@ export type CatalogRole = keyof CatalogRoles;
  * The catalog: every role in one store, behind one connection. Every method is atomic on its
  * own. Implementations pass every suite `test/contracts/catalog-contract.ts` lists.
  */
-export interface Catalog extends NamespaceStore, AccountStore, SessionStore, JobStore, HandleStore, BlobTracker, OidcStore, PublicationStore, ShareStore, UploadStore, LockStore, S3KeyStore {
+export interface Catalog extends NamespaceStore, AccountStore, SessionStore, JobStore, HandleStore, BlobTracker, OidcStore, PublicationStore, ShareStore, UploadStore, LockStore, S3KeyStore, FixityStore {
   readonly driver: string;
   /**
    * Resolves once the catalog has answered a trivial query (readiness); rejects with

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { CollectionWalk } from './backend.ts';
 import { LadingError } from './errors.ts';
-import { checksumDigest } from './meter.ts';
+import { checkedBytes, checksumDigest } from './meter.ts';
 import type { DataObject, Entity } from './types.ts';
 import { ZipWriter } from './zip-writer.ts';
 
@@ -55,29 +55,6 @@ function tagPath(path: string): string {
 }
 
 /**
- * `stream`'s bytes, checked as they pass: an error if they are more or fewer than
- * `object.size`, or if their SHA-256 is not the stored checksum (raised before the last
- * chunk is handed on, so the member is never completed with wrong bytes).
- */
-async function* verified(object: DataObject, stream: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
-  const hash = createHash('sha256');
-  let read = 0;
-  let held: Buffer | null = null;
-  for await (const chunk of stream) {
-    read += chunk.length;
-    if (read > object.size) throw new LadingError('CHECKSUM_MISMATCH', `'${object.path}' holds more than its ${object.size} stored bytes.`);
-    hash.update(chunk);
-    if (held) yield held;
-    held = chunk;
-  }
-  if (read !== object.size) throw new LadingError('CHECKSUM_MISMATCH', `'${object.path}' could be read for ${read} of its ${object.size} bytes only.`);
-  if (!hash.digest().equals(checksumDigest(object.checksum))) {
-    throw new LadingError('CHECKSUM_MISMATCH', `The bytes of '${object.path}' are not the ones stored: their SHA-256 differs from the checksum ${object.checksum}.`);
-  }
-  if (held) yield held;
-}
-
-/**
  * The archive of `walk`'s collection, as chunks to send in order. The top folder is the
  * collection's name; inside it, for `zip`, the members at their paths relative to the
  * collection (collections as directory entries, so empty ones are kept); for `bag`, a BagIt
@@ -115,7 +92,7 @@ export async function* collectionArchive(walk: CollectionWalk, options: ArchiveO
     }
     const { object, stream } = await walk.open(entity);
     try {
-      yield* zip.file(`${payload}${relative}`, object.modifiedAt, object.size, verified(object, stream));
+      yield* zip.file(`${payload}${relative}`, object.modifiedAt, object.size, checkedBytes(object, stream));
     } finally {
       stream.destroy();
     }

@@ -62,3 +62,38 @@ export function checksumString(sha256: Buffer): string {
 export function checksumDigest(checksum: string): Buffer {
   return Buffer.from(checksum.slice('sha2:'.length), 'base64');
 }
+
+/** What `checkedBytes` checks a stream against: the size and checksum the catalog recorded. */
+export interface RecordedBytes {
+  /** For messages: the object's path. */
+  path: string;
+  size: number;
+  /** `sha2:` checksum. */
+  checksum: string;
+}
+
+/**
+ * `stream`'s bytes, checked as they pass: throws `CHECKSUM_MISMATCH` when they are more or fewer
+ * than `recorded.size`, or when their SHA-256 is not the recorded checksum, before the last
+ * chunk is handed on (so whoever writes the chunks never completes wrong bytes). The error's
+ * `details.reason` says what differs in a few words, without the path.
+ */
+export async function* checkedBytes(recorded: RecordedBytes, stream: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  const hash = createHash('sha256');
+  let read = 0;
+  let held: Buffer | null = null;
+  const mismatch = (reason: string, message: string): LadingError => new LadingError('CHECKSUM_MISMATCH', message, { details: { reason } });
+  for await (const chunk of stream) {
+    read += chunk.length;
+    if (read > recorded.size) throw mismatch(`more than the ${recorded.size} bytes recorded`, `'${recorded.path}' holds more than its ${recorded.size} stored bytes.`);
+    hash.update(chunk);
+    if (held) yield held;
+    held = chunk;
+  }
+  if (read !== recorded.size) throw mismatch(`${read} of the ${recorded.size} bytes recorded`, `'${recorded.path}' could be read for ${read} of its ${recorded.size} bytes only.`);
+  const digest = hash.digest();
+  if (!digest.equals(checksumDigest(recorded.checksum))) {
+    throw mismatch(`SHA-256 ${checksumString(digest)} where ${recorded.checksum} was recorded`, `The bytes of '${recorded.path}' are not the ones stored: their SHA-256 differs from the checksum ${recorded.checksum}.`);
+  }
+  if (held) yield held;
+}

@@ -23,4 +23,12 @@ export interface Observer {
   shareUsed?(kind: 'read' | 'upload'): void;
   /** A job of `kind` failed; `final` when it will not be tried again. */
   jobFailed?(kind: string, final: boolean): void;
+  /** A fixity check (`core/fixity.ts`) read `bytes` bytes of a stored object and found them `outcome`. */
+  objectVerified?(bytes: number, outcome: 'ok' | 'damaged' | 'missing'): void;
+  /**
+   * A fixity check marked the data object at `path` (its stored path: a trashed one's is
+   * hidden) damaged, for `reason`: its bytes are missing or not the ones recorded, and it is no
+   * longer served. Told at each finding, also of an object marked before.
+   */
+  objectDamaged?(path: string, reason: string): void;
 }

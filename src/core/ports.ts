@@ -12,7 +12,7 @@ export interface Clock {
 export const systemClock: Clock = { now: () => new Date() };
 
 export type {
-  AccountStore, BlobTracker, Catalog, JobQueueFigures, PoolFigures, CatalogRole, CatalogRoles, HandleStore, InlineStore, JobStore, LockStore, NamespaceStore, OidcRecord, OidcRecordInput,
+  AccountStore, BlobTracker, Catalog, FixityStore, StoredObject, JobQueueFigures, PoolFigures, CatalogRole, CatalogRoles, HandleStore, InlineStore, JobStore, LockStore, NamespaceStore, OidcRecord, OidcRecordInput,
   OidcStore, PublicationStore, S3KeyStore, SessionStore, ShareStore, TrackedBlob, UploadInput, UploadRecord, UploadStore,
 } from './catalog.ts';
 
@@ -33,6 +33,14 @@ export interface ResourceCapabilities {
    * the backend copies by reading and writing.
    */
   copy: boolean;
+}
+
+/** A key a resource holds (see `Resource.list`). */
+export interface StoredKey {
+  key: string;
+  size: number;
+  /** When its bytes were last written (a file's mtime, an object's Last-Modified). */
+  modifiedAt: Date;
 }
 
 export interface ByteRange {
@@ -103,6 +111,15 @@ export interface Resource {
   size(key: string): Promise<number | null>;
   /** Removes `key`. Idempotent. */
   delete(key: string): Promise<void>;
+  /**
+   * Every key stored whole (readable), with its size and when its bytes were last written, in
+   * no particular order, read from the store a page at a time (memory stays flat however many
+   * there are). Neither temporaries of writes under way nor staged writes not yet complete are
+   * keys, nor bytes kept in the catalog's own database (`InlineStore`: they exist only with
+   * their object); a key written or deleted while the listing runs may or may not appear. For
+   * fixity checks (bytes no object refers to); `UNAVAILABLE` when the store cannot be reached.
+   */
+  list(): AsyncIterable<StoredKey>;
   /**
    * Removes temporaries of writes that started before `before` and never finished, except
    * those of keys `keep` says are still being written (by another node).

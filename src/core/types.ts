@@ -33,6 +33,12 @@ export interface DataObject extends EntityBase {
    * stored before lading kept it).
    */
   etag?: string;
+  /**
+   * Set when a fixity check (`core/fixity.ts`) found the stored bytes missing or not matching
+   * `checksum`: when and why. Such an object is never served; overwriting it clears the mark,
+   * as does a later check that finds its bytes whole again. Absent otherwise.
+   */
+  damaged?: { at: Date; reason: string };
 }
 
 export interface Collection extends EntityBase {

@@ -41,6 +41,7 @@ export const STATUS_BY_CODE = {
   TOO_MANY_REQUESTS: { status: 429, title: 'Too many requests', advice: 'Wait for Retry-After seconds.' },
   HEADERS_TOO_LARGE: { status: 431, title: 'Request header fields too large', advice: 'Shorten the URL or the headers (at most 16 KiB together).' },
   INTERNAL: { status: 500, title: 'Internal server error', advice: 'Retry; report the X-Request-Id if it persists.' },
+  OBJECT_DAMAGED: { status: 500, title: 'Object damaged', advice: 'The stored bytes of this data object no longer match its checksum (or are missing), so lading will not serve them: ask the operators to restore them (lading fsck lists what is damaged), or upload the object again.' },
   PROXY_EXPIRED: { status: 500, title: 'Expired proxy credential', advice: "Make 'POST' on '/auth/proxy', then retry." },
   NOT_IMPLEMENTED: { status: 501, title: 'Not implemented', advice: 'Send the body without a transfer coding other than chunked; lading is not a proxy (no CONNECT).' },
   HTTP_VERSION_NOT_SUPPORTED: { status: 505, title: 'HTTP version not supported', advice: 'Speak HTTP/1.1 (or HTTP/1.0).' },

@@ -18,7 +18,7 @@ import { HistogramFamily, type HistogramSeries } from './series.ts';
 const CATALOG_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
 /** Catalog members that are no operation of a role (or are the metrics' own reads). */
-const NOT_TIMED = new Set(['driver', 'inline', 'close', 'ping', 'poolFigures', 'jobQueue']);
+const NOT_TIMED = new Set(['driver', 'inline', 'close', 'ping', 'poolFigures', 'jobQueue', 'countDamaged']);
 
 /** Error codes of the resource that say the store failed, rather than the request or the client. */
 const STORE_FAILURES = new Set(['UNAVAILABLE', 'STORAGE_FULL', 'INTERNAL']);
@@ -47,11 +47,19 @@ export class Metrics {
     const refusals = new Counter({ name: 'lading_limit_refusals_total', help: 'Requests refused by a limit (429), by limit.', labelNames: ['limit'], registers });
     const shareUses = new Counter({ name: 'lading_share_link_uses_total', help: 'Uses of share links: downloads of read links, deposits into drop boxes.', labelNames: ['kind'], registers });
     const jobFailures = new Counter({ name: 'lading_job_failures_total', help: 'Failed runs of durable jobs (PID registrations) on this node, by kind; final: not tried again.', labelNames: ['kind', 'final'], registers });
+    const verified = new Counter({ name: 'lading_fixity_objects_verified_total', help: 'Stored objects whose bytes a fixity check (the background audit, or lading fsck run with this registry) read on this node, by outcome: ok, damaged (not the bytes recorded) or missing.', labelNames: ['outcome'], registers });
+    const verifiedBytes = new Counter({ name: 'lading_fixity_verified_bytes_total', help: 'Bytes of stored objects a fixity check on this node read and found whole.', registers });
+    const damagedFound = new Counter({ name: 'lading_fixity_damage_found_total', help: 'Findings of damaged or missing bytes by fixity checks on this node (an object found again counts again).', registers });
     this.observer = {
       loginFailed: (via) => loginFailures.inc({ via }),
       limited: (limit) => refusals.inc({ limit }),
       shareUsed: (kind) => shareUses.inc({ kind }),
       jobFailed: (kind, final) => jobFailures.inc({ kind, final: String(final) }),
+      objectVerified: (bytes, outcome) => {
+        verified.inc({ outcome });
+        if (bytes > 0) verifiedBytes.inc(bytes);
+      },
+      objectDamaged: () => damagedFound.inc(),
     };
     this.#catalogDuration = new HistogramFamily(this.registry, {
       name: 'lading_catalog_operation_duration_seconds', help: 'Time catalog operations take, by operation (a method of a catalog role), failed ones included.',
@@ -156,6 +164,15 @@ export class Metrics {
         this.reset();
         const open = await catalog.countOpenUploads(null, clock.now()).catch(() => null);
         if (open) this.set(open.count);
+      },
+    });
+    new Gauge({
+      name: 'lading_fixity_damaged_objects', help: 'Stored objects marked damaged by fixity checks (bytes missing or not the ones recorded), of every node: they are not served until restored or uploaded again.',
+      registers,
+      async collect() {
+        this.reset();
+        const n = await catalog.countDamaged().catch(() => null);
+        if (n !== null) this.set(n);
       },
     });
     const pool = catalog.poolFigures?.bind(catalog);

@@ -89,6 +89,8 @@ const S3_CODE_OF = {
   CHECKSUM_MISMATCH: 'BadDigest',
   // NOTE: S3 has no locks: a change a WebDAV lock refuses is refused as one without access is.
   LOCKED: 'AccessDenied',
+  // NOTE: the store's failure, not the client's: S3 clients report InternalError and do not take the object for absent.
+  OBJECT_DAMAGED: 'InternalError',
 } as const satisfies Record<ErrorCode, S3Code>;
 
 /** Any failure as an `S3Error`: lading's by the table, anything else as `InternalError` (its message not shown). */

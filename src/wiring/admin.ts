@@ -11,6 +11,8 @@ import type { AdminService } from '../core/admin.ts';
 import { LadingError } from '../core/errors.ts';
 import type { TrashEntry } from '../core/types.ts';
 import { exportGridSecurity } from '../identity/x509/ca.ts';
+import { type FsckReport, fsck } from '../core/fixity.ts';
+import { parsePath } from '../core/path.ts';
 
 export interface AdminConsole {
   /** The data directory's absolute path. */
@@ -32,6 +34,13 @@ export interface AdminConsole {
    * job, and the PID record of what it took down keeps pointing at the data.
    */
   pidRules: boolean;
+  /**
+   * Checks every stored object's bytes against its checksum and the resource for bytes no
+   * object refers to, older than `recovery.grace` (see `fsck` in `core/fixity.ts`); with
+   * `repair`, removes those. With `path`, checks only the objects at or below it (a valid
+   * path: `INVALID_PATH` otherwise) and looks for no orphans.
+   */
+  fsck(options: { repair: boolean; path?: string }): Promise<FsckReport>;
   close(): Promise<void>;
 }
 
@@ -60,6 +69,12 @@ export async function openAdmin(config: Config, options: { create?: boolean } = 
     },
     takedown: (target, reason, by) => deps.trash.takedownByOperator(target, reason, by),
     pidRules: deps.rules.rules.length > 0,
+    fsck: ({ repair, path }) => fsck({
+      catalog: deps.catalog, resource: deps.resource, clock: deps.clock, repair,
+      orphanAgeMs: config.recovery.grace * 1000,
+      ...(path === undefined ? {} : { path: parsePath(path) }),
+      ...(deps.observer ? { observer: deps.observer } : {}),
+    }),
     // NOTE: the jobs a takedown enqueues (its PID's tombstone record) are run by a server's
     // job worker, which looks for jobs enqueued elsewhere when idle.
     close: () => deps.close(),

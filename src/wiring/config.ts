@@ -146,6 +146,10 @@ export const CONFIG_SCHEMA = Type.Object({
   trash: Type.Object({
     retention: amount(2592000, 'Seconds a trashed data object or collection keeps its bytes before the periodic sweep (on any node) purges them; its PID keeps resolving to a tombstone. Default 30 days.'),
   }),
+  fixity: Type.Object({
+    rate: amount(50 * 1024 * 1024, 'Bytes a second the background fixity audit reads at most on each node, checking stored objects against their checksums (default 50 MiB/s); 0 turns the audit off on that node. The catalog gives each object to one node at a time.'),
+    interval: amount(30 * 86400, 'Seconds after its last check (or its upload) an object is checked again by the background audit (default 30 days). Every object is checked once per interval as long as fixity.rate times the interval, over all nodes, covers the stored bytes.'),
+  }),
   s3: Type.Object({
     listen: optionalText('Address and port (host:port) of the S3-compatible listener (path-style: http://host:port/<user>/<key>, signed with keys from `lading s3 key create`); unset, no S3 listener runs.'),
     region: text('us-east-1', 'Region S3 clients sign their requests for, and GetBucketLocation answers.'),

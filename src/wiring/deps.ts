@@ -25,6 +25,7 @@ import { PublicBase } from '../core/public-base.ts';
 import { linkOf, pidLinkOf, publicLinkOf } from '../http/envelope.ts';
 import { Trash } from '../core/trash.ts';
 import { Locks } from '../core/locks.ts';
+import { FixityAudit } from '../core/fixity.ts';
 import { AccessControl } from '../core/access-control.ts';
 import { Metadata } from '../core/metadata.ts';
 import { S3Keys } from '../core/s3-keys.ts';
@@ -41,6 +42,7 @@ import { revokeAccount } from '../identity/oidc/provider-adapter.ts';
 import { errorPage } from '../http/errors.ts';
 import { createLogger } from './logger.ts';
 import type { Metrics } from '../metrics/metrics.ts';
+import type { Observer } from '../core/observer.ts';
 
 export interface Deps {
   config: Config;
@@ -87,6 +89,10 @@ export interface Deps {
   locks: Locks;
   /** Users' S3 access keys (secrets sealed under the master key). */
   s3Keys: S3Keys;
+  /** The background fixity audit (`fixity.*`); started by `startServer` unless `fixity.rate` is 0. */
+  fixity: FixityAudit;
+  /** What the core reports to (the metrics), when anything listens. */
+  observer: Observer | undefined;
   close(): Promise<void>;
 }
 
@@ -200,11 +206,17 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     jobs: rules.rules.length > 0 ? rules.jobsFor : undefined, onJobs: () => jobs.wake(),
   });
   const locks = new Locks({ catalog, backend, clock });
+  const fixity = new FixityAudit({
+    catalog, resource, clock, holder: node, bytesPerSecond: config.fixity.rate, intervalMs: config.fixity.interval * 1000,
+    log: logger, ...(observer ? { observer } : {}),
+  });
   return {
     config, dataDir, logger, clock, catalog, resource, backend, uploads, admin, accessControl, metadata, publishing,
     sessions, credentials, x509, caEndpoint: x509.caEndpoint, oidc,
     rules, pids, jobs, publicBase, node, shares, trash, locks, s3Keys: new S3Keys({ catalog, backend, sealer: x509.sealer, clock }),
+    fixity, observer,
     async close() {
+      await fixity.stop();
       await jobs.stop();
       await backend.settled();
       await resource.close();

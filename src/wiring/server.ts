@@ -139,6 +139,8 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
     // shared one their leases run out and any node takes them over.
     await deps.catalog.releaseJobs(staleBefore(config, new Date()));
     deps.jobs.start();
+    // NOTE: every node audits; the catalog gives each object to one of them at a time.
+    if (config.fixity.rate > 0) deps.fixity.start();
     // Replaced contents a resource could not delete at once (see `deleteSparesOpenReads`),
     // and leftovers of uploads on nodes that died, go once `recovery.grace` has passed.
     // Resumable uploads past their expiry go too, with their bytes, whichever node notices, and

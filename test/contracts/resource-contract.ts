@@ -337,6 +337,30 @@ export function resourceContract(name: string, create: () => Promise<Resource>):
       });
     });
 
+    it('lists the keys stored whole with their sizes, and not writes under way, staged bytes or deleted keys', async () => {
+      const before = Date.now() - 60_000;
+      // NOTE: over the inline limit: bytes kept in the catalog are not the resource's to list.
+      await r.write('key-list0001', Readable.from([Buffer.alloc(70_001, 1)]));
+      await r.write('key-list0002', Readable.from([Buffer.alloc(70_000, 2)]));
+      await r.write('key-list0003', Readable.from([Buffer.from('gone')]));
+      await r.delete('key-list0003');
+      const source = new Readable({ read() {} });
+      source.push(Buffer.alloc(10));
+      const writing = r.write('key-list0004', source);
+      if (r.staging) {
+        const state = await r.staging.begin('key-list0005');
+        await r.staging.append('key-list0005', state, 0, (async function* () { yield Buffer.from('staged'); })(), { checkpointBytes: Infinity, onCheckpoint: async () => {} });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      const listed = [];
+      for await (const k of r.list()) listed.push(k);
+      listed.sort((a, b) => a.key.localeCompare(b.key));
+      assert.deepEqual(listed.map((k) => [k.key, k.size]), [['key-list0001', 70_001], ['key-list0002', 70_000]]);
+      for (const k of listed) assert.ok(k.modifiedAt.getTime() >= before && k.modifiedAt.getTime() <= Date.now() + 60_000, `a plausible time: ${k.modifiedAt.toISOString()}`);
+      source.push(null);
+      await writing;
+    });
+
     it('sweeps only temporaries older than the given time', async () => {
       const source = new Readable({ read() {} });
       source.push(Buffer.alloc(10));

@@ -12,6 +12,7 @@ import { CatalogOptionError } from './options.ts';
 import { createPostgresAccounts } from './postgres/accounts.ts';
 import { createPostgresBlobs } from './postgres/blobs.ts';
 import { type PgPoolLike, openPostgres } from './postgres/connection.ts';
+import { createPostgresFixity } from './postgres/fixity.ts';
 import { createPostgresHandles } from './postgres/handles.ts';
 import { createPostgresLocks } from './postgres/locks.ts';
 import { createPostgresJobs } from './postgres/jobs.ts';
@@ -73,6 +74,7 @@ export async function createPostgresCatalog(options: PostgresCatalogOptions): Pr
     uploads: createPostgresUploads(db),
     locks: createPostgresLocks(db),
     s3Keys: createPostgresS3Keys(db),
+    fixity: createPostgresFixity(db),
   }, {
     ping: async () => {
       await db.pool.query('SELECT 1');

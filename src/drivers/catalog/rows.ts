@@ -4,9 +4,9 @@
  */
 import { LadingError } from '../../core/errors.ts';
 import { type Path, TRASH_PREFIX } from '../../core/path.ts';
-import type { JobQueueFigures, OidcRecord, TrackedBlob, UploadRecord } from '../../core/ports.ts';
+import type { JobQueueFigures, OidcRecord, StoredObject, TrackedBlob, UploadRecord } from '../../core/ports.ts';
 import {
-  ACCESS_LEVELS, type AccessLevel, type DavLock, type Entity, type JobRecord, type JobState, type PrincipalKind,
+  ACCESS_LEVELS, type AccessLevel, type DataObject, type DavLock, type Entity, type JobRecord, type JobState, type PrincipalKind,
   type PublicationEvent, type S3KeyRecord, type SessionRecord, type ShareKind, type ShareRecord, type TrashEntry, type UserRecord, type WithdrawnState,
 } from '../../core/types.ts';
 
@@ -27,8 +27,37 @@ export function toEntity(row: Row): Entity {
     pid: (row.pid as string | null) ?? null,
   };
   if (row.kind === 'collection') return { ...base, kind: 'collection' };
-  const object = { ...base, kind: 'dataobject' as const, size: Number(row.size), checksum: row.checksum as string, blob: row.blob as string };
-  return typeof row.etag === 'string' ? { ...object, etag: row.etag } : object;
+  const object: DataObject = { ...base, kind: 'dataobject' as const, size: Number(row.size), checksum: row.checksum as string, blob: row.blob as string };
+  if (typeof row.etag === 'string') object.etag = row.etag;
+  if (row.damaged_at !== null && row.damaged_at !== undefined) object.damaged = { at: new Date(Number(row.damaged_at)), reason: String(row.damage ?? '') };
+  return object;
+}
+
+/**
+ * The columns of a stored object for the fixity role (`e`: its entity row); both drivers
+ * select these, so `toStoredObject` reads one shape.
+ */
+export const STORED_OBJECT_COLUMNS = 'e.uid, e.path, e.size, e.checksum, e.blob, e.verified_at, e.damaged_at, e.damage';
+
+/**
+ * The condition that the entity row `e` holds bytes still kept: a live one (its path starts
+ * with '/'), or one in the hidden subtree of a trash entry still `trashed` (not purged or taken
+ * down). `S` is the schema prefix.
+ */
+export const STORED_OBJECT_KEPT = (S: string): string => `(substr(e.path, 1, 1) = '/' OR EXISTS (SELECT 1 FROM ${S}trash_entries t
+  WHERE t.state = 'trashed' AND (e.path = '${TRASH_PREFIX}' || t.entity_uid OR substr(e.path, 1, length(t.entity_uid) + ${TRASH_PREFIX.length + 1}) = '${TRASH_PREFIX}' || t.entity_uid || '/')))`;
+
+export function toStoredObject(row: Row): StoredObject {
+  const verified = Number(row.verified_at ?? 0);
+  return {
+    id: row.uid as string,
+    path: row.path as string,
+    size: Number(row.size),
+    checksum: row.checksum as string,
+    blob: row.blob as string,
+    verifiedAt: verified > 0 ? new Date(verified) : null,
+    damaged: row.damaged_at === null || row.damaged_at === undefined ? null : { at: new Date(Number(row.damaged_at)), reason: String(row.damage ?? '') },
+  };
 }
 
 export function toS3Key(row: Row): S3KeyRecord {

@@ -11,6 +11,7 @@ import { CatalogOptionError } from './options.ts';
 import { createSqliteAccounts } from './sqlite/accounts.ts';
 import { createSqliteBlobs } from './sqlite/blobs.ts';
 import { type SqliteConnection, openSqlite } from './sqlite/connection.ts';
+import { createSqliteFixity } from './sqlite/fixity.ts';
 import { createSqliteHandles } from './sqlite/handles.ts';
 import { type KeptBytes, createSqliteInline } from './sqlite/inline.ts';
 import { createSqliteLocks } from './sqlite/locks.ts';
@@ -57,6 +58,7 @@ export function createSqliteCatalog(options: SqliteCatalogOptions): Catalog {
     uploads: createSqliteUploads(db),
     locks: createSqliteLocks(db),
     s3Keys: createSqliteS3Keys(db),
+    fixity: createSqliteFixity(db),
   };
   for (const role of Object.values(roles) as Record<string, unknown>[]) durableWrites(db, role);
   const ping = async (): Promise<void> => {

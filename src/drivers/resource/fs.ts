@@ -407,6 +407,21 @@ export async function createFsResource(options: FsResourceOptions): Promise<Reso
       });
     },
 
+    async *list() {
+      // NOTE: `blobs/<first two characters>/<key>`; anything else there (a stray file) is no key.
+      for (const dir of (await readdir(blobs, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort()) {
+        const names = await readdir(join(blobs, dir)).catch((err: unknown) => {
+          if (code(err) === 'ENOENT') return [] as string[];
+          throw err;
+        });
+        for (const name of names.sort()) {
+          if (!KEY.test(name) || name.slice(0, 2) !== dir) continue;
+          const info = await stat(join(blobs, dir, name)).catch(() => null);
+          if (info?.isFile()) yield { key: name, size: info.size, modifiedAt: info.mtime };
+        }
+      }
+    },
+
     async sweepTemporaries(before, keep) {
       let removed = 0;
       for (const name of await readdir(tmp)) {

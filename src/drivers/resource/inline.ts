@@ -66,6 +66,9 @@ export function inlineSmallObjects(inner: Resource, store: InlineStore, limit = 
       if (!(await store.delete(key))) await inner.delete(key);
     },
 
+    // NOTE: bytes kept inline live and die with their object's row (`InlineStore.put`): never
+    // an orphan, and checked through `read` like any other.
+    list: () => inner.list(),
     sweepTemporaries: (before, keep) => inner.sweepTemporaries(before, keep),
     probe: () => inner.probe(),
     ...(inner.space ? { space: inner.space } : {}),

@@ -291,6 +291,26 @@ export function createS3Resource(options: S3ResourceOptions): Resource {
       }
     },
 
+    async *list() {
+      let ContinuationToken: string | undefined;
+      do {
+        let page;
+        try {
+          page = await client.send(new ListObjectsV2Command({ Bucket, Prefix: prefix, ContinuationToken }));
+        } catch (err) {
+          throw storeError(err, 'list the objects');
+        }
+        for (const object of page.Contents ?? []) {
+          const key = object.Key?.slice(prefix.length) ?? '';
+          // NOTE: the tails of staged writes (`<key>.tail-<n>`) and whatever else shares the
+          // bucket under the prefix are no keys.
+          if (!object.Key?.startsWith(prefix) || !KEY.test(key)) continue;
+          yield { key, size: object.Size ?? 0, modifiedAt: object.LastModified ?? new Date(0) };
+        }
+        ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (ContinuationToken);
+    },
+
     async sweepTemporaries(before, keep) {
       try {
         return await abortUploads(before, undefined, keep);

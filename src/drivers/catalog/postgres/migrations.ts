@@ -309,4 +309,20 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: (S: string) =
       ALTER TABLE ${S}entities ADD COLUMN etag TEXT;
     `,
   },
+  {
+    // Fixity: when each data object's bytes were last read whole against their checksum (0:
+    // never, so objects stored before are checked first), what a check found wrong, and which
+    // checker holds the object now (see `FixityStore`).
+    version: 18,
+    sql: (S) => `
+      ALTER TABLE ${S}entities
+        ADD COLUMN verified_at BIGINT NOT NULL DEFAULT 0,
+        ADD COLUMN damaged_at BIGINT,
+        ADD COLUMN damage TEXT,
+        ADD COLUMN fixity_holder TEXT,
+        ADD COLUMN fixity_until BIGINT;
+      CREATE INDEX entities_by_verification ON ${S}entities (verified_at, id) WHERE kind = 'dataobject' AND blob IS NOT NULL;
+      CREATE INDEX entities_damaged ON ${S}entities (damaged_at) WHERE damaged_at IS NOT NULL;
+    `,
+  },
 ];

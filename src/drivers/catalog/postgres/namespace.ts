@@ -22,7 +22,7 @@ import { completeUploadRow, uploadHeldRow } from './uploads.ts';
 /** The namespace role over `db`; each mutating method runs in one transaction of its own. */
 export function createPostgresNamespace(db: PostgresConnection): NamespaceStore {
   const { pool, S, tx } = db;
-  const ENTITY = `SELECT e.id, e.uid, e.path, e.name, e.kind, e.owner, e.size, e.checksum, e.etag, e.blob, e.created_at, e.modified_at,
+  const ENTITY = `SELECT e.id, e.uid, e.path, e.name, e.kind, e.owner, e.size, e.checksum, e.etag, e.blob, e.created_at, e.modified_at, e.damaged_at, e.damage,
     (SELECT value FROM ${S}avus v WHERE v.entity_id = e.id AND v.attribute = 'PID' ORDER BY v.value LIMIT 1) AS pid
     FROM ${S}entities e`;
   const entityAt = async (c: PgQueryable, path: string): Promise<Entity | null> => {
@@ -142,8 +142,8 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
           // NOTE: ON CONFLICT waits for a concurrent insert of the same path to finish; when it
           // committed, the object is there now and this commit is an overwrite (or a CONFLICT).
           const uid = randomUUID();
-          const inserted = await one(c, `INSERT INTO ${S}entities (uid, path, parent, name, kind, owner, size, checksum, blob, created_at, modified_at, etag)
-            VALUES ($1, $2, $3, $4, 'dataobject', $5, $6, $7, $8, $9, $9, $10) ON CONFLICT (path) DO NOTHING RETURNING id`,
+          const inserted = await one(c, `INSERT INTO ${S}entities (uid, path, parent, name, kind, owner, size, checksum, blob, created_at, modified_at, etag, verified_at)
+            VALUES ($1, $2, $3, $4, 'dataobject', $5, $6, $7, $8, $9, $9, $10, $9) ON CONFLICT (path) DO NOTHING RETURNING id`,
           [uid, path, parentOf(path), baseName(path), owner, size, checksum, blob, now.getTime(), etag]);
           if (inserted) {
             await c.query(`INSERT INTO ${S}acls (entity_id, principal, level) VALUES ($1, $2, $3)`, [inserted.id, owner, ACCESS_RANK.own]);
@@ -158,7 +158,10 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
           if (existing.kind === 'collection') throw new LadingError('CONFLICT', `'${path}' is a collection.`);
           if (!overwrite) throw new LadingError('CONFLICT', `'${path}' already exists.`);
           replacedBlob = existing.blob as string;
-          await c.query(`UPDATE ${S}entities SET size = $1, checksum = $2, blob = $3, modified_at = $4, etag = $6 WHERE id = $5`,
+          // NOTE: the new bytes were hashed as they were stored: a check at the commit, which
+          // clears a mark of damage the replaced ones had.
+          await c.query(`UPDATE ${S}entities SET size = $1, checksum = $2, blob = $3, modified_at = $4, etag = $6,
+              verified_at = $4, damaged_at = NULL, damage = NULL, fixity_holder = NULL, fixity_until = NULL WHERE id = $5`,
             [size, checksum, blob, now.getTime(), existing.id, etag]);
           await trackBlobRow(db, c, replacedBlob, now);
           event = { type: 'object.overwritten', entityId: existing.uid as string, path };

@@ -304,4 +304,19 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       ALTER TABLE entities ADD COLUMN etag TEXT;
     `,
   },
+  {
+    // Fixity: when each data object's bytes were last read whole against their checksum (0:
+    // never, so objects stored before are checked first), what a check found wrong, and which
+    // checker holds the object now (see `FixityStore`).
+    version: 19,
+    sql: `
+      ALTER TABLE entities ADD COLUMN verified_at INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE entities ADD COLUMN damaged_at INTEGER;
+      ALTER TABLE entities ADD COLUMN damage TEXT;
+      ALTER TABLE entities ADD COLUMN fixity_holder TEXT;
+      ALTER TABLE entities ADD COLUMN fixity_until INTEGER;
+      CREATE INDEX entities_by_verification ON entities (verified_at, id) WHERE kind = 'dataobject' AND blob IS NOT NULL;
+      CREATE INDEX entities_damaged ON entities (damaged_at) WHERE damaged_at IS NOT NULL;
+    `,
+  },
 ];

@@ -24,7 +24,7 @@ import { completeUploadRow, uploadHeldRow } from './uploads.ts';
 const ENTITY_TABLES: ReadonlySet<string> = new Set(['entities', 'acls']);
 const changeAt = (path: Path): ChangeAt => ({ path, tables: ENTITY_TABLES });
 
-const ENTITY_COLUMNS = `e.id, e.uid, e.path, e.name, e.kind, e.owner, e.size, e.checksum, e.etag, e.blob, e.created_at, e.modified_at,
+const ENTITY_COLUMNS = `e.id, e.uid, e.path, e.name, e.kind, e.owner, e.size, e.checksum, e.etag, e.blob, e.created_at, e.modified_at, e.damaged_at, e.damage,
   (SELECT value FROM avus v WHERE v.entity_id = e.id AND v.attribute = 'PID' ORDER BY v.value LIMIT 1) AS pid`;
 
 /**
@@ -139,16 +139,19 @@ export function createSqliteNamespace(db: SqliteConnection, kept: KeptBytes = ne
           if (existing.kind === 'collection') throw new LadingError('CONFLICT', `'${path}' is a collection.`);
           if (!overwrite) throw new LadingError('CONFLICT', `'${path}' already exists.`);
           replacedBlob = existing.blob;
-          q('UPDATE entities SET size = ?, checksum = ?, etag = ?, blob = ?, modified_at = ? WHERE path = ?')
-            .run(size, checksum, etag, blob, now.getTime(), path);
+          // NOTE: the new bytes were hashed as they were stored: a check at the commit, which
+          // clears a mark of damage the replaced ones had.
+          q(`UPDATE entities SET size = ?, checksum = ?, etag = ?, blob = ?, modified_at = ?,
+              verified_at = ?, damaged_at = NULL, damage = NULL, fixity_holder = NULL, fixity_until = NULL WHERE path = ?`)
+            .run(size, checksum, etag, blob, now.getTime(), now.getTime(), path);
           trackBlobRow(db, replacedBlob, now);
           event = { type: 'object.overwritten', entityId: existing.id, path };
         } else {
           parentMustBeCollection(path);
           const uid = randomUUID();
-          const res = q(`INSERT INTO entities (uid, path, parent, name, kind, owner, size, checksum, etag, blob, created_at, modified_at)
-            VALUES (?, ?, ?, ?, 'dataobject', ?, ?, ?, ?, ?, ?, ?)`)
-            .run(uid, path, parentOf(path), baseName(path), owner, size, checksum, etag, blob, now.getTime(), now.getTime());
+          const res = q(`INSERT INTO entities (uid, path, parent, name, kind, owner, size, checksum, etag, blob, created_at, modified_at, verified_at)
+            VALUES (?, ?, ?, ?, 'dataobject', ?, ?, ?, ?, ?, ?, ?, ?)`)
+            .run(uid, path, parentOf(path), baseName(path), owner, size, checksum, etag, blob, now.getTime(), now.getTime(), now.getTime());
           q('INSERT INTO acls (entity_id, principal, level) VALUES (?, ?, ?)').run(res.lastInsertRowid, owner, ACCESS_RANK.own);
           event = { type: 'object.created', entityId: uid, path };
         }
