@@ -1,7 +1,8 @@
 /**
  * The `lading` command, one entry point for two audiences. The client commands (`login`, `ls`,
  * `put`, …, in `src/client/`) sit at the top level, as users type them every day; the server
- * administration commands (`serve`, `init`, `user`, `group`, `acl`, `ca`, `jobs`, `proxy show`)
+ * administration commands (`serve`, `init`, `user`, `group`, `acl`, `ca`, `backup`, `restore`, `jobs`,
+ * `proxy show`)
  * keep their names, so operators' scripts keep working, and are listed under their own heading
  * in `--help`. `proxy` is both: `lading proxy [renew]` is the caller's own proxy over the API,
  * `lading proxy show <user> --data DIR` the admin view.
@@ -235,6 +236,23 @@ function program(): Command {
     .action(async (dir: string, opts: CliOptions) => withAdmin(opts, async ({ exportCa }) => {
       process.stdout.write(caExported(await exportCa(dir)));
     }));
+
+  common(cli.command('backup <dest>').description('copy the data directory (SQLite catalog snapshot, stored bytes, CA, keys) into a new directory, while the server runs'))
+    .action(async (dest: string, opts: CliOptions) => {
+      const { backupModule, resolveConfig } = await wiring();
+      const { backupDataDir, describeBackup } = await backupModule();
+      const done = await backupDataDir(await resolveConfig(opts, warn), dest, opts.config ?? null);
+      process.stdout.write(describeBackup('backup', done));
+      if (done.problemCount > 0) throw new OperatorError(`backup: the data directory lacks or holds damaged bytes of ${plural(done.problemCount, 'object')}: ${done.problems.join(', ')}`);
+    });
+  common(cli.command('restore <backup>').description('restore a backup into a new, empty data directory (--data), then check every object against its SHA-256'))
+    .action(async (from: string, opts: CliOptions) => {
+      const { backupModule, resolveConfig } = await wiring();
+      const { describeBackup, restoreDataDir } = await backupModule();
+      const done = await restoreDataDir(await resolveConfig(opts, warn), from);
+      process.stdout.write(describeBackup('restore', done, from));
+      if (done.problemCount > 0) throw new OperatorError(`restore: ${plural(done.problemCount, 'object')} did not verify: ${done.problems.join(', ')}`);
+    });
 
   common(cli.command('jobs').description('list durable jobs (PID registration): pending, running, failed, done'))
     .addOption(new Option('--state <state>', 'only jobs in this state').choices(JOB_STATES))
