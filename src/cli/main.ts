@@ -232,9 +232,15 @@ function program(): Command {
       if (entry.pid && !pidRules) process.stderr.write(`lading: warning: this command ran without PID rules (pid.rules), so the record of ${entry.pid} still points at the data: give admin commands the server's configuration (--config, or the same LADING_ variables), so that a takedown points the record at its tombstone.\n`);
     }));
 
-  common(cli.command('ca').description('the embedded certificate authority').command('export <dir>').description('write the CA certificate as <hash>.0 and <hash>.signing_policy (grid-security layout)'))
+  const ca = cli.command('ca').description('the embedded certificate authority');
+  common(ca.command('export <dir>').description('write the CA certificates trusted now as <hash>.0 and <hash>.signing_policy (grid-security layout)'))
     .action(async (dir: string, opts: CliOptions) => withAdmin(opts, async ({ exportCa }) => {
       process.stdout.write(caExported(await exportCa(dir)));
+    }));
+  common(ca.command('rotate').description('make a new CA sign user certificates on every node sharing the catalog; the old one stays trusted until what it signed has expired'))
+    .action(async (opts: CliOptions) => withAdmin(opts, async ({ rotateCa }) => {
+      const { generation, subject } = await rotateCa();
+      process.stdout.write(`the CA of generation ${generation} (${subject}) signs from now on; nodes take it up within ca.refresh seconds, and the previous CA stays trusted until what it signed has expired\n`);
     }));
 
   common(cli.command('backup <dest>').description('copy the data directory (SQLite catalog snapshot, stored bytes, CA, keys) into a new directory, while the server runs'))

@@ -120,7 +120,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   const metrics = overrides.metrics ?? null;
   const openedCatalog = await openCatalog(config, dataDir);
   const catalog = metrics ? metrics.timeCatalog(openedCatalog) : openedCatalog;
-  const x509 = await createCredentialStack({ config, dataDir, catalog, clock }).catch(async (err: unknown) => {
+  const x509 = await createCredentialStack({ config, dataDir, catalog, clock, log: (message) => logger.info(message) }).catch(async (err: unknown) => {
     await catalog.close();
     throw err;
   });

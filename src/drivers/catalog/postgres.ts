@@ -21,6 +21,7 @@ import { createPostgresPublications } from './postgres/publications.ts';
 import { createPostgresSessions } from './postgres/sessions.ts';
 import { createPostgresShares } from './postgres/shares.ts';
 import { createPostgresS3Keys } from './postgres/s3-keys.ts';
+import { createPostgresCas } from './postgres/cas.ts';
 import { createPostgresUploads } from './postgres/uploads.ts';
 
 export type { PgClientLike, PgPoolLike, PgResultLike } from './postgres/connection.ts';
@@ -73,6 +74,7 @@ export async function createPostgresCatalog(options: PostgresCatalogOptions): Pr
     uploads: createPostgresUploads(db),
     locks: createPostgresLocks(db),
     s3Keys: createPostgresS3Keys(db),
+    cas: createPostgresCas(db),
   }, {
     ping: async () => {
       await db.pool.query('SELECT 1');

@@ -4,7 +4,7 @@
  */
 import { LadingError } from '../../core/errors.ts';
 import { type Path, TRASH_PREFIX } from '../../core/path.ts';
-import type { JobQueueFigures, OidcRecord, TrackedBlob, UploadRecord } from '../../core/ports.ts';
+import type { JobQueueFigures, OidcRecord, StoredCa, TrackedBlob, UploadRecord } from '../../core/ports.ts';
 import {
   ACCESS_LEVELS, type AccessLevel, type DavLock, type Entity, type JobRecord, type JobState, type PrincipalKind,
   type PublicationEvent, type S3KeyRecord, type SessionRecord, type ShareKind, type ShareRecord, type TrashEntry, type UserRecord, type WithdrawnState,
@@ -29,6 +29,13 @@ export function toEntity(row: Row): Entity {
   if (row.kind === 'collection') return { ...base, kind: 'collection' };
   const object = { ...base, kind: 'dataobject' as const, size: Number(row.size), checksum: row.checksum as string, blob: row.blob as string };
   return typeof row.etag === 'string' ? { ...object, etag: row.etag } : object;
+}
+
+export function toStoredCa(row: Row): StoredCa {
+  return {
+    generation: Number(row.generation), certPem: row.cert_pem as string, sealedKey: row.sealed_key as string,
+    createdAt: new Date(Number(row.created_at)),
+  };
 }
 
 export function toS3Key(row: Row): S3KeyRecord {
