@@ -11,7 +11,8 @@ import { readSecretFile } from './secret-file.ts';
 import type { Authority, Catalog, CertificateIssuer, Clock } from '../core/ports.ts';
 import { type CertificateAuthority, loadOrCreateCa } from '../identity/x509/ca.ts';
 import { type CaRing, openCaRing } from '../identity/x509/ca-ring.ts';
-import { writeFile, rename, readFile, mkdir } from 'node:fs/promises';
+import { hkdfSync } from 'node:crypto';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { createProxyAuthority } from '../identity/x509/authority.ts';
 import { createHttpIssuer } from '../identity/x509/issuer-http.ts';
 import { createLocalIssuer } from '../identity/x509/issuer-local.ts';
@@ -73,8 +74,11 @@ export async function createCredentialStack(o: { config: Config; dataDir: string
     }
     const signing = ring;
     issuer = createLocalIssuer({ ca: signing ? () => signing.active() : fileCa!, clock: o.clock, lifetimeSeconds: config.ca.user_lifetime });
+    // NOTE: a node creating the file derives its secret from the master key, so nodes that share
+    // only the master key (and the catalog) accept the same issuer credential.
     const secret = await readSecretFile({
       key: 'ca.issuer_secret_file', file: config.ca.issuer_secret_file ?? join(dataDir, 'keys', 'ca-issuer.secret'), create: true,
+      initial: Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'lading.ca-issuer-secret', 32)).toString('base64url'),
     });
     const published = fileCa?.certPem ?? '';
     caEndpoint = {

@@ -2,7 +2,8 @@
  * One CA for many nodes: two nodes on one PostgreSQL catalog, each started at once on an empty
  * data directory with only the shared master key, find one CA in the catalog; proxies issued
  * on either pass `openssl verify -allow_proxy_certs` against the trust anchors both serve, and
- * a token from one works on the other. After `lading ca rotate` both sign new certificates
+ * a token from one works on the other; the online CA endpoint's credential, derived from the
+ * master key, is the same on both. After `lading ca rotate` both sign new certificates
  * with the new CA, and proxies issued before still verify against the served anchors. Needs
  * PostgreSQL (LADING_TEST_PG_URL) and openssl: skipped without them, failed under CI.
  */
@@ -10,7 +11,7 @@ import { after, before, describe, it, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -103,6 +104,9 @@ if (!pgUrl) {
       for (const dir of [a.dataDir, b.dataDir]) {
         assert.deepEqual(await readdir(join(dir, 'ca')), ['ca.pem'], 'no CA key material on disk, only the published certificate');
       }
+      // The online CA endpoint's credential comes from the master key too: the same on both.
+      const issuerSecret = (dir: string) => readFile(join(dir, 'keys', 'ca-issuer.secret'), 'utf8');
+      assert.equal(await issuerSecret(a.dataDir), await issuerSecret(b.dataDir));
       const tokenA = await a.login('alice');
       const tokenB = await b.login('alice');
       const anchorsA = await served(a, 'anchors-a.pem');
