@@ -72,6 +72,10 @@ export interface LoadCaOptions {
  * Loads the configured CA, or the embedded one, creating the embedded one on first use. Safe
  * when several processes start at once on one data directory: exactly one CA is created.
  * Throws `INTERNAL` when the stored key cannot be opened (wrong master key).
+ *
+ * NOTE: a server loads an operator's CA (`certFile`, `keyFile`) here; lading's own CA now lives
+ * in the catalog (`ca-ring.ts`), which imports a `ca.json` this function wrote in earlier
+ * versions. The embedded branch stays as the definition of that file's layout.
  */
 export async function loadOrCreateCa(o: LoadCaOptions): Promise<CertificateAuthority> {
   await mkdir(o.dir, { recursive: true, mode: 0o700 });
