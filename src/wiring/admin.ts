@@ -73,6 +73,8 @@ export async function openAdmin(config: Config, options: { create?: boolean } = 
     async rotateCa() {
       if (!deps.x509.caRing) throw new LadingError('NOT_FOUND', 'lading\'s CA is not kept in the catalog here (ca.cert names an operator\'s CA, or ca.issuer is a URL): rotate that CA where it is kept.');
       const rotated = await rotateCa({ catalog: deps.catalog, sealer: deps.x509.sealer, zone: deps.config.zone, clock: deps.clock });
+      // NOTE: republishes <data>/ca/ca.pem here too, for a data directory no server runs on.
+      await deps.x509.refreshCa({ force: true });
       return { generation: rotated.generation, subject: new X509Certificate(rotated.certPem).subject.replace(/\n/g, ', ') };
     },
     takedown: (target, reason, by) => deps.trash.takedownByOperator(target, reason, by),

@@ -32,10 +32,11 @@ export interface CredentialStack {
   /** lading's own CAs as the catalog keeps them; null with `ca.cert` or an online CA. */
   caRing: CaRing | null;
   /**
-   * Reads the catalog's CAs again (see `CaRing.refresh`) and republishes `<data>/ca/ca.pem`;
-   * resolves with the signing generation when it changed, else null.
+   * Reads the catalog's CAs again (see `CaRing.refresh`; with `force`, whenever it last read
+   * them) and republishes `<data>/ca/ca.pem`; resolves with the signing generation when it
+   * changed, else null.
    */
-  refreshCa(): Promise<number | null>;
+  refreshCa(options?: { force?: boolean }): Promise<number | null>;
   /** The online CA endpoint to mount, or null. */
   caEndpoint: CaEndpoint | null;
   trustDir: string;
@@ -109,10 +110,10 @@ export async function createCredentialStack(o: { config: Config; dataDir: string
     if (!parsed || parsed.key !== key) parsed = { key, anchors: parseTrustAnchors([...own, ...anchorTexts]) };
     return parsed.anchors;
   };
-  const refreshCa = async (): Promise<number | null> => {
+  const refreshCa = async (options: { force?: boolean } = {}): Promise<number | null> => {
     if (!ring) return null;
     const before = ring.generation();
-    if (!(await ring.refresh())) return null;
+    if (!(await ring.refresh(options))) return null;
     await publishAnchors(caDir, ring.anchorPems());
     return ring.generation() !== before ? ring.generation() : null;
   };

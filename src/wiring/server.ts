@@ -162,7 +162,7 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
     // NOTE: a CA another node or `lading ca rotate` added signs here once this has read it;
     // certificates it signed verify at once (the authority reads the catalog on a refusal).
     const caRefresh = setInterval(() => {
-      deps.x509.refreshCa()
+      deps.x509.refreshCa({ force: true })
         .then((generation) => { if (generation !== null) deps.logger.info({ generation }, `the CA of generation ${generation} signs user certificates from now on`); })
         .catch((err: unknown) => deps.logger.warn({ err }, 'reading the CAs from the catalog failed'));
     }, config.ca.refresh * 1000);

@@ -28,9 +28,9 @@ export interface CaRing {
   /**
    * Reads the catalog again, taking up a CA another node (or `lading ca rotate`) added.
    * Resolves true when what `active` or `anchorPems` give changed. Calls within `minGapMs`
-   * of the last read share it.
+   * of the last read share it, unless `force` is set.
    */
-  refresh(): Promise<boolean>;
+  refresh(options?: { force?: boolean }): Promise<boolean>;
 }
 
 export interface CaRingOptions {
@@ -135,9 +135,9 @@ export async function openCaRing(o: CaRingOptions): Promise<CaRing> {
     active: () => active,
     generation: () => current[0]!.generation,
     anchorPems: anchors,
-    refresh() {
+    refresh(options = {}) {
       if (reading) return reading;
-      if (Date.now() - lastRead < minGapMs) {
+      if (!options.force && Date.now() - lastRead < minGapMs) {
         const text = anchors().join('');
         const changed = text !== seenAnchors;
         seenAnchors = text;
