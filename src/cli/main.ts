@@ -1,7 +1,8 @@
 /**
  * The `lading` command, one entry point for two audiences. The client commands (`login`, `ls`,
  * `put`, …, in `src/client/`) sit at the top level, as users type them every day; the server
- * administration commands (`serve`, `init`, `user`, `group`, `acl`, `ca`, `jobs`, `proxy show`)
+ * administration commands (`serve`, `init`, `user`, `group`, `acl`, `ca`, `backup`, `restore`, `jobs`,
+ * `proxy show`)
  * keep their names, so operators' scripts keep working, and are listed under their own heading
  * in `--help`. `proxy` is both: `lading proxy [renew]` is the caller's own proxy over the API,
  * `lading proxy show <user> --data DIR` the admin view.
@@ -255,10 +256,33 @@ function program(): Command {
       if (remaining > 0) process.exitCode = 1;
     }));
 
-  common(cli.command('ca').description('the embedded certificate authority').command('export <dir>').description('write the CA certificate as <hash>.0 and <hash>.signing_policy (grid-security layout)'))
+  const ca = cli.command('ca').description('the embedded certificate authority');
+  common(ca.command('export <dir>').description('write the CA certificates trusted now as <hash>.0 and <hash>.signing_policy (grid-security layout)'))
     .action(async (dir: string, opts: CliOptions) => withAdmin(opts, async ({ exportCa }) => {
       process.stdout.write(caExported(await exportCa(dir)));
     }));
+  common(ca.command('rotate').description('make a new CA sign user certificates on every node sharing the catalog; the old one stays trusted until what it signed has expired'))
+    .action(async (opts: CliOptions) => withAdmin(opts, async ({ rotateCa }) => {
+      const { generation, subject } = await rotateCa();
+      process.stdout.write(`the CA of generation ${generation} (${subject}) signs from now on; nodes take it up within ca.refresh seconds, and the previous CA stays trusted until what it signed has expired\n`);
+    }));
+
+  common(cli.command('backup <dest>').description('copy the data directory (SQLite catalog snapshot, stored bytes, CA, keys) into a new directory, while the server runs'))
+    .action(async (dest: string, opts: CliOptions) => {
+      const { backupModule, resolveConfig } = await wiring();
+      const { backupDataDir, describeBackup } = await backupModule();
+      const done = await backupDataDir(await resolveConfig(opts, warn), dest, opts.config ?? null);
+      process.stdout.write(describeBackup('backup', done));
+      if (done.problemCount > 0) throw new OperatorError(`backup: the data directory lacks or holds damaged bytes of ${plural(done.problemCount, 'object')}: ${done.problems.join(', ')}`);
+    });
+  common(cli.command('restore <backup>').description('restore a backup into a new, empty data directory (--data), then check every object against its SHA-256'))
+    .action(async (from: string, opts: CliOptions) => {
+      const { backupModule, resolveConfig } = await wiring();
+      const { describeBackup, restoreDataDir } = await backupModule();
+      const done = await restoreDataDir(await resolveConfig(opts, warn), from);
+      process.stdout.write(describeBackup('restore', done, from));
+      if (done.problemCount > 0) throw new OperatorError(`restore: ${plural(done.problemCount, 'object')} did not verify: ${done.problems.join(', ')}`);
+    });
 
   common(cli.command('jobs').description('list durable jobs (PID registration): pending, running, failed, done'))
     .addOption(new Option('--state <state>', 'only jobs in this state').choices(JOB_STATES))

@@ -600,6 +600,35 @@ export interface FixityStore {
 }
 
 /**
+ * A certificate authority kept in the catalog, so that every node sharing it signs with the
+ * same CA and trusts the same ones. The highest generation signs; older ones are kept as trust
+ * anchors while certificates they signed may still be in use.
+ */
+export interface StoredCa {
+  /** 1 for the first CA, one more at each rotation. */
+  generation: number;
+  /** The CA certificate, PEM. */
+  certPem: string;
+  /** The CA's private key, sealed by the caller (under the master key); the catalog never sees it open. */
+  sealedKey: string;
+  createdAt: Date;
+}
+
+/**
+ * The CAs of the deployment, shared by every node. Contract: `test/contracts/catalog-ca-contract.ts`.
+ */
+export interface CaStore {
+  /**
+   * Stores `ca` unless a CA of its generation is stored; resolves true when it stored it.
+   * Atomic: of several nodes adding the same generation at once exactly one stores it, and the
+   * others then find that one with `listCas`.
+   */
+  addCa(ca: StoredCa): Promise<boolean>;
+  /** Every stored CA, the highest generation first. */
+  listCas(): Promise<StoredCa[]>;
+}
+
+/**
  * The roles of the catalog by name. A driver composes one of each into a `Catalog`, and the
  * contract suites are listed by these names, so a role added here without a suite (or a
  * driver part) does not compile.
@@ -618,6 +647,7 @@ export interface CatalogRoles {
   locks: LockStore;
   s3Keys: S3KeyStore;
   fixity: FixityStore;
+  cas: CaStore;
 }
 
 /** The name of one role of the catalog. */
@@ -627,7 +657,7 @@ export type CatalogRole = keyof CatalogRoles;
  * The catalog: every role in one store, behind one connection. Every method is atomic on its
  * own. Implementations pass every suite `test/contracts/catalog-contract.ts` lists.
  */
-export interface Catalog extends NamespaceStore, AccountStore, SessionStore, JobStore, HandleStore, BlobTracker, OidcStore, PublicationStore, ShareStore, UploadStore, LockStore, S3KeyStore, FixityStore {
+export interface Catalog extends NamespaceStore, AccountStore, SessionStore, JobStore, HandleStore, BlobTracker, OidcStore, PublicationStore, ShareStore, UploadStore, LockStore, S3KeyStore, FixityStore, CaStore {
   readonly driver: string;
   /**
    * Resolves once the catalog has answered a trivial query (readiness); rejects with

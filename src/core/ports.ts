@@ -12,8 +12,8 @@ export interface Clock {
 export const systemClock: Clock = { now: () => new Date() };
 
 export type {
-  AccountStore, BlobTracker, Catalog, FixityStore, StoredObject, JobQueueFigures, PoolFigures, CatalogRole, CatalogRoles, HandleStore, InlineStore, JobStore, LockStore, NamespaceStore, OidcRecord, OidcRecordInput,
-  OidcStore, PublicationStore, S3KeyStore, SessionStore, ShareStore, TrackedBlob, UploadInput, UploadRecord, UploadStore,
+  AccountStore, BlobTracker, CaStore, Catalog, FixityStore, StoredObject, JobQueueFigures, PoolFigures, CatalogRole, CatalogRoles, HandleStore, InlineStore, JobStore, LockStore, NamespaceStore, OidcRecord, OidcRecordInput,
+  OidcStore, PublicationStore, S3KeyStore, SessionStore, ShareStore, StoredCa, TrackedBlob, UploadInput, UploadRecord, UploadStore,
 } from './catalog.ts';
 
 export interface ResourceCapabilities {

@@ -4,6 +4,7 @@
  * service and the CA export. Recovers nothing and takes no lock: a server may be running on
  * the same data.
  */
+import { X509Certificate } from 'node:crypto';
 import type { Config } from './config.ts';
 import { openDataDir } from './data-dir.ts';
 import { createDeps } from './deps.ts';
@@ -13,17 +14,25 @@ import type { TrashEntry } from '../core/types.ts';
 import { exportGridSecurity } from '../identity/x509/ca.ts';
 import { type FsckReport, fsck } from '../core/fixity.ts';
 import { parsePath } from '../core/path.ts';
+import { rotateCa } from '../identity/x509/ca-ring.ts';
 
 export interface AdminConsole {
   /** The data directory's absolute path. */
   dataDir: string;
   admin: AdminService;
   /**
-   * Writes lading's CA certificate as `<hash>.0` and `<hash>.signing_policy` into `dir` and
-   * resolves with the files written. `NOT_FOUND` when lading runs no CA of its own (`ca.issuer`
-   * is a URL).
+   * Writes lading's CA certificates — the signing one and, during a rotation's overlap, the one
+   * it replaced — as `<hash>.0` and `<hash>.signing_policy` into `dir` and resolves with the
+   * files written. `NOT_FOUND` when lading runs no CA of its own (`ca.issuer` is a URL).
    */
   exportCa(dir: string): Promise<string[]>;
+  /**
+   * Makes a new CA the signing one for every node sharing the catalog (the old one stays
+   * trusted for `max(ca.user_lifetime, proxy.lifetime)`). Resolves with its generation and
+   * subject. `NOT_FOUND` when lading's CA is not kept in the catalog (`ca.cert`, or `ca.issuer`
+   * is a URL).
+   */
+  rotateCa(): Promise<{ generation: number; subject: string }>;
   /**
    * Takes down the entity at `target` (a path, or a trash entry's id) at once: its bytes go,
    * its tombstone records `by` and `reason` (see `Trash.takedown`).
@@ -65,7 +74,17 @@ export async function openAdmin(config: Config, options: { create?: boolean } = 
     async exportCa(dir) {
       const ca = deps.x509.ca;
       if (!ca) throw new LadingError('NOT_FOUND', 'lading runs no CA of its own (ca.issuer is a URL); export that CA from its operator.');
-      return exportGridSecurity(ca, dir);
+      const pems = deps.x509.caRing?.anchorPems() ?? [ca.certPem];
+      const files: string[] = [];
+      for (const certPem of pems) files.push(...await exportGridSecurity({ certPem }, dir));
+      return files;
+    },
+    async rotateCa() {
+      if (!deps.x509.caRing) throw new LadingError('NOT_FOUND', 'lading\'s CA is not kept in the catalog here (ca.cert names an operator\'s CA, or ca.issuer is a URL): rotate that CA where it is kept.');
+      const rotated = await rotateCa({ catalog: deps.catalog, sealer: deps.x509.sealer, zone: deps.config.zone, clock: deps.clock });
+      // NOTE: republishes <data>/ca/ca.pem here too, for a data directory no server runs on.
+      await deps.x509.refreshCa({ force: true });
+      return { generation: rotated.generation, subject: new X509Certificate(rotated.certPem).subject.replace(/\n/g, ', ') };
     },
     takedown: (target, reason, by) => deps.trash.takedownByOperator(target, reason, by),
     pidRules: deps.rules.rules.length > 0,

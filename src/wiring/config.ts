@@ -64,12 +64,13 @@ export const CONFIG_SCHEMA = Type.Object({
     key_file: optionalText('File holding the 32-byte master key (base64) that encrypts private keys at rest; default <data>/keys/master.key, created with mode 0600.'),
   }),
   ca: Type.Object({
-    cert: optionalText('PEM certificate of an existing CA to issue user certificates with (together with ca.key); by default lading creates its own CA in <data>/ca.'),
+    cert: optionalText('PEM certificate of an existing CA to issue user certificates with (together with ca.key); by default lading creates its own CA in the catalog, shared by every node.'),
     key: optionalText('PEM private key (unencrypted, mode 0600) of the CA named by ca.cert.'),
-    trust_dir: optionalText('Directory of trusted CA certificates (PEM files, as /etc/grid-security/certificates) the backend verifies proxies against; default <data>/ca.'),
+    trust_dir: optionalText('Directory of trusted CA certificates (PEM files, as /etc/grid-security/certificates) the backend verifies proxies against, besides lading\'s own CAs in the catalog; with ca.cert, default <data>/ca.'),
     issuer: text('embedded', 'Where user certificates come from: embedded (lading\'s CA, in process) or the URL of an online CA endpoint taking a CSR (such as lading\'s POST /ca/certificate).'),
-    issuer_secret_file: optionalText('File holding the bearer credential for the online CA endpoint; with the embedded CA, the credential its POST /ca/certificate endpoint accepts (default <data>/keys/ca-issuer.secret, created with mode 0600).'),
+    issuer_secret_file: optionalText('File holding the bearer credential for the online CA endpoint; with the embedded CA, the credential its POST /ca/certificate endpoint accepts (default <data>/keys/ca-issuer.secret, created with mode 0600 from the master key, so nodes sharing it accept the same credential).'),
     user_lifetime: amount(604800, 'Lifetime of the end-entity user certificates the embedded CA issues, in seconds.'),
+    refresh: amount(60, 'Seconds between a node\'s reads of the CAs in the catalog: after lading ca rotate, each node signs with the new CA within this time (it verifies certificates of the new CA at once).'),
   }),
   oidc: Type.Object({
     issuer: optionalText('Issuer URL of an external OpenID Connect provider (Keycloak realm, EGI Check-in, B2ACCESS), found by discovery; empty runs the embedded provider at <public_url>/oidc on the local accounts.'),

@@ -31,6 +31,7 @@ import { Metadata } from '../core/metadata.ts';
 import { S3Keys } from '../core/s3-keys.ts';
 import { Publishing } from '../core/publishing.ts';
 import { openCatalog, openResource } from './drivers.ts';
+import { holdDeletionsDuringBackup, probeBackupHold } from './backup-hold.ts';
 import { inlineSmallObjects } from '../drivers/resource/inline.ts';
 import type { CredentialManager } from '../core/ports.ts';
 import { type CredentialStack, createCredentialStack } from './credentials.ts';
@@ -123,22 +124,27 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   const logger = overrides.logger ?? await createLogger(config.log);
   const clock = overrides.clock ?? systemClock;
   const metrics = overrides.metrics ?? null;
-  const opened = await openCatalog(config, dataDir);
-  const catalog = metrics ? metrics.timeCatalog(opened) : opened;
-  const x509 = await createCredentialStack({ config, dataDir, catalog, clock }).catch(async (err: unknown) => {
+  const openedCatalog = await openCatalog(config, dataDir);
+  const catalog = metrics ? metrics.timeCatalog(openedCatalog) : openedCatalog;
+  const x509 = await createCredentialStack({ config, dataDir, catalog, clock, log: (message) => logger.info(message) }).catch(async (err: unknown) => {
     await catalog.close();
     throw err;
   });
   const credentials = overrides.credentials ?? x509.credentials;
-  const stored = await openResource(config, dataDir).catch(async (err: unknown) => {
+  const opened = await openResource(config, dataDir).catch(async (err: unknown) => {
     await catalog.close();
     throw err;
   });
+  // NOTE: `lading backup` covers the embedded deployment (SQLite and files): there, no bytes
+  // are deleted while it holds the data directory (see `backup-hold.ts`).
+  const stored = config.catalog.driver === 'sqlite' && config.resource.driver === 'fs'
+    ? holdDeletionsDuringBackup(opened, probeBackupHold(dataDir))
+    : opened;
   const kept = catalog.inline && config.resource.inline_max > 0
     ? inlineSmallObjects(stored, catalog.inline, config.resource.inline_max)
     : stored;
   const resource = metrics ? metrics.countResourceErrors(kept) : kept;
-  metrics?.watch({ catalog: opened, resource: kept, clock });
+  metrics?.watch({ catalog: openedCatalog, resource: kept, clock });
   const observer = metrics?.observer;
   const rules = await loadRules(config);
   const pids = overrides.pids ?? await openPidProvider(config, catalog, clock);

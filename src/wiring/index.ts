@@ -37,6 +37,11 @@ export async function checkDeployment(config: Config): Promise<string> {
   return (await import('./check.ts')).checkDeployment(config);
 }
 
+/** The backup and restore of an embedded deployment (`backup.ts`), loaded by this call. */
+export async function backupModule(): Promise<typeof import('./backup.ts')> {
+  return import('./backup.ts');
+}
+
 /** What the command line may set: the `--config` file and the flags that override it. */
 export interface CliOptions {
   config?: string;

@@ -14,6 +14,8 @@ export interface SecretFileOptions {
   file: string;
   /** When the file does not exist, create it with 32 random bytes (base64url), mode 0600. */
   create?: boolean;
+  /** What `create` writes instead of random bytes (a secret derived from another one). */
+  initial?: string;
 }
 
 function errorCode(err: unknown): string {
@@ -31,7 +33,7 @@ export async function readSecretFile(o: SecretFileOptions): Promise<string> {
     text = await readFile(o.file, 'utf8');
   } catch (err) {
     if (errorCode(err) !== 'ENOENT' || !o.create) throw new ConfigError(`${o.key}: cannot read '${o.file}' (${errorCode(err)}).`);
-    await createSecretFile(o.file).catch((e: unknown) => {
+    await createSecretFile(o.file, o.initial ?? randomBytes(32).toString('base64url')).catch((e: unknown) => {
       throw new ConfigError(`${o.key}: cannot create '${o.file}' (${errorCode(e)}).`);
     });
     return readSecretFile({ key: o.key, file: o.file });
@@ -41,12 +43,12 @@ export async function readSecretFile(o: SecretFileOptions): Promise<string> {
   return line;
 }
 
-async function createSecretFile(file: string): Promise<void> {
+async function createSecretFile(file: string, content: string): Promise<void> {
   await mkdir(dirname(file), { recursive: true, mode: 0o700 });
   // NOTE: written aside and hard-linked into place, so a process starting at the same time
   // never reads a half-written file, and the first one to link wins.
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  await writeFile(tmp, randomBytes(32).toString('base64url') + '\n', { mode: 0o600 });
+  await writeFile(tmp, content + '\n', { mode: 0o600 });
   await link(tmp, file).catch((e: unknown) => {
     if (errorCode(e) !== 'EEXIST') throw e;
   }).finally(() => unlink(tmp));

@@ -161,6 +161,14 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
         .catch((err: unknown) => deps.logger.warn({ err }, 'purging the trash failed'));
     }, SWEEP_EVERY_MS);
     sweeper.unref();
+    // NOTE: a CA another node or `lading ca rotate` added signs here once this has read it;
+    // certificates it signed verify at once (the authority reads the catalog on a refusal).
+    const caRefresh = setInterval(() => {
+      deps.x509.refreshCa({ force: true })
+        .then((generation) => { if (generation !== null) deps.logger.info({ generation }, `the CA of generation ${generation} signs user certificates from now on`); })
+        .catch((err: unknown) => deps.logger.warn({ err }, 'reading the CAs from the catalog failed'));
+    }, config.ca.refresh * 1000);
+    caRefresh.unref();
     const stopReclaimer = startReclaimer(app.server, { trim: mallocTrim() });
     const heartbeat = setInterval(() => {
       deps.catalog.heartbeat(deps.node, new Date())
@@ -181,6 +189,7 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
       close(graceMs = config.shutdown.grace * 1000) {
         closing ??= (async () => {
           clearInterval(sweeper);
+          clearInterval(caRefresh);
           stopReclaimer();
           const requests = inFlight.describe();
           if (requests.length > 0) deps.logger.info({ requests }, `waiting up to ${graceMs / 1000} s for ${plural(requests.length, 'request')} in flight`);

@@ -7,6 +7,7 @@
 import type { CatalogRole } from '../../src/core/ports.ts';
 import type { CatalogTarget, ContractSuite } from './catalog-contract-support.ts';
 import { accountsContract } from './catalog-accounts-contract.ts';
+import { caContract } from './catalog-ca-contract.ts';
 import { blobsContract } from './catalog-blobs-contract.ts';
 import { fixityContract } from './catalog-fixity-contract.ts';
 import { handlesContract } from './catalog-handles-contract.ts';
@@ -38,6 +39,7 @@ export const CATALOG_CONTRACTS = {
   locks: locksContract,
   s3Keys: s3KeysContract,
   fixity: fixityContract,
+  cas: caContract,
 } satisfies Record<CatalogRole, ContractSuite>;
 
 /** Registers every role's suite for the driver `target`. */

@@ -99,14 +99,17 @@ describe('proxy lifecycle over HTTP (spec 3, 4.9, 7)', () => {
   });
 
   it('keeps every private key sealed at rest', async () => {
-    const files = [join(server.dataDir, 'catalog.sqlite'), join(server.dataDir, 'catalog.sqlite-wal'), join(server.dataDir, 'ca', 'ca.json')];
+    const files = [join(server.dataDir, 'catalog.sqlite'), join(server.dataDir, 'catalog.sqlite-wal')];
     for (const f of files) {
       const bytes = await readFile(f).catch(() => Buffer.alloc(0));
       assert.ok(!bytes.includes('PRIVATE KEY'), `${f} holds a key in the clear`);
     }
-    assert.ok((await readFile(join(server.dataDir, 'ca', 'ca.json'), 'utf8')).includes('BEGIN CERTIFICATE'));
+    // The CA is in the catalog, its key sealed; the data directory has only the published certificate.
+    const [ca] = await server.deps.catalog.listCas();
+    assert.ok(ca!.certPem.includes('BEGIN CERTIFICATE'));
+    assert.ok(!ca!.sealedKey.includes('PRIVATE KEY'));
     assert.equal((await stat(join(server.dataDir, 'keys', 'master.key'))).mode & 0o777, 0o600);
-    assert.deepEqual((await readdir(join(server.dataDir, 'ca'))).sort(), ['ca.json', 'ca.pem']);
+    assert.deepEqual((await readdir(join(server.dataDir, 'ca'))).sort(), ['ca.pem']);
   });
 });
 

@@ -175,6 +175,32 @@ describe('RFC 3820 proxy chain verification', () => {
       await rejectsWith(authority.resolve({ kind: 'x509-proxy', chain: [p.pem, carol.pem] }, now()), 'INVALID_CREDENTIAL', /not mapped/);
     });
 
+    it('reads the trust anchors again when a chain is refused, and accepts it once a new CA is trusted', async () => {
+      const next = await testCa();
+      const later = await userCert(next, 'alice');
+      const p = await proxyOf(later);
+      let trusted = [ca.cert];
+      let refreshes = 0;
+      const authority = createProxyAuthority({
+        trustAnchors: () => trusted, catalog,
+        refreshAnchors: async () => {
+          refreshes++;
+          return false;
+        },
+      });
+      await rejectsWith(authority.resolve({ kind: 'x509-proxy', chain: [p.pem, later.pem] }, now()), 'INVALID_CREDENTIAL', /not issued by a trusted/);
+      assert.equal(refreshes, 1, 'a refusal asks for fresh anchors once');
+      const rotating = createProxyAuthority({
+        trustAnchors: () => trusted, catalog,
+        refreshAnchors: async () => {
+          trusted = [next.cert, ca.cert];
+          return true;
+        },
+      });
+      assert.equal(await rotating.resolve({ kind: 'x509-proxy', chain: [p.pem, later.pem] }, now()), 'alice');
+      assert.equal(await rotating.resolve({ kind: 'x509-proxy', chain: [proxy.pem, alice.pem] }, now()), 'alice', 'the previous CA is still trusted');
+    });
+
     it('refuses credentials of any other kind, such as a bare user name', async () => {
       const authority = createProxyAuthority({ trustAnchors: [ca.cert], catalog });
       await rejectsWith(authority.resolve({ kind: 'trusted', user: 'alice' }, now()), 'INVALID_CREDENTIAL');

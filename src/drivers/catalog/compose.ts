@@ -33,5 +33,6 @@ export function composeCatalog(driver: string, close: () => Promise<void>, roles
     ...roles.locks,
     ...roles.s3Keys,
     ...roles.fixity,
+    ...roles.cas,
   };
 }

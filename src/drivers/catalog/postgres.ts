@@ -22,6 +22,7 @@ import { createPostgresPublications } from './postgres/publications.ts';
 import { createPostgresSessions } from './postgres/sessions.ts';
 import { createPostgresShares } from './postgres/shares.ts';
 import { createPostgresS3Keys } from './postgres/s3-keys.ts';
+import { createPostgresCas } from './postgres/cas.ts';
 import { createPostgresUploads } from './postgres/uploads.ts';
 
 export type { PgClientLike, PgPoolLike, PgResultLike } from './postgres/connection.ts';
@@ -75,6 +76,7 @@ export async function createPostgresCatalog(options: PostgresCatalogOptions): Pr
     locks: createPostgresLocks(db),
     s3Keys: createPostgresS3Keys(db),
     fixity: createPostgresFixity(db),
+    cas: createPostgresCas(db),
   }, {
     ping: async () => {
       await db.pool.query('SELECT 1');

@@ -4,7 +4,7 @@
  */
 import { LadingError } from '../../core/errors.ts';
 import { type Path, TRASH_PREFIX } from '../../core/path.ts';
-import type { JobQueueFigures, OidcRecord, StoredObject, TrackedBlob, UploadRecord } from '../../core/ports.ts';
+import type { JobQueueFigures, OidcRecord, StoredCa, StoredObject, TrackedBlob, UploadRecord } from '../../core/ports.ts';
 import {
   ACCESS_LEVELS, type AccessLevel, type DataObject, type DavLock, type Entity, type JobRecord, type JobState, type PrincipalKind,
   type PublicationEvent, type S3KeyRecord, type SessionRecord, type ShareKind, type ShareRecord, type TrashEntry, type UserRecord, type WithdrawnState,
@@ -57,6 +57,13 @@ export function toStoredObject(row: Row): StoredObject {
     blob: row.blob as string,
     verifiedAt: verified > 0 ? new Date(verified) : null,
     damaged: row.damaged_at === null || row.damaged_at === undefined ? null : { at: new Date(Number(row.damaged_at)), reason: String(row.damage ?? '') },
+  };
+}
+
+export function toStoredCa(row: Row): StoredCa {
+  return {
+    generation: Number(row.generation), certPem: row.cert_pem as string, sealedKey: row.sealed_key as string,
+    createdAt: new Date(Number(row.created_at)),
   };
 }
 

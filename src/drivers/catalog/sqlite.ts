@@ -22,6 +22,7 @@ import { createSqlitePublications } from './sqlite/publications.ts';
 import { createSqliteSessions } from './sqlite/sessions.ts';
 import { createSqliteShares } from './sqlite/shares.ts';
 import { createSqliteS3Keys } from './sqlite/s3-keys.ts';
+import { createSqliteCas } from './sqlite/cas.ts';
 import { createSqliteUploads } from './sqlite/uploads.ts';
 
 export { CatalogDamagedError } from './sqlite/connection.ts';
@@ -59,6 +60,7 @@ export function createSqliteCatalog(options: SqliteCatalogOptions): Catalog {
     locks: createSqliteLocks(db),
     s3Keys: createSqliteS3Keys(db),
     fixity: createSqliteFixity(db),
+    cas: createSqliteCas(db),
   };
   for (const role of Object.values(roles) as Record<string, unknown>[]) durableWrites(db, role);
   const ping = async (): Promise<void> => {

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { BoundedCache } from '../../core/bounded-cache.ts';
-import { LadingError } from '../../core/errors.ts';
+import { LadingError, isLadingError } from '../../core/errors.ts';
 import type { AccountStore, Authority } from '../../core/ports.ts';
 import { type VerifiedChain, verifyProxyChain } from './verify.ts';
 import type { x509 } from './x509.ts';
@@ -16,9 +16,16 @@ export const PROXY_CREDENTIAL_KIND = 'x509-proxy';
 export interface ProxyAuthorityOptions {
   /**
    * Trusted CA certificates (see `loadTrustAnchors`), or a function that gives them, called
-   * once, when the first chain is verified.
+   * at each verification (first when the first chain is verified): it should answer from
+   * memory, and the anchors it gives may change (a CA rotation).
    */
   trustAnchors: readonly x509.X509Certificate[] | (() => readonly x509.X509Certificate[]);
+  /**
+   * Called when a chain is refused as `INVALID_CREDENTIAL`: resolves true when the trust
+   * anchors may have changed since, and the chain is then verified once more (a CA another node
+   * began signing with). Absent: a refusal is final.
+   */
+  refreshAnchors?: () => Promise<boolean>;
   catalog: Pick<AccountStore, 'userForSubject'>;
   /** How many verified chains to remember (default 4096). */
   cacheSize?: number;
@@ -41,7 +48,8 @@ export interface ProxyAuthorityOptions {
  */
 export function createProxyAuthority(o: ProxyAuthorityOptions): Authority {
   const given = o.trustAnchors;
-  let anchors: x509.X509Certificate[] | null = typeof given === 'function' ? null : [...given];
+  const fixed: readonly x509.X509Certificate[] | null = typeof given === 'function' ? null : [...given];
+  const anchors = (): readonly x509.X509Certificate[] => fixed ?? (given as () => readonly x509.X509Certificate[])();
   const verify = o.verify ?? verifyProxyChain;
   const verdicts = new BoundedCache<string, VerifiedChain>(o.cacheSize ?? 4096);
   // NOTE: an opened credential is one frozen object for as long as it is remembered, so its
@@ -61,8 +69,13 @@ export function createProxyAuthority(o: ProxyAuthorityOptions): Authority {
     const known = verdicts.get(key);
     if (validAt(known, now)) return known;
     verdicts.delete(key);
-    anchors ??= [...(given as () => readonly x509.X509Certificate[])()];
-    const fresh = await verify(chain, anchors, now);
+    let fresh: VerifiedChain;
+    try {
+      fresh = await verify(chain, anchors(), now);
+    } catch (err) {
+      if (!o.refreshAnchors || !isLadingError(err, 'INVALID_CREDENTIAL') || !(await o.refreshAnchors())) throw err;
+      fresh = await verify(chain, anchors(), now);
+    }
     verdicts.set(key, fresh);
     return fresh;
   };

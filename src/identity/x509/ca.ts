@@ -25,7 +25,8 @@ export interface CertificateAuthority {
   key: CryptoKey;
 }
 
-const SEAL_PURPOSE = 'lading.ca-key';
+/** What a CA's private key is sealed for (`Sealer.seal`'s purpose). */
+export const CA_KEY_PURPOSE = 'lading.ca-key';
 const CA_LIFETIME_MS = 10 * 365 * 86400_000;
 const BACKDATE_MS = 5 * 60_000;
 
@@ -71,6 +72,10 @@ export interface LoadCaOptions {
  * Loads the configured CA, or the embedded one, creating the embedded one on first use. Safe
  * when several processes start at once on one data directory: exactly one CA is created.
  * Throws `INTERNAL` when the stored key cannot be opened (wrong master key).
+ *
+ * NOTE: a server loads an operator's CA (`certFile`, `keyFile`) here; lading's own CA now lives
+ * in the catalog (`ca-ring.ts`), which imports a `ca.json` this function wrote in earlier
+ * versions. The embedded branch stays as the definition of that file's layout.
  */
 export async function loadOrCreateCa(o: LoadCaOptions): Promise<CertificateAuthority> {
   await mkdir(o.dir, { recursive: true, mode: 0o700 });
@@ -88,7 +93,7 @@ export async function loadOrCreateCa(o: LoadCaOptions): Promise<CertificateAutho
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     const created = await createCa(o.zone, o.now);
-    const fresh = { cert: certificatePem(created.cert), key: o.sealer.seal(created.keyPem, SEAL_PURPOSE) };
+    const fresh = { cert: certificatePem(created.cert), key: o.sealer.seal(created.keyPem, CA_KEY_PURPOSE) };
     // NOTE: written aside and hard-linked into place, so the file appears complete or not at
     // all, and a second process starting at once finds it and uses that CA, not its own.
     const tmp = `${stateFile}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
@@ -106,7 +111,7 @@ export async function loadOrCreateCa(o: LoadCaOptions): Promise<CertificateAutho
   // NOTE: Node's own parser checks the certificate and writes the PEM `certificatePem` would;
   // the X.509 library is loaded only once the certificate is used (see `x509.ts`).
   const certPem = new X509Certificate(state.cert).toString();
-  const key = await importPrivateKeyPem(o.sealer.open(state.key, SEAL_PURPOSE).toString('utf8'));
+  const key = await importPrivateKeyPem(o.sealer.open(state.key, CA_KEY_PURPOSE).toString('utf8'));
   await writeAtomically(join(o.dir, 'ca.pem'), certPem, 0o644);
   let cert: x509.X509Certificate | undefined;
   return {
@@ -190,7 +195,7 @@ export function issuerDn(cert: x509.X509Certificate): string {
  * `<hash>.signing_policy` allowing the CA to sign subjects under its own name prefix. The hash
  * is OpenSSL's subject hash (`openssl x509 -subject_hash`). Returns the file names.
  */
-export async function exportGridSecurity(ca: CertificateAuthority, dir: string): Promise<string[]> {
+export async function exportGridSecurity(ca: Pick<CertificateAuthority, 'certPem'>, dir: string): Promise<string[]> {
   const names = certificateNames(new X509Certificate(ca.certPem).raw);
   const hash = subjectHash(names.subject);
   const caDn = formatDn(parseName(names.subject));

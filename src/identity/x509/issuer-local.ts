@@ -8,7 +8,8 @@ import { type CertificateAuthority, signUserCertificate } from './ca.ts';
 import { certificatePem } from './x509.ts';
 
 export interface LocalIssuerOptions {
-  ca: CertificateAuthority;
+  /** The CA, or a function giving the one that signs now (it may change: a rotation). */
+  ca: CertificateAuthority | (() => CertificateAuthority);
   clock: Clock;
   /** Lifetime of issued user certificates, in seconds. */
   lifetimeSeconds: number;
@@ -18,7 +19,8 @@ export function createLocalIssuer(o: LocalIssuerOptions): CertificateIssuer {
   if (!(o.lifetimeSeconds > 0)) throw new Error('local issuer: lifetimeSeconds must be positive');
   return {
     async issue(csrPem) {
-      return certificatePem(await signUserCertificate(o.ca, csrPem, { now: o.clock.now(), lifetimeSeconds: o.lifetimeSeconds }));
+      const ca = typeof o.ca === 'function' ? o.ca() : o.ca;
+      return certificatePem(await signUserCertificate(ca, csrPem, { now: o.clock.now(), lifetimeSeconds: o.lifetimeSeconds }));
     },
   };
 }

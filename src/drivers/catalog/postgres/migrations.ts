@@ -325,4 +325,18 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: (S: string) =
       CREATE INDEX entities_damaged ON ${S}entities (damaged_at) WHERE damaged_at IS NOT NULL;
     `,
   },
+  {
+    // The deployment's certificate authorities (the private key sealed under the master key),
+    // kept in the catalog so that every node signs with the same CA and trusts the same ones;
+    // the highest generation signs, older ones stay trust anchors after a rotation.
+    version: 19,
+    sql: (S) => `
+      CREATE TABLE ${S}certificate_authorities (
+        generation INTEGER PRIMARY KEY,
+        cert_pem TEXT NOT NULL,
+        sealed_key TEXT NOT NULL,
+        created_at BIGINT NOT NULL
+      );
+    `,
+  },
 ];
