@@ -34,6 +34,7 @@ export const ERROR_CODES = [
   'GONE',
   'CHECKSUM_MISMATCH',
   'LOCKED',
+  'QUOTA_EXCEEDED',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

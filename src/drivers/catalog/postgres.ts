@@ -18,6 +18,7 @@ import { createPostgresJobs } from './postgres/jobs.ts';
 import { createPostgresNamespace } from './postgres/namespace.ts';
 import { createPostgresOidc } from './postgres/oidc.ts';
 import { createPostgresPublications } from './postgres/publications.ts';
+import { createPostgresQuotas } from './postgres/quotas.ts';
 import { createPostgresSessions } from './postgres/sessions.ts';
 import { createPostgresShares } from './postgres/shares.ts';
 import { createPostgresS3Keys } from './postgres/s3-keys.ts';
@@ -73,6 +74,7 @@ export async function createPostgresCatalog(options: PostgresCatalogOptions): Pr
     uploads: createPostgresUploads(db),
     locks: createPostgresLocks(db),
     s3Keys: createPostgresS3Keys(db),
+    quotas: createPostgresQuotas(db),
   }, {
     ping: async () => {
       await db.pool.query('SELECT 1');

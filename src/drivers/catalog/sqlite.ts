@@ -18,6 +18,7 @@ import { createSqliteJobs } from './sqlite/jobs.ts';
 import { createSqliteNamespace } from './sqlite/namespace.ts';
 import { createSqliteOidc } from './sqlite/oidc.ts';
 import { createSqlitePublications } from './sqlite/publications.ts';
+import { createSqliteQuotas } from './sqlite/quotas.ts';
 import { createSqliteSessions } from './sqlite/sessions.ts';
 import { createSqliteShares } from './sqlite/shares.ts';
 import { createSqliteS3Keys } from './sqlite/s3-keys.ts';
@@ -57,6 +58,7 @@ export function createSqliteCatalog(options: SqliteCatalogOptions): Catalog {
     uploads: createSqliteUploads(db),
     locks: createSqliteLocks(db),
     s3Keys: createSqliteS3Keys(db),
+    quotas: createSqliteQuotas(db),
   };
   for (const role of Object.values(roles) as Record<string, unknown>[]) durableWrites(db, role);
   const ping = async (): Promise<void> => {

@@ -309,4 +309,20 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: (S: string) =
       ALTER TABLE ${S}entities ADD COLUMN etag TEXT;
     `,
   },
+  {
+    // Quotas: the bounds of a collection's tree (a user's home, for a user's quota) and its
+    // usage, counted only while a quota exists, in the transaction of each change (see
+    // `QuotaStore`).
+    version: 17,
+    sql: (S) => `
+      CREATE TABLE ${S}quotas (
+        path TEXT COLLATE "C" PRIMARY KEY,
+        user_name TEXT,
+        max_bytes BIGINT CHECK (max_bytes IS NULL OR max_bytes >= 0),
+        max_objects BIGINT CHECK (max_objects IS NULL OR max_objects >= 0),
+        bytes_used BIGINT NOT NULL DEFAULT 0,
+        objects_used BIGINT NOT NULL DEFAULT 0
+      );
+    `,
+  },
 ];

@@ -304,4 +304,20 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       ALTER TABLE entities ADD COLUMN etag TEXT;
     `,
   },
+  {
+    // Quotas: the bounds of a collection's tree (a user's home, for a user's quota) and its
+    // usage, counted only while a quota exists, in the transaction of each change (see
+    // `QuotaStore`).
+    version: 18,
+    sql: `
+      CREATE TABLE quotas (
+        path TEXT PRIMARY KEY,
+        user_name TEXT,
+        max_bytes INTEGER CHECK (max_bytes IS NULL OR max_bytes >= 0),
+        max_objects INTEGER CHECK (max_objects IS NULL OR max_objects >= 0),
+        bytes_used INTEGER NOT NULL DEFAULT 0,
+        objects_used INTEGER NOT NULL DEFAULT 0
+      );
+    `,
+  },
 ];
