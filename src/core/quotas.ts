@@ -8,6 +8,7 @@
  */
 import { LadingError } from './errors.ts';
 import { type Path, isWithin, lineage, parsePath } from './path.ts';
+import type { Actor, Backend } from './backend.ts';
 import type { QuotaStore } from './catalog.ts';
 
 /** A quota and the usage it bounds, as the catalog keeps them. */
@@ -127,10 +128,10 @@ export function parseSize(text: string): number {
   return bytes;
 }
 
-/** What `QuotaService` needs of the backend: where a user's home is, and whether a user exists. */
+/** What `QuotaService` needs: the catalog's quotas and users, and the backend's homes and access checks. */
 export interface QuotaServiceOptions {
   catalog: QuotaStore & { getUser(name: string): Promise<{ kind: string } | null> };
-  homeOf(user: string): Path;
+  backend: Pick<Backend, 'homeOf' | 'statAs' | 'levelOf'>;
 }
 
 /**
@@ -154,7 +155,7 @@ export class QuotaService {
     if (target.startsWith('/')) return { path: parsePath(target), user: null };
     const record = await this.#o.catalog.getUser(target);
     if (!record || record.kind === 'group') throw new LadingError('NOT_FOUND', `There is no user '${target}' (name a collection by its path, starting with /).`);
-    return { path: this.#o.homeOf(target), user: target };
+    return { path: this.#o.backend.homeOf(target), user: target };
   }
 
   /**
@@ -192,18 +193,26 @@ export class QuotaService {
     return this.#o.catalog.listQuotas();
   }
 
-  /** The quotas that bound what is written at `path`: those at it and above it, outermost first. */
+  /** The quotas at `path` and above it, outermost first (they bound a write there). */
   async covering(path: Path): Promise<QuotaRecord[]> {
     return this.#o.catalog.quotasCovering(path);
   }
 
   /**
-   * Refuses early, with `QUOTA_EXCEEDED`, a write of `needs` at `path` that the quotas
-   * covering it would refuse now. Only a fast answer before any byte is read: racing writers
-   * may both pass it; the commit's own check (in its transaction) is the one that holds.
+   * What `actor` may know of the quotas at `path` (by default their home): those that bound
+   * a write there (at it and above it, outermost first: they bound the actor's writes, so
+   * their limits and usage are shown whoever may read their collection), then those below it
+   * on collections the actor may read, by path. Needs read access to `path`: `FORBIDDEN`,
+   * `NOT_FOUND`.
    */
-  async checkRoom(path: Path, needs: Usage): Promise<void> {
-    const quotas = await this.#o.catalog.quotasCovering(path);
-    if (quotas.length > 0) quotaDeltas(quotas, [{ removed: null, added: path, amount: needs }]);
+  async view(actor: Actor, path?: Path): Promise<{ path: Path; quotas: QuotaRecord[] }> {
+    const at = path ?? this.#o.backend.homeOf(actor.user);
+    await this.#o.backend.statAs(actor, at);
+    const covering = await this.#o.catalog.quotasCovering(at);
+    const below: QuotaRecord[] = [];
+    for (const q of await this.#o.catalog.listQuotas()) {
+      if (q.path !== at && isWithin(q.path, at) && (await this.#o.backend.levelOf(actor, q.path)) !== null) below.push(q);
+    }
+    return { path: at, quotas: [...covering, ...below] };
   }
 }

@@ -28,6 +28,7 @@ import { Locks } from '../core/locks.ts';
 import { AccessControl } from '../core/access-control.ts';
 import { Metadata } from '../core/metadata.ts';
 import { S3Keys } from '../core/s3-keys.ts';
+import { QuotaService } from '../core/quotas.ts';
 import { Publishing } from '../core/publishing.ts';
 import { openCatalog, openResource } from './drivers.ts';
 import { inlineSmallObjects } from '../drivers/resource/inline.ts';
@@ -87,6 +88,8 @@ export interface Deps {
   locks: Locks;
   /** Users' S3 access keys (secrets sealed under the master key). */
   s3Keys: S3Keys;
+  /** Quotas: set by the admin commands, shown by the API (`/api/quota`) and WebDAV. */
+  quotas: QuotaService;
   close(): Promise<void>;
 }
 
@@ -204,6 +207,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     config, dataDir, logger, clock, catalog, resource, backend, uploads, admin, accessControl, metadata, publishing,
     sessions, credentials, x509, caEndpoint: x509.caEndpoint, oidc,
     rules, pids, jobs, publicBase, node, shares, trash, locks, s3Keys: new S3Keys({ catalog, backend, sealer: x509.sealer, clock }),
+    quotas: new QuotaService({ catalog, backend }),
     async close() {
       await jobs.stop();
       await backend.settled();
