@@ -96,6 +96,11 @@ export function quotaExceeded(quota: QuotaRecord, needs: Usage): LadingError {
   });
 }
 
+/** The refusal of a move whose quotas would land on a quota set at or below `to`. */
+export function quotaInTheWay(to: string): LadingError {
+  return new LadingError('CONFLICT', `A quota is set at or below '${to}' (it counts what was trashed from there): clear it first, or choose another name.`);
+}
+
 const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'] as const;
 
 /** `n` bytes for people: `512 B`, `1.5 KiB`, `10.0 GiB` (binary units). */

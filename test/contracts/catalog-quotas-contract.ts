@@ -102,6 +102,11 @@ export const quotasContract: ContractSuite = ({ name, create }) => {
       await c.move({ from: p('/z/home/alice/e'), to: p('/z/other/e'), now: t0, overwrite: false });
       assert.deepEqual(await usage('/z/home/alice'), { bytes: 30, objects: 1 });
       assert.deepEqual(await usage('/z/other/e'), { bytes: 5, objects: 1 });
+      await c.trash({ path: p('/z/other/e'), actor: 'alice', reason: null, now: t0 });
+      await c.createCollection({ path: p('/z/home/alice/f'), owner: 'alice', now: t0 });
+      await c.setQuota({ path: p('/z/home/alice/f'), user: null, maxBytes: 10, maxObjects: null });
+      await rejectsWith(c.rename(p('/z/home/alice/f'), p('/z/other/e'), t0), 'CONFLICT');
+      assert.ok(await c.getQuota(p('/z/other/e')), 'the quota that still counts the trash stayed');
     });
 
     it('counts the trash until it is purged, and charges a restore where it lands', async () => {

@@ -10,7 +10,7 @@
 import { LadingError } from '../../../core/errors.ts';
 import { type Path, lineage } from '../../../core/path.ts';
 import type { QuotaStore } from '../../../core/ports.ts';
-import { type Usage, type UsageChange, quotaDeltas, quotaPathsOf } from '../../../core/quotas.ts';
+import { type Usage, type UsageChange, quotaDeltas, quotaInTheWay, quotaPathsOf } from '../../../core/quotas.ts';
 import { toQuota } from '../rows.ts';
 import { type PgClientLike, type PgQueryable, type PostgresConnection, all, one } from './connection.ts';
 
@@ -47,6 +47,10 @@ export async function chargeQuotas(db: PostgresConnection, c: PgClientLike, chan
 
 /** Moves the quotas set at `from` and below it to `to` (a rename of the collection they bound). */
 export async function moveQuotaRows(db: PostgresConnection, c: PgClientLike, from: string, to: string): Promise<void> {
+  const count = async (p: string) => Number((await one(c, `SELECT count(*) AS n FROM ${db.S}quotas WHERE ${within('path', '$1')}`, [p]))!.n);
+  // NOTE: a quota can outlive its collection (what was trashed from there still counts), so
+  // one may wait where the quotas moved would go.
+  if ((await count(from)) > 0 && (await count(to)) > 0) throw quotaInTheWay(to);
   await c.query(`UPDATE ${db.S}quotas SET path = $1::text || substr(path, $2::int + 1) WHERE ${within('path', '$3')}`, [to, [...from].length, from]);
 }
 

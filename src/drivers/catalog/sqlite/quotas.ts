@@ -7,7 +7,7 @@
 import { LadingError } from '../../../core/errors.ts';
 import { type Path, lineage, trashedPathOf } from '../../../core/path.ts';
 import type { QuotaStore } from '../../../core/ports.ts';
-import { type Usage, type UsageChange, quotaDeltas, quotaPathsOf } from '../../../core/quotas.ts';
+import { type Usage, type UsageChange, quotaDeltas, quotaInTheWay, quotaPathsOf } from '../../../core/quotas.ts';
 import { toQuota } from '../rows.ts';
 import type { Row, SqliteConnection } from './connection.ts';
 
@@ -45,6 +45,10 @@ export function chargeQuotas(db: SqliteConnection, changes: readonly LazyUsageCh
 /** Moves the quotas set at `from` and below it to `to` (a rename of the collection they bound). */
 export function moveQuotaRows(db: SqliteConnection, from: string, to: string): void {
   const len = [...from].length;
+  const count = (p: string) => Number((db.q(`SELECT count(*) AS n FROM quotas WHERE path = ? OR substr(path, 1, ? + 1) = ? || '/'`).get(p, [...p].length, p) as Row).n);
+  // NOTE: a quota can outlive its collection (what was trashed from there still counts), so
+  // one may wait where the quotas moved would go.
+  if (count(from) > 0 && count(to) > 0) throw quotaInTheWay(to);
   db.q(`UPDATE quotas SET path = ? || substr(path, ? + 1) WHERE path = ? OR substr(path, 1, ? + 1) = ? || '/'`).run(to, len, from, len, from);
 }
 
