@@ -24,6 +24,7 @@ import { CLIENT_ONLY, versionLine } from '../wiring/version.ts';
 import { ACCESS_LEVELS } from '../core/types.ts';
 import { JOB_STATES } from '../core/admin.ts';
 import { LadingError } from '../core/errors.ts';
+import { type QuotaRecord, formatBytes, parseSize } from '../core/quotas.ts';
 import { readSecret } from './secret.ts';
 import { caExported, proxyShow } from './credential-commands.ts';
 import { SHELLS, completionScript } from './completion.ts';
@@ -143,6 +144,20 @@ function fsckTable(report: FsckReport): string {
   return table.map((r) => `${r[0]!.padEnd(widths[0]!)}  ${r[1]!.padEnd(widths[1]!)}  ${r[2]}`).join('\n') + `\n${summary}\n`;
 }
 
+/** A whole number of data objects given on the command line; `BAD_REQUEST` otherwise. */
+function parseCount(text: string): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(n)) throw new LadingError('BAD_REQUEST', `'${text}' is not a number of data objects: give a whole number, or none.`);
+  return n;
+}
+
+/** One quota on one line: `<path> (<user>): <used> of <max> bytes, <n> of <max> data objects`. */
+function quotaLine(q: QuotaRecord): string {
+  const bytes = `${formatBytes(q.bytes)} of ${q.maxBytes === null ? 'unlimited' : formatBytes(q.maxBytes)}`;
+  const objects = `${q.objects} of ${q.maxObjects === null ? 'unlimited' : q.maxObjects} data objects`;
+  return `${q.path}${q.user === null ? '' : ` (${q.user})`}: ${bytes}, ${objects}`;
+}
+
 function program(): Command {
   const cli = new Command('lading')
     .description('Data-staging HTTP API: upload, download, list, create and rename data with persistent identifiers.')
@@ -234,6 +249,31 @@ function program(): Command {
     .action(async (path: string, opts: CliOptions & { server?: string; json?: boolean; quiet?: boolean }) => (admin(opts) ? withAdmin(opts, async ({ admin: a }) => {
       for (const e of await a.listAccess(path)) process.stdout.write(`${e.principal}\t${e.level}\n`);
     }) : ownerAcl.list(path, opts)));
+
+  const quota = cli.command('quota').description('quotas: the bytes and data objects a user\'s home or a collection may hold (the trash counts)');
+  common(quota.command('set <target>').description('set the quota of a user (their home) or of a collection (its path, starting with /); a bound not given is kept'))
+    .option('--bytes <size>', 'bytes allowed: a number with a unit (500MiB, 10GiB, 2TB) or none')
+    .option('--objects <n>', 'data objects allowed, or none')
+    .action(async (target: string, opts: CliOptions & { bytes?: string; objects?: string }) => withAdmin(opts, async ({ quotas }) => {
+      const q = await quotas.set(target, {
+        ...(opts.bytes === undefined ? {} : { maxBytes: opts.bytes === 'none' ? null : parseSize(opts.bytes) }),
+        ...(opts.objects === undefined ? {} : { maxObjects: opts.objects === 'none' ? null : parseCount(opts.objects) }),
+      });
+      process.stdout.write(`quota of ${quotaLine(q)}\n`);
+    }));
+  common(quota.command('show [target]').description('show the quota and usage of a user or a collection, or every quota'))
+    .action(async (target: string | undefined, opts: CliOptions) => withAdmin(opts, async ({ quotas }) => {
+      if (target !== undefined) {
+        const q = await quotas.get(target);
+        process.stdout.write(q ? `${quotaLine(q)}\n` : `${target} has no quota\n`);
+        return;
+      }
+      for (const q of await quotas.list()) process.stdout.write(`${quotaLine(q)}\n`);
+    }));
+  common(quota.command('clear <target>').description('remove the quota of a user or a collection'))
+    .action(async (target: string, opts: CliOptions) => withAdmin(opts, async ({ quotas }) => {
+      process.stdout.write(await quotas.clear(target) ? `quota of ${target} removed\n` : `${target} had no quota\n`);
+    }));
 
   common(cli.command('takedown <target>').description('(administration) remove the bytes of a data object or collection at once (a legal or privacy request): target is its path, or its trash entry\'s id; its PID keeps resolving to a tombstone that records who and why'))
     .requiredOption('--reason <text>', 'why (shown on the tombstone and in the audit log)')

@@ -147,6 +147,17 @@ interface EntityRecord {
 }
 
 /** An S3 key as `/api/s3/keys` answers it. */
+/** A quota as `GET /api/quota` shows it. */
+interface QuotaRecord {
+  path: string;
+  user: string | null;
+  max_bytes: number | null;
+  max_objects: number | null;
+  used_bytes: number;
+  used_objects: number;
+  available_bytes: number | null;
+}
+
 interface S3KeyRecord {
   access_key_id: string; label: string | null; created_at: string;
 }
@@ -514,6 +525,25 @@ export function registerClientCommands(cli: Command): void {
     .action(async (opts: ClientOptions) => runClient(() => withApi(opts, async (api) => {
       const { purged } = await api.json<{ purged: number }>('DELETE', '/api/trash');
       report(opts, `purged ${purged} ${purged === 1 ? 'entry' : 'entries'}`, { purged });
+    })));
+
+  client(cli.command('df').argument('[path]', 'a collection or data object; relative paths start at your home (default: your home)'))
+    .description('show the quotas that bound your writes at a path, and those below it you may read: bytes and data objects used (the trash counts) and allowed')
+    .action(async (path: string | undefined, opts: ClientOptions) => runClient(() => withApi(opts, async (api) => {
+      const query = path === undefined ? '' : `?path=${encodeURIComponent(await absolute(api, path))}`;
+      const view = await api.json<{ path: string; quotas: QuotaRecord[] }>('GET', `/api/quota${query}`);
+      if (view.quotas.length === 0) {
+        report(opts, `no quota bounds ${printable(view.path)}`, { path: view.path, quota: null });
+        return;
+      }
+      if (!opts.json && !opts.quiet) line('quota\tused\tallowed\tavailable\tobjects\tobjects allowed');
+      for (const q of view.quotas) {
+        const text = [
+          printable(q.user === null ? q.path : `${q.path} (${q.user})`), formatBytes(q.used_bytes), q.max_bytes === null ? 'unlimited' : formatBytes(q.max_bytes),
+          q.available_bytes === null ? 'unlimited' : formatBytes(q.available_bytes), String(q.used_objects), q.max_objects === null ? 'unlimited' : String(q.max_objects),
+        ].join('\t');
+        report(opts, text, q);
+      }
     })));
 
   const s3 = cli.command('s3').description('your keys for S3 clients (aws, boto3, rclone, s3cmd) at the server\'s S3 listener');

@@ -9,6 +9,7 @@ import type { Readable } from 'node:stream';
 import { LadingError, isLadingError } from './errors.ts';
 import { Meter, checksumString } from './meter.ts';
 import { isReservedAttribute } from './metadata.ts';
+import { type Usage, quotaDeltas } from './quotas.ts';
 import { type Path, baseName, childOf, isWithin, lineage, parentOf, parseName, parsePath } from './path.ts';
 import type { Authority, BackendCredential, ByteRange, Catalog, Clock, Resource, ResourceStream, TrackedBlob } from './ports.ts';
 import type { RuleSet } from './rules.ts';
@@ -132,6 +133,11 @@ export interface UploadOptions {
   meta?: readonly Avu[];
   /** The entity tag to record (a multipart upload's); wins over `md5`'s. */
   etag?: string;
+  /**
+   * The size the request announced (`Content-Length`), to refuse before reading the body a
+   * write the quotas would refuse at its commit (`QUOTA_EXCEEDED`); the commit checks anyway.
+   */
+  declaredSize?: number;
 }
 
 /**
@@ -461,7 +467,7 @@ export class Backend {
   /** `upload` as `actor`; the new object is owned by `actor.user`. */
   async uploadAs(actor: Actor, path: Path, source: Readable, options: UploadOptions): Promise<{ object: DataObject; jobIds: string[] }> {
     // Refuse before reading the body what would be refused at commit anyway.
-    await this.checkUploadTarget(actor, path, options.overwrite !== false);
+    await this.checkUploadTarget(actor, path, options.overwrite !== false, options.declaredSize);
 
     const blob = randomUUID();
     // NOTE: the blob must be tracked (durably) before it can appear under its key, or a crash
@@ -516,9 +522,10 @@ export class Backend {
   /**
    * Refuses what a commit of a new data object at `path` by `actor` would refuse, before any
    * byte is read: `FORBIDDEN` (no write access), `CONFLICT` (a collection, or an object
-   * without `overwrite`), `NOT_FOUND` (no parent), `NOT_A_COLLECTION`.
+   * without `overwrite`), `NOT_FOUND` (no parent), `NOT_A_COLLECTION`; with `size`, the size
+   * the object will have, `QUOTA_EXCEEDED` when the quotas would refuse it now.
    */
-  async checkUploadTarget(actor: Actor, path: Path, overwrite: boolean): Promise<void> {
+  async checkUploadTarget(actor: Actor, path: Path, overwrite: boolean, size?: number): Promise<void> {
     const existing = await this.#catalog.getEntity(path);
     // NOTE: nothing at `path` has no access list of its own, so its access is its parent's,
     // which every upload into the same collection reads and the catalog can remember.
@@ -526,6 +533,18 @@ export class Backend {
     if (existing?.kind === 'collection') throw new LadingError('CONFLICT', `'${path}' is a collection.`);
     if (existing && !overwrite) throw new LadingError('CONFLICT', `'${path}' already exists.`);
     await this.#mustBeCollection(parentOf(path));
+    if (size !== undefined) await this.checkQuota(path, { bytes: size - (existing?.kind === 'dataobject' ? existing.size : 0), objects: existing ? 0 : 1 });
+  }
+
+  /**
+   * Refuses with `QUOTA_EXCEEDED` a write that would add `needs` at `path`, when the quotas at
+   * and above it would refuse it now. A fast answer before any byte is read, not a promise:
+   * racing writers may all pass it; the commit's own check, in its transaction, is the one
+   * that holds.
+   */
+  async checkQuota(path: Path, needs: Usage): Promise<void> {
+    const quotas = await this.#catalog.quotasCovering(path);
+    if (quotas.length > 0) quotaDeltas(quotas, [{ removed: null, added: path, amount: needs }]);
   }
 
   /**
@@ -674,7 +693,7 @@ export class Backend {
     const limits = this.#copyLimits;
     if (source.kind === 'dataobject') {
       if (source.size > limits.bytes) throw copyTooLarge(`${source.size} bytes`, `limits.copy_bytes (${limits.bytes})`);
-      await this.checkUploadTarget(actor, target, overwrite);
+      await this.checkUploadTarget(actor, target, overwrite, source.size);
       const { object, jobIds } = await this.#copyObject(actor, source, target, overwrite);
       return { entity: object, jobIds };
     }
@@ -682,12 +701,16 @@ export class Backend {
     // NOTE: counted before anything is created, so a copy over the limits leaves nothing.
     let entries = 1;
     let bytes = 0;
+    let collections = 0;
     for await (const e of this.#descendants(path)) {
       entries++;
       if (e.kind === 'dataobject') bytes += e.size;
+      else collections++;
       if (entries > limits.entries) throw copyTooLarge(`more than ${limits.entries} entities`, `limits.copy_entries (${limits.entries})`);
       if (bytes > limits.bytes) throw copyTooLarge(`more than ${limits.bytes} bytes`, `limits.copy_bytes (${limits.bytes})`);
     }
+    // NOTE: a copy the quotas would refuse midway is refused before anything is created.
+    await this.checkQuota(target, { bytes, objects: entries - 1 - collections });
     const jobIds: string[] = [];
     const created = await this.#catalog.createCollection({ path: target, owner: actor.user, now: this.#clock.now(), jobs: this.#jobs });
     if (this.#jobs) this.#onJobs();

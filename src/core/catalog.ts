@@ -8,6 +8,7 @@
  * `untrackBlob` and the `InlineStore`'s `put` and `delete` may resolve earlier.
  */
 import type { Path } from './path.ts';
+import type { QuotaRecord } from './quotas.ts';
 import type {
   AccessEntry, AccessLevel, Avu, Collection, DataObject, Entity, HandleRecord, HandleValues, JobInput,
   DavLock, JobRecord, JobState, JobsFor, PublicationEvent, S3KeyRecord, SessionInput, SessionKind, SessionRecord, ShareRecord, TrashEntry, UserRecord,
@@ -629,6 +630,34 @@ export interface CaStore {
 }
 
 /**
+ * Quotas and their usage. A quota bounds the bytes and the data objects below a collection
+ * (trashed ones counted at the path they were trashed from, until purged); its usage is
+ * counted only while it exists, changed by `NamespaceStore`'s `commitObject`, `rename`,
+ * `move`, `restore` and `removeTrashed` in their own transactions, which refuse with
+ * `QUOTA_EXCEEDED` (committing nothing) a change that would add bytes or objects past a bound
+ * of a quota at or above a path they write to — atomically, so writers racing on any number of
+ * nodes never pass a bound together. A quota set on a collection that is moved travels with
+ * it. Contract: `test/contracts/catalog-quotas-contract.ts`.
+ */
+export interface QuotaStore {
+  /**
+   * Sets the quota of the collection at `path` (replacing its bounds and its `user`), counting
+   * its usage anew in the same transaction, so no change committed meanwhile is lost or
+   * counted twice. Resolves with the quota. `NOT_FOUND` when nothing is at `path`,
+   * `NOT_A_COLLECTION` for a data object.
+   */
+  setQuota(input: { path: Path; user: string | null; maxBytes: number | null; maxObjects: number | null }): Promise<QuotaRecord>;
+  /** The quota set at `path`, with its usage, or null. */
+  getQuota(path: Path): Promise<QuotaRecord | null>;
+  /** Every quota, sorted by path. */
+  listQuotas(): Promise<QuotaRecord[]>;
+  /** The quotas at `path` and above it, outermost first. */
+  quotasCovering(path: Path): Promise<QuotaRecord[]>;
+  /** Removes the quota at `path` (its counters go with it); false when there was none. */
+  clearQuota(path: Path): Promise<boolean>;
+}
+
+/**
  * The roles of the catalog by name. A driver composes one of each into a `Catalog`, and the
  * contract suites are listed by these names, so a role added here without a suite (or a
  * driver part) does not compile.
@@ -648,6 +677,7 @@ export interface CatalogRoles {
   s3Keys: S3KeyStore;
   fixity: FixityStore;
   cas: CaStore;
+  quotas: QuotaStore;
 }
 
 /** The name of one role of the catalog. */
@@ -657,7 +687,7 @@ export type CatalogRole = keyof CatalogRoles;
  * The catalog: every role in one store, behind one connection. Every method is atomic on its
  * own. Implementations pass every suite `test/contracts/catalog-contract.ts` lists.
  */
-export interface Catalog extends NamespaceStore, AccountStore, SessionStore, JobStore, HandleStore, BlobTracker, OidcStore, PublicationStore, ShareStore, UploadStore, LockStore, S3KeyStore, FixityStore, CaStore {
+export interface Catalog extends NamespaceStore, AccountStore, SessionStore, JobStore, HandleStore, BlobTracker, OidcStore, PublicationStore, ShareStore, UploadStore, LockStore, S3KeyStore, FixityStore, CaStore, QuotaStore {
   readonly driver: string;
   /**
    * Resolves once the catalog has answered a trivial query (readiness); rejects with

@@ -35,6 +35,7 @@ export const ERROR_CODES = [
   'CHECKSUM_MISMATCH',
   'LOCKED',
   'OBJECT_DAMAGED',
+  'QUOTA_EXCEEDED',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -13,7 +13,7 @@ export const systemClock: Clock = { now: () => new Date() };
 
 export type {
   AccountStore, BlobTracker, CaStore, Catalog, FixityStore, StoredObject, JobQueueFigures, PoolFigures, CatalogRole, CatalogRoles, HandleStore, InlineStore, JobStore, LockStore, NamespaceStore, OidcRecord, OidcRecordInput,
-  OidcStore, PublicationStore, S3KeyStore, SessionStore, ShareStore, StoredCa, TrackedBlob, UploadInput, UploadRecord, UploadStore,
+  OidcStore, PublicationStore, QuotaStore, S3KeyStore, SessionStore, ShareStore, StoredCa, TrackedBlob, UploadInput, UploadRecord, UploadStore,
 } from './catalog.ts';
 
 export interface ResourceCapabilities {

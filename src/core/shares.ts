@@ -451,7 +451,9 @@ export class ShareService {
     try {
       if (options.length !== undefined) await bound.take(options.length);
       const counted = bound.counting(source);
-      const { object } = await this.#conceal(access, () => this.#o.backend.uploadAs(inner(access).actor, path, counted.stream, { overwrite: false, expected: options.expected }))
+      const { object } = await this.#conceal(access, () => this.#o.backend.uploadAs(inner(access).actor, path, counted.stream, {
+        overwrite: false, expected: options.expected, ...(options.length === undefined ? {} : { declaredSize: options.length }),
+      }))
         .finally(counted.detach);
       stored = true;
       this.#o.observer?.shareUsed?.('upload');

@@ -135,7 +135,8 @@ export class ResumableUploads {
     const staging = this.#requireStaging();
     if (input.length !== null && input.length > this.#o.maxUploadBytes) throw tooLarge(this.#o.maxUploadBytes);
     const path = this.#targetPath(actor, input.target);
-    await this.#o.backend.checkUploadTarget(actor, path, input.target.force);
+    // NOTE: a deferred length is checked at each append (see `append`); the commit checks anyway.
+    await this.#o.backend.checkUploadTarget(actor, path, input.target.force, input.length ?? 0);
     const now = this.#o.clock.now();
     const open = await this.#o.catalog.countOpenUploads(actor.user, now);
     if (open.count >= this.#o.maxOpen) {
@@ -210,6 +211,7 @@ export class ResumableUploads {
         row = { ...row, length: body.length };
       }
       const current = row;
+      if (row.length === null) await this.#o.backend.checkUploadTarget(actor, row.path, row.overwrite, row.offset + (body.contentLength ?? 0));
       row = await this.#append(row, holder, body, () => this.#targetStillFree(actor, current));
       if (row.length === row.offset) await this.#finish(actor, row, holder, body.whole);
     } finally {
@@ -403,7 +405,7 @@ export class ResumableUploads {
    * bytes recorded; `get` commits such an upload once it can.
    */
   async #targetStillFree(actor: Actor, row: UploadRecord): Promise<void> {
-    await this.#o.backend.checkUploadTarget(actor, row.path, row.overwrite);
+    await this.#o.backend.checkUploadTarget(actor, row.path, row.overwrite, row.length ?? undefined);
   }
 
   /**

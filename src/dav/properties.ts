@@ -5,6 +5,7 @@
  * `DAV:response` of a multistatus.
  */
 import { checksumDigest } from '../core/meter.ts';
+import type { QuotaRecord } from '../core/quotas.ts';
 import type { Avu, DavLock, Entity } from '../core/types.ts';
 import { encodePath } from '../http/envelope.ts';
 import { DAV_NS, type XmlElement, escapeXml, serialize } from './xml.ts';
@@ -54,6 +55,21 @@ const SUPPORTED_LOCK = '<D:lockentry><D:lockscope><D:exclusive/></D:lockscope><D
 /** What a live property's value needs beyond the entity. */
 interface LiveContext {
   locks: DavLock[] | null;
+  /** The quotas at and above the entity (when `needsQuota`). */
+  quotas: QuotaRecord[] | null;
+}
+
+/**
+ * The byte quota that binds at an entity: of those at and above it with a byte bound, the one
+ * with the least room left (RFC 4331 leaves which to the server); null when none has one.
+ */
+function bindingQuota(quotas: QuotaRecord[] | null): QuotaRecord | null {
+  let best: QuotaRecord | null = null;
+  for (const q of quotas ?? []) {
+    if (q.maxBytes === null) continue;
+    if (!best || q.maxBytes - q.bytes < best.maxBytes! - best.bytes) best = q;
+  }
+  return best;
 }
 
 type Live = (e: Entity, c: LiveContext) => string | null;
@@ -72,6 +88,16 @@ const LIVE = new Map<string, { prefix: string; value: Live; inAllprop: boolean }
     prefix: 'D', inAllprop: true,
     value: (_e, c) => (c.locks ?? []).map((l) => activeLock(l)).join(''),
   }],
+  // NOTE: RFC 4331: shown only when asked for by name, never in allprop, and only where a
+  // quota with a byte bound applies (usage is counted for quotas only).
+  ['{DAV:}quota-available-bytes', {
+    prefix: 'D', inAllprop: false,
+    value: (_e, c) => {
+      const q = bindingQuota(c.quotas);
+      return q ? String(Math.max(0, q.maxBytes! - q.bytes)) : null;
+    },
+  }],
+  ['{DAV:}quota-used-bytes', { prefix: 'D', inAllprop: false, value: (_e, c) => { const q = bindingQuota(c.quotas); return q ? String(q.bytes) : null; } }],
   [`{${LADING_NS}}pid`, { prefix: 'L', inAllprop: true, value: (e) => (e.pid === null ? null : escapeXml(e.pid)) }],
   [`{${LADING_NS}}checksum`, { prefix: 'L', inAllprop: true, value: (e) => (e.kind === 'dataobject' ? escapeXml(e.checksum) : null) }],
   [`{${OC_NS}}checksums`, {
@@ -88,6 +114,11 @@ export function isLive(name: PropName): boolean {
 /** Whether answering `request` needs the entity's locks (`DAV:lockdiscovery` is asked, or everything). */
 export function needsLocks(request: PropRequest): boolean {
   return request.kind === 'allprop' || (request.kind === 'prop' && request.names.some((n) => n.ns === DAV_NS && n.local === 'lockdiscovery'));
+}
+
+/** Whether answering `request` needs the quotas at the entity (`DAV:quota-available-bytes` or `DAV:quota-used-bytes` is asked). */
+export function needsQuota(request: PropRequest): boolean {
+  return request.kind === 'prop' && request.names.some((n) => n.ns === DAV_NS && (n.local === 'quota-available-bytes' || n.local === 'quota-used-bytes'));
 }
 
 /** Whether answering `request` needs the entity's dead properties. */
@@ -132,10 +163,10 @@ export function avuOf(el: XmlElement): Avu {
 /**
  * One `DAV:response` for `entity`: the properties `request` asks for that it has (200) and
  * those it has not (404). `dead` are its AVUs (needed when `needsDead`), `locks` those
- * covering it (needed when `needsLocks`).
+ * covering it (needed when `needsLocks`), `quotas` those at and above it (when `needsQuota`).
  */
-export function responseOf(entity: Entity, request: PropRequest, dead: Avu[], locks: DavLock[] | null): string {
-  const context: LiveContext = { locks };
+export function responseOf(entity: Entity, request: PropRequest, dead: Avu[], locks: DavLock[] | null, quotas: QuotaRecord[] | null = null): string {
+  const context: LiveContext = { locks, quotas };
   const found: string[] = [];
   const missing: string[] = [];
   const deadProps = dead.map(deadOf).filter((d) => d !== null);

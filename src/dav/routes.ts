@@ -13,6 +13,7 @@ import { LadingError, isLadingError } from '../core/errors.ts';
 import { type LockRequest, type LockTarget, type Locks, lockCovers } from '../core/locks.ts';
 import { MAX_AVU_BYTES, type Metadata } from '../core/metadata.ts';
 import { type Path, ROOT, baseName, parentOf, parseNewPath } from '../core/path.ts';
+import type { QuotaService } from '../core/quotas.ts';
 import type { Trash } from '../core/trash.ts';
 import type { Avu, DavLock, Entity } from '../core/types.ts';
 import { announcedDigests } from '../http/conditional.ts';
@@ -22,7 +23,7 @@ import { entityTarget } from '../http/target.ts';
 import { parseIf } from './if-header.ts';
 import {
   MULTISTATUS_END, MULTISTATUS_START, type PropName, type PropRequest, activeLock, avuOf, davEtag, isLive, keyOf,
-  needsDead, needsLocks, responseOf, DEAD_PREFIX,
+  needsDead, needsLocks, needsQuota, responseOf, DEAD_PREFIX,
 } from './properties.ts';
 import { DAV_NS, type XmlElement, child, elements, escapeXml, readXml, serialize } from './xml.ts';
 
@@ -41,6 +42,8 @@ export interface DavDeps {
   trash: Trash;
   metadata: Metadata;
   locks: Locks;
+  /** Quotas, for the quota properties (RFC 4331); without them those properties are never found. */
+  quotas?: QuotaService | null;
   /** Authenticates a request (see `davAuthenticator`). */
   authenticate: (request: FastifyRequest) => Promise<void>;
   maxUploadBytes: number;
@@ -233,7 +236,9 @@ export function registerDavRoutes(app: FastifyInstance, deps: DavDeps): void {
     await mayChange(request, actor, path, existing ? [{ path }] : [{ path }, { path: parentOf(path) }]);
     let outcome;
     try {
-      outcome = await backend.uploadAs(actor, parseNewPath(path), request.raw, { overwrite: true, expected: { ...ocChecksum(request), ...announcedDigests(request.headers) } });
+      outcome = await backend.uploadAs(actor, parseNewPath(path), request.raw, {
+        overwrite: true, expected: { ...ocChecksum(request), ...announcedDigests(request.headers) }, ...(Number.isSafeInteger(length) ? { declaredSize: length } : {}),
+      });
     } catch (err) {
       if (isLadingError(err, 'NOT_FOUND') || isLadingError(err, 'NOT_A_COLLECTION')) throw status(409, `The collection '${parentOf(path)}' does not exist.`);
       throw err;
@@ -329,7 +334,8 @@ export function registerDavRoutes(app: FastifyInstance, deps: DavDeps): void {
     const describe = async (e: Entity): Promise<string> => {
       const dead: Avu[] = needsDead(wanted) ? await deps.metadata.list(actor, e.path).catch(() => []) : [];
       const held = needsLocks(wanted) ? await locks.at(e.path) : null;
-      return responseOf(e, wanted, dead, held);
+      const quotas = needsQuota(wanted) && deps.quotas ? await deps.quotas.covering(e.path) : null;
+      return responseOf(e, wanted, dead, held, quotas);
     };
     const first = MULTISTATUS_START + await describe(entity);
     reply.code(207).type('application/xml; charset=utf-8');

@@ -33,7 +33,9 @@ import { registerUploadRoutes } from './routes-uploads.ts';
 import type { ResumableUploads } from '../core/uploads.ts';
 import { registerPidRoutes } from './routes-pids.ts';
 import { registerTrashRoutes } from './routes-trash.ts';
+import { registerQuotaRoutes } from './routes-quota.ts';
 import { registerS3KeyRoutes } from './routes-s3-keys.ts';
+import type { QuotaService } from '../core/quotas.ts';
 import type { S3Keys } from '../core/s3-keys.ts';
 import type { Trash } from '../core/trash.ts';
 import type { Locks } from '../core/locks.ts';
@@ -93,6 +95,8 @@ export interface AppDeps {
   shares?: ShareService | null;
   /** Users' S3 access keys (`/api/s3/keys`); not mounted when absent. */
   s3Keys?: S3Keys | null;
+  /** Quotas (`/api/quota`, and WebDAV's quota properties); not mounted when absent. */
+  quotas?: QuotaService | null;
   /** Fail a JSON answer that its response schema would change (tests; see `response-check.ts`). */
   checkResponses?: boolean;
   /** Compress text answers when the client asks (see `compression.ts`); off when absent. */
@@ -233,12 +237,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
   if (deps.trash) registerTrashRoutes(app, { backend: deps.backend, trash: deps.trash, urls, authenticate });
   if (deps.s3Keys) registerS3KeyRoutes(app, { backend: deps.backend, s3Keys: deps.s3Keys, authenticate });
+  if (deps.quotas) registerQuotaRoutes(app, { backend: deps.backend, quotas: deps.quotas, authenticate });
   if (deps.shares) registerShareRoutes(app, { shares: deps.shares, backend: deps.backend, authenticate, urls, archives, maxUploadBytes: deps.maxUploadBytes, page: web?.sendPage ?? null });
   if (deps.uploads) registerUploadRoutes(app, { ...deps, uploads: deps.uploads, urls, authenticate, pidAwaitMs: deps.pidAwaitMs ?? 10_000 });
   if (deps.ca) registerCaRoutes(app, deps.ca);
   if (deps.trash && deps.locks) {
     await registerDav(fastify, {
-      backend: deps.backend, trash: deps.trash, metadata: deps.metadata, locks: deps.locks,
+      backend: deps.backend, trash: deps.trash, metadata: deps.metadata, locks: deps.locks, quotas: deps.quotas ?? null,
       authenticate: davAuthenticator(deps.sessions), maxUploadBytes: deps.maxUploadBytes,
     });
   }

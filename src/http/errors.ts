@@ -46,6 +46,7 @@ export const STATUS_BY_CODE = {
   NOT_IMPLEMENTED: { status: 501, title: 'Not implemented', advice: 'Send the body without a transfer coding other than chunked; lading is not a proxy (no CONNECT).' },
   HTTP_VERSION_NOT_SUPPORTED: { status: 505, title: 'HTTP version not supported', advice: 'Speak HTTP/1.1 (or HTTP/1.0).' },
   STORAGE_FULL: { status: 507, title: 'Insufficient storage', advice: 'The storage is full; retry later or contact the operators.' },
+  QUOTA_EXCEEDED: { status: 507, title: 'Quota exceeded', advice: 'The write would pass a quota (the message names it, its limit and its usage); nothing was kept. Free space (empty the trash: what it holds counts) or ask the operators for more.' },
   CHECKSUM_MISMATCH: { status: 460, title: 'Checksum mismatch', advice: 'The bytes of this resumable-upload request do not match the digest it announced and were not kept: send them again from the upload\'s offset, or start a new upload where the message says so.' },
   LOCKED: { status: 423, title: 'Locked', advice: 'A WebDAV lock held by someone else, or whose token the request did not send, covers the resource: send its token in an If header, or wait for it to be unlocked or to expire.' },
   UNAVAILABLE: { status: 503, title: 'Service unavailable', advice: 'A dependency (the catalog database, the object store, the identity provider) is down or restarting; retry after Retry-After seconds.' },

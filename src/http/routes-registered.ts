@@ -171,7 +171,9 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
       // NOTE: a body without Content-Type is taken as application/octet-stream (RFC 9110
       // §8.3); without a body either, the request is neither upload mode.
       if (trailingSlash) throw new LadingError('BAD_REQUEST', 'A streaming upload needs the path of the file to create, not of a collection (remove the trailing \'/\').');
-      upload = () => backend.upload(cred, parseNewPath(target), request.raw, { overwrite: force, expected: announcedDigests(request.headers) });
+      upload = () => backend.upload(cred, parseNewPath(target), request.raw, {
+        overwrite: force, expected: announcedDigests(request.headers), ...(Number.isSafeInteger(length) ? { declaredSize: length } : {}),
+      });
     } else {
       throw new LadingError('UNSUPPORTED_MEDIA_TYPE', `Upload with Content-Type application/octet-stream (raw body) or multipart/form-data (field 'file'), not ${given === undefined ? 'without a Content-Type and a body' : `'${type}'`}.`);
     }

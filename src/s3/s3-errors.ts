@@ -33,6 +33,7 @@ export const S3_STATUS = {
   NoSuchUpload: 404,
   NotImplemented: 501,
   PreconditionFailed: 412,
+  QuotaExceeded: 507,
   RequestTimeTooSkewed: 403,
   RequestTimeout: 400,
   ServiceUnavailable: 503,
@@ -91,6 +92,9 @@ const S3_CODE_OF = {
   LOCKED: 'AccessDenied',
   // NOTE: the store's failure, not the client's: S3 clients report InternalError and do not take the object for absent.
   OBJECT_DAMAGED: 'InternalError',
+  // NOTE: S3 has no quota error of its own; MinIO and Ceph RGW answer `QuotaExceeded`, and a
+  // 507 (not a 403) tells a client that retrying after freeing space can succeed.
+  QUOTA_EXCEEDED: 'QuotaExceeded',
 } as const satisfies Record<ErrorCode, S3Code>;
 
 /** Any failure as an `S3Error`: lading's by the table, anything else as `InternalError` (its message not shown). */

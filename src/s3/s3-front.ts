@@ -611,7 +611,11 @@ async function putObject(o: S3FrontOptions, call: Call): Promise<void> {
       if (digest && digest.toString('base64') !== value.trim()) throw new S3Error('BadDigest', `The x-amz-checksum-${name} you specified did not match the calculated checksum.`);
     }
   };
-  const upload = () => o.backend.uploadAs(call.actor, path, body, { overwrite: true, expected, md5: true, meta: userMetadata(req.headers), verify });
+  // NOTE: an aws-chunked body's Content-Length counts its chunk signatures: only the decoded length is the object's.
+  const announced = Number(req.headers['x-amz-decoded-content-length'] ?? (String(req.headers['content-encoding'] ?? '').includes('aws-chunked') ? NaN : req.headers['content-length']));
+  const upload = () => o.backend.uploadAs(call.actor, path, body, {
+    overwrite: true, expected, md5: true, meta: userMetadata(req.headers), verify, ...(Number.isSafeInteger(announced) ? { declaredSize: announced } : {}),
+  });
   let outcome;
   try {
     outcome = await upload();

@@ -9,6 +9,7 @@ import type { Config } from './config.ts';
 import { openDataDir } from './data-dir.ts';
 import { createDeps } from './deps.ts';
 import type { AdminService } from '../core/admin.ts';
+import type { QuotaService } from '../core/quotas.ts';
 import { LadingError } from '../core/errors.ts';
 import type { TrashEntry } from '../core/types.ts';
 import { exportGridSecurity } from '../identity/x509/ca.ts';
@@ -20,6 +21,8 @@ export interface AdminConsole {
   /** The data directory's absolute path. */
   dataDir: string;
   admin: AdminService;
+  /** Quotas: set, shown and cleared by `lading quota`. */
+  quotas: QuotaService;
   /**
    * Writes lading's CA certificates — the signing one and, during a rotation's overlap, the one
    * it replaced — as `<hash>.0` and `<hash>.signing_policy` into `dir` and resolves with the
@@ -71,6 +74,7 @@ export async function openAdmin(config: Config, options: { create?: boolean } = 
   return {
     dataDir: deps.dataDir,
     admin: deps.admin,
+    quotas: deps.quotas,
     async exportCa(dir) {
       const ca = deps.x509.ca;
       if (!ca) throw new LadingError('NOT_FOUND', 'lading runs no CA of its own (ca.issuer is a URL); export that CA from its operator.');

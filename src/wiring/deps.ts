@@ -29,6 +29,7 @@ import { FixityAudit } from '../core/fixity.ts';
 import { AccessControl } from '../core/access-control.ts';
 import { Metadata } from '../core/metadata.ts';
 import { S3Keys } from '../core/s3-keys.ts';
+import { QuotaService } from '../core/quotas.ts';
 import { Publishing } from '../core/publishing.ts';
 import { openCatalog, openResource } from './drivers.ts';
 import { holdDeletionsDuringBackup, probeBackupHold } from './backup-hold.ts';
@@ -94,6 +95,8 @@ export interface Deps {
   fixity: FixityAudit;
   /** What the core reports to (the metrics), when anything listens. */
   observer: Observer | undefined;
+  /** Quotas: set by the admin commands, shown by the API (`/api/quota`) and WebDAV. */
+  quotas: QuotaService;
   close(): Promise<void>;
 }
 
@@ -221,6 +224,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     sessions, credentials, x509, caEndpoint: x509.caEndpoint, oidc,
     rules, pids, jobs, publicBase, node, shares, trash, locks, s3Keys: new S3Keys({ catalog, backend, sealer: x509.sealer, clock }),
     fixity, observer,
+    quotas: new QuotaService({ catalog, backend }),
     async close() {
       await fixity.stop();
       await jobs.stop();

@@ -16,6 +16,7 @@ import { jobsContract } from './catalog-jobs-contract.ts';
 import { namespaceContract } from './catalog-namespace-contract.ts';
 import { oidcContract } from './catalog-oidc-contract.ts';
 import { publicationsContract } from './catalog-publications-contract.ts';
+import { quotasContract } from './catalog-quotas-contract.ts';
 import { s3KeysContract } from './catalog-s3-keys-contract.ts';
 import { sessionsContract } from './catalog-sessions-contract.ts';
 import { sharesContract } from './catalog-shares-contract.ts';
@@ -40,6 +41,7 @@ export const CATALOG_CONTRACTS = {
   s3Keys: s3KeysContract,
   fixity: fixityContract,
   cas: caContract,
+  quotas: quotasContract,
 } satisfies Record<CatalogRole, ContractSuite>;
 
 /** Registers every role's suite for the driver `target`. */

@@ -34,5 +34,6 @@ export function composeCatalog(driver: string, close: () => Promise<void>, roles
     ...roles.s3Keys,
     ...roles.fixity,
     ...roles.cas,
+    ...roles.quotas,
   };
 }

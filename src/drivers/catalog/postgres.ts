@@ -19,6 +19,7 @@ import { createPostgresJobs } from './postgres/jobs.ts';
 import { createPostgresNamespace } from './postgres/namespace.ts';
 import { createPostgresOidc } from './postgres/oidc.ts';
 import { createPostgresPublications } from './postgres/publications.ts';
+import { createPostgresQuotas } from './postgres/quotas.ts';
 import { createPostgresSessions } from './postgres/sessions.ts';
 import { createPostgresShares } from './postgres/shares.ts';
 import { createPostgresS3Keys } from './postgres/s3-keys.ts';
@@ -77,6 +78,7 @@ export async function createPostgresCatalog(options: PostgresCatalogOptions): Pr
     s3Keys: createPostgresS3Keys(db),
     fixity: createPostgresFixity(db),
     cas: createPostgresCas(db),
+    quotas: createPostgresQuotas(db),
   }, {
     ping: async () => {
       await db.pool.query('SELECT 1');

@@ -2,6 +2,7 @@
  * Row mappers shared by the SQL catalog drivers: both keep the same tables and columns, so a
  * row means the same in SQLite and in PostgreSQL. Pure functions; no driver is imported here.
  */
+import type { QuotaRecord } from '../../core/quotas.ts';
 import { LadingError } from '../../core/errors.ts';
 import { type Path, TRASH_PREFIX } from '../../core/path.ts';
 import type { JobQueueFigures, OidcRecord, StoredCa, StoredObject, TrackedBlob, UploadRecord } from '../../core/ports.ts';
@@ -268,4 +269,16 @@ export function locksConflict(a: Pick<DavLock, 'path' | 'depth' | 'scope'>, b: P
   if (a.scope === 'shared' && b.scope === 'shared') return false;
   const within = (p: string, root: string) => root === '/' || p === root || p.startsWith(root + '/');
   return a.path === b.path || (a.depth === 'infinity' && within(b.path, a.path)) || (b.depth === 'infinity' && within(a.path, b.path));
+}
+
+/** A `quotas` row as a `QuotaRecord`. */
+export function toQuota(row: Row): QuotaRecord {
+  return {
+    path: row.path as Path,
+    user: (row.user_name as string | null) ?? null,
+    maxBytes: row.max_bytes === null || row.max_bytes === undefined ? null : Number(row.max_bytes),
+    maxObjects: row.max_objects === null || row.max_objects === undefined ? null : Number(row.max_objects),
+    bytes: Number(row.bytes_used),
+    objects: Number(row.objects_used),
+  };
 }

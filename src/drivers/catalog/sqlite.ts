@@ -19,6 +19,7 @@ import { createSqliteJobs } from './sqlite/jobs.ts';
 import { createSqliteNamespace } from './sqlite/namespace.ts';
 import { createSqliteOidc } from './sqlite/oidc.ts';
 import { createSqlitePublications } from './sqlite/publications.ts';
+import { createSqliteQuotas } from './sqlite/quotas.ts';
 import { createSqliteSessions } from './sqlite/sessions.ts';
 import { createSqliteShares } from './sqlite/shares.ts';
 import { createSqliteS3Keys } from './sqlite/s3-keys.ts';
@@ -61,6 +62,7 @@ export function createSqliteCatalog(options: SqliteCatalogOptions): Catalog {
     s3Keys: createSqliteS3Keys(db),
     fixity: createSqliteFixity(db),
     cas: createSqliteCas(db),
+    quotas: createSqliteQuotas(db),
   };
   for (const role of Object.values(roles) as Record<string, unknown>[]) durableWrites(db, role);
   const ping = async (): Promise<void> => {

@@ -12,6 +12,7 @@ import { ApiError, api, describeError, setCsrfToken, whenSignedOut } from './api
 import { ApiPage } from './api-page.tsx';
 import { BrowsePage, SharedPage } from './browse.tsx';
 import { ItemPage } from './item.tsx';
+import { QuotaUsage } from './quota.tsx';
 import { type Route, useRoute } from './router.ts';
 import { PublicPage, SharePage } from './share-page.tsx';
 import { TransferPanel, TransferStatus, TransfersPage } from './transfers.tsx';
@@ -110,6 +111,7 @@ function SignedIn(props: { session: Session; onSignOut: () => void }) {
         </nav>
         <TransferStatus />
         <div class="who">
+          <QuotaUsage home={session.home} routeKey={JSON.stringify(route)} />
           <span>Signed in as <strong>{session.user}</strong></span>
           <button type="button" class="secondary small" onClick={signOut}>Sign out</button>
         </div>

@@ -310,6 +310,22 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: (S: string) =
     `,
   },
   {
+    // Quotas: the bounds of a collection's tree (a user's home, for a user's quota) and its
+    // usage, counted only while a quota exists, in the transaction of each change (see
+    // `QuotaStore`).
+    version: 17,
+    sql: (S) => `
+      CREATE TABLE ${S}quotas (
+        path TEXT COLLATE "C" PRIMARY KEY,
+        user_name TEXT,
+        max_bytes BIGINT CHECK (max_bytes IS NULL OR max_bytes >= 0),
+        max_objects BIGINT CHECK (max_objects IS NULL OR max_objects >= 0),
+        bytes_used BIGINT NOT NULL DEFAULT 0,
+        objects_used BIGINT NOT NULL DEFAULT 0
+      );
+    `,
+  },
+  {
     // Fixity: when each data object's bytes were last read whole against their checksum (0:
     // never, so objects stored before are checked first), what a check found wrong, and which
     // checker holds the object now (see `FixityStore`).

@@ -17,6 +17,7 @@ import { abandonedBlob, levelOf, toEntity, toTrashEntry, trashEntryColumns, tras
 import { trackBlobRow, untrackBlobRow } from './blobs.ts';
 import { type PgClientLike, type PgQueryable, type PostgresConnection, all, one } from './connection.ts';
 import { insertJobs } from './jobs.ts';
+import { chargeQuotas, moveQuotaRows, subtreeUsage } from './quotas.ts';
 import { completeUploadRow, uploadHeldRow } from './uploads.ts';
 
 /** The namespace role over `db`; each mutating method runs in one transaction of its own. */
@@ -69,11 +70,22 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
   const moveRows = async (c: PgClientLike, { from, to, now, jobs, overwrite }: { from: Path; to: Path; now: Date; overwrite: boolean; jobs?: JobsFor | undefined }) => {
     // NOTE: locked first, so creations below `from` (which key-share-lock it) finish before
     // the UPDATE below takes its snapshot, and later ones find their parent moved.
-    const moving = await one(c, `SELECT uid, kind FROM ${S}entities WHERE path = $1 FOR UPDATE`, [from]);
+    const moving = await one(c, `SELECT uid, kind, size FROM ${S}entities WHERE path = $1 FOR UPDATE`, [from]);
     if (!moving) throw new LadingError('NOT_FOUND', `'${from}' does not exist.`);
     if (to.startsWith(from + '/')) throw new LadingError('CONFLICT', `'${from}' cannot be moved inside itself.`);
-    const existing = await one(c, `SELECT id, uid, kind, blob FROM ${S}entities WHERE path = $1 FOR UPDATE`, [to]);
+    const existing = await one(c, `SELECT id, uid, kind, blob, size FROM ${S}entities WHERE path = $1 FOR UPDATE`, [to]);
     let replacedBlob: string | null = null;
+    if (existing && (!overwrite || existing.kind === 'collection' || moving.kind === 'collection' || existing.uid === moving.uid)) {
+      throw new LadingError('CONFLICT', `'${to}' already exists.`);
+    }
+    // NOTE: charged before anything moves, while the subtree is still at `from`.
+    await chargeQuotas(db, c, [
+      {
+        removed: from, added: to, moves: true,
+        amount: async () => (moving.kind === 'dataobject' ? { bytes: Number(moving.size), objects: 1 } : subtreeUsage(db, c, from)),
+      },
+      ...(existing ? [{ removed: to, added: null, amount: async () => ({ bytes: Number(existing.size), objects: 1 }) }] : []),
+    ]);
     if (existing) {
       if (!overwrite || existing.kind === 'collection' || moving.kind === 'collection' || existing.uid === moving.uid) {
         throw new LadingError('CONFLICT', `'${to}' already exists.`);
@@ -84,6 +96,7 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
       await trackBlobRow(db, c, replacedBlob, now);
     }
     await lockParent(c, to);
+    await moveQuotaRows(db, c, from, to);
     // NOTE: descendants are matched by a range in byte order ("C" collation), not LIKE:
     // every path starting with `from/` sorts between `from/` and `from0` ('0' follows '/'),
     // and names may contain % and _ without being patterns.
@@ -135,7 +148,7 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
       return tx(async (c) => {
         if (upload && !(await uploadHeldRow(db, c, upload.id, upload.holder))) throw uploadNotHeld(upload.id);
         await lockParent(c, path);
-        const lockExisting = async () => one(c, `SELECT id, uid, kind, blob FROM ${S}entities WHERE path = $1 FOR UPDATE`, [path]);
+        const lockExisting = async () => one(c, `SELECT id, uid, kind, blob, size FROM ${S}entities WHERE path = $1 FOR UPDATE`, [path]);
         let existing = await lockExisting();
         let event: BackendEvent | undefined;
         if (!existing) {
@@ -146,6 +159,7 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
             VALUES ($1, $2, $3, $4, 'dataobject', $5, $6, $7, $8, $9, $9, $10, $9) ON CONFLICT (path) DO NOTHING RETURNING id`,
           [uid, path, parentOf(path), baseName(path), owner, size, checksum, blob, now.getTime(), etag]);
           if (inserted) {
+            await chargeQuotas(db, c, [{ removed: null, added: path, amount: async () => ({ bytes: size, objects: 1 }) }]);
             await c.query(`INSERT INTO ${S}acls (entity_id, principal, level) VALUES ($1, $2, $3)`, [inserted.id, owner, ACCESS_RANK.own]);
             event = { type: 'object.created', entityId: uid, path };
           } else {
@@ -158,6 +172,8 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
           if (existing.kind === 'collection') throw new LadingError('CONFLICT', `'${path}' is a collection.`);
           if (!overwrite) throw new LadingError('CONFLICT', `'${path}' already exists.`);
           replacedBlob = existing.blob as string;
+          const before = Number(existing.size);
+          await chargeQuotas(db, c, [{ removed: null, added: path, amount: async () => ({ bytes: size - before, objects: 0 }) }]);
           // NOTE: the new bytes were hashed as they were stored: a check at the commit, which
           // clears a mark of damage the replaced ones had.
           await c.query(`UPDATE ${S}entities SET size = $1, checksum = $2, blob = $3, modified_at = $4, etag = $6,
@@ -214,6 +230,8 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
         if (entry.state !== 'trashed') throw new LadingError('CONFLICT', `'${entry.path}' was ${entry.state === 'purged' ? 'purged' : 'taken down'}; its bytes are gone and it cannot be restored.`);
         if (await entityAt(c, to)) throw new LadingError('CONFLICT', `'${to}' already exists.`);
         await lockParent(c, to);
+        // NOTE: trashed, it counted where it was trashed from; restored, it counts at `to`.
+        await chargeQuotas(db, c, [{ removed: entry.path, added: to, amount: () => subtreeUsage(db, c, trashedPathOf(id)) }]);
         try {
           await moveSubtree(c, trashedPathOf(id), to, parentOf(to), baseName(to));
         } catch (err) {
@@ -254,6 +272,9 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
           : await all(c, `SELECT entity_uid, path FROM ${S}trash_entries WHERE state = 'trashed' AND trashed_at < $1 ORDER BY trashed_at LIMIT $2 FOR UPDATE SKIP LOCKED`, [(trashedBefore ?? now).getTime(), limit]);
         const blobs: string[] = [];
         const entries = [];
+        await chargeQuotas(db, c, claimed.map((row) => ({
+          removed: row.path as Path, added: null, amount: () => subtreeUsage(db, c, trashedPathOf(row.entity_uid as string)),
+        })));
         for (const row of claimed) {
           const id = row.entity_uid as string;
           const held = await all(c, `SELECT blob FROM ${S}entities WHERE kind = 'dataobject' AND blob IS NOT NULL AND ${SUBTREE('$1')}`, [trashedPathOf(id)]);

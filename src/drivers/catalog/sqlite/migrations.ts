@@ -305,6 +305,22 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
     `,
   },
   {
+    // Quotas: the bounds of a collection's tree (a user's home, for a user's quota) and its
+    // usage, counted only while a quota exists, in the transaction of each change (see
+    // `QuotaStore`).
+    version: 18,
+    sql: `
+      CREATE TABLE quotas (
+        path TEXT PRIMARY KEY,
+        user_name TEXT,
+        max_bytes INTEGER CHECK (max_bytes IS NULL OR max_bytes >= 0),
+        max_objects INTEGER CHECK (max_objects IS NULL OR max_objects >= 0),
+        bytes_used INTEGER NOT NULL DEFAULT 0,
+        objects_used INTEGER NOT NULL DEFAULT 0
+      );
+    `,
+  },
+  {
     // Fixity: when each data object's bytes were last read whole against their checksum (0:
     // never, so objects stored before are checked first), what a check found wrong, and which
     // checker holds the object now (see `FixityStore`).

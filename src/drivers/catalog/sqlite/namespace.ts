@@ -15,6 +15,7 @@ import { trackBlobRow, untrackBlobRow } from './blobs.ts';
 import type { ChangeAt, Row, SqliteConnection } from './connection.ts';
 import { type KeptBytes, storeKeptBytes } from './inline.ts';
 import { insertJobs } from './jobs.ts';
+import { chargeQuotas, moveQuotaRows, subtreeUsage } from './quotas.ts';
 import { completeUploadRow, uploadHeldRow } from './uploads.ts';
 
 /**
@@ -78,12 +79,20 @@ export function createSqliteNamespace(db: SqliteConnection, kept: KeptBytes = ne
       if (!overwrite || existing.kind === 'collection' || moving.kind === 'collection' || existing.id === moving.id) {
         throw new LadingError('CONFLICT', `'${to}' already exists.`);
       }
+    }
+    parentMustBeCollection(to);
+    // NOTE: charged before anything moves, while the subtree is still at `from`.
+    chargeQuotas(db, [
+      { removed: from, added: to, moves: true, amount: () => (moving.kind === 'dataobject' ? { bytes: moving.size, objects: 1 } : subtreeUsage(db, from)) },
+      ...(existing?.kind === 'dataobject' ? [{ removed: to, added: null, amount: () => ({ bytes: existing.size, objects: 1 }) }] : []),
+    ]);
+    if (existing) {
       // NOTE: acls and avus go with the row (ON DELETE CASCADE).
       q('DELETE FROM entities WHERE path = ?').run(to);
       trackBlobRow(db, existing.blob, now);
       replacedBlob = existing.blob;
     }
-    parentMustBeCollection(to);
+    moveQuotaRows(db, from, to);
     const len = from.length;
     q(`UPDATE entities SET
           path = ? || substr(path, ? + 1),
@@ -139,6 +148,7 @@ export function createSqliteNamespace(db: SqliteConnection, kept: KeptBytes = ne
           if (existing.kind === 'collection') throw new LadingError('CONFLICT', `'${path}' is a collection.`);
           if (!overwrite) throw new LadingError('CONFLICT', `'${path}' already exists.`);
           replacedBlob = existing.blob;
+          chargeQuotas(db, [{ removed: null, added: path, amount: () => ({ bytes: size - existing.size, objects: 0 }) }]);
           // NOTE: the new bytes were hashed as they were stored: a check at the commit, which
           // clears a mark of damage the replaced ones had.
           q(`UPDATE entities SET size = ?, checksum = ?, etag = ?, blob = ?, modified_at = ?,
@@ -148,6 +158,7 @@ export function createSqliteNamespace(db: SqliteConnection, kept: KeptBytes = ne
           event = { type: 'object.overwritten', entityId: existing.id, path };
         } else {
           parentMustBeCollection(path);
+          chargeQuotas(db, [{ removed: null, added: path, amount: () => ({ bytes: size, objects: 1 }) }]);
           const uid = randomUUID();
           const res = q(`INSERT INTO entities (uid, path, parent, name, kind, owner, size, checksum, etag, blob, created_at, modified_at, verified_at)
             VALUES (?, ?, ?, ?, 'dataobject', ?, ?, ?, ?, ?, ?, ?, ?)`)
@@ -204,6 +215,8 @@ export function createSqliteNamespace(db: SqliteConnection, kept: KeptBytes = ne
         if (entry.state !== 'trashed') throw new LadingError('CONFLICT', `'${entry.path}' was ${entry.state === 'purged' ? 'purged' : 'taken down'}; its bytes are gone and it cannot be restored.`);
         if (entityAt(to)) throw new LadingError('CONFLICT', `'${to}' already exists.`);
         parentMustBeCollection(to);
+        // NOTE: trashed, it counted where it was trashed from; restored, it counts at `to`.
+        chargeQuotas(db, [{ removed: entry.path, added: to, amount: () => subtreeUsage(db, trashedPathOf(id)) }]);
         moveSubtree(trashedPathOf(id), to, parentOf(to), baseName(to));
         q('DELETE FROM trash_entries WHERE entity_uid = ?').run(id);
         insertJobs(db, jobs?.({ type: 'entity.restored', entityId: id, path: to }) ?? [], now);
@@ -236,6 +249,9 @@ export function createSqliteNamespace(db: SqliteConnection, kept: KeptBytes = ne
           ? ids.slice(0, limit).map((id) => q(`${TRASH_ENTRY} WHERE t.entity_uid = ? AND t.state = 'trashed'`).get(id) as Row | undefined).filter((r) => r !== undefined)
           : q(`${TRASH_ENTRY} WHERE t.state = 'trashed' AND t.trashed_at < ? ORDER BY t.trashed_at LIMIT ?`).all((trashedBefore ?? now).getTime(), limit) as Row[]);
         const blobs: string[] = [];
+        chargeQuotas(db, rows.map((row) => ({
+          removed: row.trashed_path as Path, added: null, amount: () => subtreeUsage(db, trashedPathOf(row.entity_uid as string)),
+        })));
         for (const row of rows) {
           const top = trashedPathOf(row.entity_uid as string);
           const held = q(`SELECT blob FROM entities WHERE kind = 'dataobject' AND blob IS NOT NULL AND (path = ? OR substr(path, 1, ? + 1) = ? || '/')`)
