@@ -35,6 +35,11 @@ export interface S3FrontOptions {
   clock: Clock;
   /** The region clients sign for and GetBucketLocation names. */
   region: string;
+  /**
+   * The base domain of virtual-hosted-style requests (`s3.domain`): a Host below it names the
+   * bucket (`alice.s3.example.org`) and the whole path is the key. Null: path-style only.
+   */
+  domain?: string | null;
   /** Where failures the client cannot act on are logged. */
   log: { error(fields: Record<string, unknown>, message: string): void };
 }
@@ -110,9 +115,17 @@ async function handle(o: S3FrontOptions, req: IncomingMessage, res: ServerRespon
   });
   const signing = verifySignature(claim, secret, { method: req.method ?? 'GET', rawPath, rawQuery, headers: req.headers });
   if (claim.region !== o.region) throw new S3Error('AuthorizationHeaderMalformed', `The region '${claim.region}' is wrong; expecting '${o.region}'.`);
-  const slash = rawPath.indexOf('/', 1);
-  const bucket = awsDecode(slash < 0 ? rawPath.slice(1) : rawPath.slice(1, slash));
-  const key = slash < 0 ? '' : awsDecode(rawPath.slice(slash + 1));
+  const hosted = hostedBucket(o.domain ?? null, req.headers.host);
+  let bucket: string;
+  let key: string;
+  if (hosted !== null) {
+    bucket = hosted;
+    key = awsDecode(rawPath.slice(1));
+  } else {
+    const slash = rawPath.indexOf('/', 1);
+    bucket = awsDecode(slash < 0 ? rawPath.slice(1) : rawPath.slice(1, slash));
+    key = slash < 0 ? '' : awsDecode(rawPath.slice(slash + 1));
+  }
   const call: Call = { req, res, actor, claim, signing, query, bucket, key };
   const method = req.method;
   const unserved = UNSERVED.find((name) => query.has(name));
@@ -145,6 +158,19 @@ async function handle(o: S3FrontOptions, req: IncomingMessage, res: ServerRespon
   if (method === 'PUT') return putObject(o, call);
   if (method === 'DELETE') return deleteObject(o, call);
   throw new S3Error('NotImplemented', `${method} on an object is not implemented by lading.`);
+}
+
+/**
+ * The bucket a virtual-hosted-style request names in its Host (`alice.s3.example.org` below the
+ * domain `s3.example.org`: `alice`); null for a Host that is the domain itself, another name or
+ * an address (a path-style request). The port and letter case of the Host do not matter.
+ */
+export function hostedBucket(domain: string | null, host: string | undefined): string | null {
+  if (domain === null || host === undefined) return null;
+  const name = host.trim().toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
+  if (name.startsWith('[') || !name.endsWith(`.${domain}`)) return null;
+  const bucket = name.slice(0, -domain.length - 1);
+  return bucket === '' ? null : bucket;
 }
 
 /** The collection of a bucket: the home of the user it is named after. `NoSuchBucket`. */

@@ -148,6 +148,7 @@ export const CONFIG_SCHEMA = Type.Object({
   s3: Type.Object({
     listen: optionalText('Address and port (host:port) of the S3-compatible listener (path-style: http://host:port/<user>/<key>, signed with keys from `lading s3 key create`); unset, no S3 listener runs.'),
     region: text('us-east-1', 'Region S3 clients sign their requests for, and GetBucketLocation answers.'),
+    domain: optionalText('Base domain of virtual-hosted-style addressing, e.g. s3.example.org: a request to Host alice.s3.example.org names the bucket alice (point a wildcard DNS name *.s3.example.org at the listener). Path-style requests keep working; unset, every request is path-style.'),
   }),
   metrics: Type.Object({
     listen: optionalText('Address and port (host:port) of a listener of its own serving Prometheus metrics at /metrics and readiness at /ready, never on the public port; unset: no metrics are kept. It takes no credential: bind it to an address only the monitoring network reaches, e.g. 127.0.0.1:9464.'),
@@ -386,6 +387,9 @@ export function unknownVariables(env: Record<string, string | undefined>): strin
 function checkRules(config: Config): void {
   parseListen(config.listen);
   if (config.s3.listen !== null) parseListen(config.s3.listen, 's3.listen');
+  if (config.s3.domain !== null && !/^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(config.s3.domain)) {
+    throw new ConfigError(`s3.domain: must be a lower-case DNS name such as s3.example.org (no scheme, port or trailing dot), got '${config.s3.domain}'.`);
+  }
   if (config.metrics.listen !== null) parseListen(config.metrics.listen, 'metrics.listen');
   // NOTE: a lease shorter than a job's run would hand running jobs to other workers at once.
   if (config.jobs.lease < 1) throw new ConfigError(`jobs.lease: must be at least 1 second, got ${config.jobs.lease}.`);

@@ -209,7 +209,7 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
 async function listenS3(config: Config, deps: Deps, meter: HttpMeter | null): Promise<{ server: Server; url: string; close(): Promise<void> }> {
   const { host, port } = parseListen(config.s3.listen!);
   const handler = createS3Handler({
-    backend: deps.backend, trash: deps.trash, metadata: deps.metadata, keys: deps.s3Keys, clock: deps.clock, region: config.s3.region,
+    backend: deps.backend, trash: deps.trash, metadata: deps.metadata, keys: deps.s3Keys, clock: deps.clock, region: config.s3.region, domain: config.s3.domain,
     multipart: new MultipartUploads({
       backend: deps.backend, catalog: deps.catalog, resource: deps.resource, clock: deps.clock, maxUploadBytes: config.limits.upload_bytes,
       expirySeconds: config.uploads.expiry,
