@@ -40,6 +40,8 @@ export interface S3FrontOptions {
    * bucket (`alice.s3.example.org`) and the whole path is the key. Null: path-style only.
    */
   domain?: string | null;
+  /** Buckets bound to collections by the operator (`s3.buckets`), by name; they win over homes of the same name. */
+  buckets?: ReadonlyMap<string, Path>;
   /** Where failures the client cannot act on are logged. */
   log: { error(fields: Record<string, unknown>, message: string): void };
 }
@@ -173,8 +175,10 @@ export function hostedBucket(domain: string | null, host: string | undefined): s
   return bucket === '' ? null : bucket;
 }
 
-/** The collection of a bucket: the home of the user it is named after. `NoSuchBucket`. */
+/** The collection of a bucket: the one `s3.buckets` binds it to, else the home of the user it is named after. `NoSuchBucket`. */
 function bucketPath(o: S3FrontOptions, bucket: string): Path {
+  const mapped = o.buckets?.get(bucket);
+  if (mapped !== undefined) return mapped;
   try {
     return o.backend.homeOf(bucket);
   } catch {
@@ -196,12 +200,23 @@ async function statBucket(o: S3FrontOptions, call: Call): Promise<{ path: Path; 
 const iso = (date: Date): string => date.toISOString().replace(/\.\d{3}Z$/, '.000Z');
 
 async function listBuckets(o: S3FrontOptions, call: Call): Promise<void> {
-  // NOTE: the buckets a caller may read are their own home; other homes shared with them are
-  // reached by name (ListBuckets lists no collection it would have to find by scanning).
-  const home = o.backend.homeOf(call.actor.user);
-  const entity = await o.backend.statAs(call.actor, home);
+  // NOTE: the buckets a caller may read are their own home and the buckets of s3.buckets whose
+  // collection they may read; other homes shared with them are reached by name (ListBuckets
+  // lists no collection it would have to find by scanning).
+  const candidates = new Map<string, Path>();
+  if (!o.buckets?.has(call.actor.user)) candidates.set(call.actor.user, o.backend.homeOf(call.actor.user));
+  for (const [name, path] of o.buckets ?? []) candidates.set(name, path);
+  const listed: { name: string; created: Date }[] = [];
+  for (const [name, path] of candidates) {
+    try {
+      listed.push({ name, created: (await o.backend.statAs(call.actor, path)).createdAt });
+    } catch (err) {
+      if (!isLadingError(err, 'NOT_FOUND') && !isLadingError(err, 'FORBIDDEN')) throw err;
+    }
+  }
+  listed.sort((a, b) => compareKeys(a.name, b.name));
   const owner = wrap('Owner', el('ID', call.actor.user) + el('DisplayName', call.actor.user));
-  const buckets = wrap('Buckets', wrap('Bucket', el('Name', call.actor.user) + el('CreationDate', iso(entity.createdAt))));
+  const buckets = wrap('Buckets', listed.map((b) => wrap('Bucket', el('Name', b.name) + el('CreationDate', iso(b.created)))).join(''));
   sendXml(call.res, 200, document('ListAllMyBucketsResult', owner + buckets));
 }
 

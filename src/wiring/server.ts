@@ -10,7 +10,7 @@ import { createS3Handler } from '../s3/s3-front.ts';
 import { s3RoutePattern } from '../s3/route-pattern.ts';
 import { MultipartUploads } from '../core/multipart.ts';
 import type { FastifyInstance } from 'fastify';
-import { type Config, ConfigError, parseListen } from './config.ts';
+import { type Config, ConfigError, parseListen, s3Buckets } from './config.ts';
 import { OperatorError } from './operator-error.ts';
 import { type DataDirLock, lockDataDir, openDataDir } from './data-dir.ts';
 import { createDeps, type Deps, type DepsOverrides } from './deps.ts';
@@ -209,7 +209,7 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
 async function listenS3(config: Config, deps: Deps, meter: HttpMeter | null): Promise<{ server: Server; url: string; close(): Promise<void> }> {
   const { host, port } = parseListen(config.s3.listen!);
   const handler = createS3Handler({
-    backend: deps.backend, trash: deps.trash, metadata: deps.metadata, keys: deps.s3Keys, clock: deps.clock, region: config.s3.region, domain: config.s3.domain,
+    backend: deps.backend, trash: deps.trash, metadata: deps.metadata, keys: deps.s3Keys, clock: deps.clock, region: config.s3.region, domain: config.s3.domain, buckets: s3Buckets(config),
     multipart: new MultipartUploads({
       backend: deps.backend, catalog: deps.catalog, resource: deps.resource, clock: deps.clock, maxUploadBytes: config.limits.upload_bytes,
       expirySeconds: config.uploads.expiry,

@@ -1,13 +1,15 @@
 /**
  * The S3 front's addressing and object features beyond the basics, on one in-process node:
  * virtual-hosted-style requests below `s3.domain` (the AWS SDK for JavaScript addressing
- * `alice.s3.test`, resolved to the listener, and curl's own SigV4), path-style beside them.
+ * `alice.s3.test`, resolved to the listener, and curl's own SigV4), path-style beside them;
+ * buckets the operator binds to collections (`s3.buckets`), under those collections' access.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent } from 'node:http';
 import type { LookupFunction } from 'node:net';
-import { S3Client, GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import { S3Client, GetObjectCommand, ListBucketsCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import { parsePath } from '../../src/core/path.ts';
 import { hostedBucket } from '../../src/s3/s3-front.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { makeKey, run } from './s3-clients-suite.ts';
@@ -29,7 +31,9 @@ describe('S3 front features', () => {
   let pathStyle: S3Client;
 
   before(async () => {
-    server = await startTestServer({ 's3.listen': '127.0.0.1:0', 's3.domain': 's3.test', zone: 'lading' });
+    server = await startTestServer({
+      's3.listen': '127.0.0.1:0', 's3.domain': 's3.test', zone: 'lading', 's3.buckets': 'shared-data=/lading/projects/shared, closed=/lading/projects/closed',
+    });
     bearer = await server.bearer('alice');
     key = await makeKey(server.url, bearer, 'features');
     port = new URL(server.s3Url!).port;
@@ -80,5 +84,33 @@ describe('S3 front features', () => {
     await server.deps.backend.addUser('bob');
     const refused = await curl(`http://bob.s3.test:${port}/`);
     assert.match(refused.stdout, /<Code>AccessDenied<\/Code>[\s\S]*\n403$/);
+  });
+
+  it('serves the buckets of s3.buckets under their collections\' access, and lists those the caller may read', async () => {
+    const carolBearer = await server.bearer('carol');
+    const now = new Date();
+    for (const path of ['/lading/projects', '/lading/projects/shared', '/lading/projects/closed']) {
+      await server.deps.catalog.createCollection({ path: parsePath(path), owner: 'carol', now });
+    }
+    await server.deps.catalog.setAccess(parsePath('/lading/projects/shared'), 'alice', 'read');
+    const carolKey = await makeKey(server.url, carolBearer);
+    const carol = new S3Client({ endpoint: server.s3Url!, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: carolKey.id, secretAccessKey: carolKey.secret } });
+    try {
+      await carol.send(new PutObjectCommand({ Bucket: 'shared-data', Key: 'runs/r1.csv', Body: 'a,b\n' }));
+      const carolBuckets = await carol.send(new ListBucketsCommand({}));
+      assert.deepEqual(carolBuckets.Buckets?.map((b) => b.Name), ['carol', 'closed', 'shared-data']);
+    } finally {
+      carol.destroy();
+    }
+    const mine = await pathStyle.send(new ListBucketsCommand({}));
+    assert.deepEqual(mine.Buckets?.map((b) => b.Name), ['alice', 'shared-data'], 'closed is not readable to alice');
+    const got = await hosted.send(new GetObjectCommand({ Bucket: 'shared-data', Key: 'runs/r1.csv' }));
+    assert.equal(await got.Body!.transformToString(), 'a,b\n');
+    const listed = await pathStyle.send(new ListObjectsV2Command({ Bucket: 'shared-data' }));
+    assert.deepEqual(listed.Contents?.map((c) => c.Key), ['runs/r1.csv']);
+    const write = await pathStyle.send(new PutObjectCommand({ Bucket: 'shared-data', Key: 'mine.txt', Body: 'x' })).catch((err: { name: string }) => err.name);
+    assert.equal(write, 'AccessDenied', 'read access does not write');
+    const closed = await pathStyle.send(new ListObjectsV2Command({ Bucket: 'closed' })).catch((err: { name: string }) => err.name);
+    assert.equal(closed, 'AccessDenied');
   });
 });
