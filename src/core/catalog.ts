@@ -58,6 +58,11 @@ export interface NamespaceStore {
     upload?: { id: string; holder: string; expiresAt: Date };
     /** AVUs added to the object in the same transaction (an existing triple is kept once); none by default. */
     meta?: readonly Avu[];
+    /**
+     * Attributes whose AVUs an overwritten object loses in the same transaction, before `meta`
+     * is added (a front's own attributes that describe the bytes, such as their content type).
+     */
+    replaceMeta?: readonly string[];
     /** The entity tag of the new bytes (see `DataObject.etag`); null or absent when unknown, which clears an overwritten object's. */
     etag?: string | null;
   }): Promise<{ object: DataObject; replacedBlob: string | null; jobIds: string[] }>;

@@ -193,10 +193,12 @@ export class MultipartUploads {
    * afterwards. `BAD_REQUEST` with `details.s3` naming S3's code: `InvalidPartOrder`,
    * `InvalidPart` (missing or another MD5), `EntityTooSmall` (a part but the last under 5 MiB).
    * `NOT_FOUND`, and what `Backend.uploadAs` rejects with. `onJoining` is called once the parts
-   * were found good, as the (long) joining starts.
+   * were found good, as the (long) joining starts. `options.meta` gives further AVUs from the
+   * parts' sizes; `options.replaceMeta`, attributes an overwritten object loses first.
    */
   async complete(
     actor: Actor, id: string, path: Path, parts: { number: number; md5: string }[], onJoining: () => void = () => {},
+    options: { replaceMeta?: readonly string[]; meta?: (sizes: number[]) => Avu[] } = {},
   ): Promise<{ object: DataObject; jobIds: string[] }> {
     const row = await this.#upload(actor, id, path);
     if (parts.length === 0) throw new LadingError('BAD_REQUEST', 'You must specify at least one part.', { details: { s3: 'MalformedXML' } });
@@ -216,7 +218,10 @@ export class MultipartUploads {
     })(), { objectMode: false });
     const { meta } = JSON.parse(row.metadata.slice(UPLOAD.length + 1)) as Stored;
     onJoining();
-    const outcome = await this.#o.backend.uploadAs(actor, path, body, { overwrite: true, meta, etag });
+    const more = options.meta?.(chosen.map((p) => p.offset)) ?? [];
+    const outcome = await this.#o.backend.uploadAs(actor, path, body, {
+      overwrite: true, meta: [...meta, ...more], etag, ...(options.replaceMeta ? { replaceMeta: options.replaceMeta } : {}),
+    });
     for (const part of await this.#parts(actor, id)) await this.#drop(part).catch(() => {});
     await this.#drop(row).catch(() => {});
     return outcome;

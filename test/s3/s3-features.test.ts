@@ -2,15 +2,21 @@
  * The S3 front's addressing and object features beyond the basics, on one in-process node:
  * virtual-hosted-style requests below `s3.domain` (the AWS SDK for JavaScript addressing
  * `alice.s3.test`, resolved to the listener, and curl's own SigV4), path-style beside them;
- * buckets the operator binds to collections (`s3.buckets`), under those collections' access.
+ * buckets the operator binds to collections (`s3.buckets`), under those collections' access;
+ * Content-Type and the other describing headers kept and sent back, CopyObject with REPLACE,
+ * conditional PutObject, GetObject of one part (`partNumber`) and UploadPartCopy.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent } from 'node:http';
 import type { LookupFunction } from 'node:net';
-import { S3Client, GetObjectCommand, ListBucketsCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import {
+  S3Client, CompleteMultipartUploadCommand, CopyObjectCommand, CreateMultipartUploadCommand, GetObjectCommand, HeadObjectCommand, ListBucketsCommand,
+  ListObjectsV2Command, PutObjectCommand, UploadPartCommand, UploadPartCopyCommand,
+} from '@aws-sdk/client-s3';
+import { createHash, randomBytes } from 'node:crypto';
 import { parsePath } from '../../src/core/path.ts';
-import { hostedBucket } from '../../src/s3/s3-front.ts';
+import { decodeParts, encodeParts, hostedBucket } from '../../src/s3/s3-front.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { makeKey, run } from './s3-clients-suite.ts';
 
@@ -112,5 +118,111 @@ describe('S3 front features', () => {
     assert.equal(write, 'AccessDenied', 'read access does not write');
     const closed = await pathStyle.send(new ListObjectsV2Command({ Bucket: 'closed' })).catch((err: { name: string }) => err.name);
     assert.equal(closed, 'AccessDenied');
+  });
+
+  it('keeps Content-Type and the other describing headers of a PUT, and a later PUT replaces them', async () => {
+    await pathStyle.send(new PutObjectCommand({
+      Bucket: 'alice', Key: 'ct/page.html', Body: '<p>hi</p>', ContentType: 'text/html; charset=utf-8', CacheControl: 'max-age=60',
+      ContentDisposition: 'attachment; filename="page.html"', ContentLanguage: 'en', Expires: new Date('2030-01-01T00:00:00Z'), Metadata: { site: 'a' },
+    }));
+    const head = await pathStyle.send(new HeadObjectCommand({ Bucket: 'alice', Key: 'ct/page.html' }));
+    assert.equal(head.ContentType, 'text/html; charset=utf-8');
+    assert.equal(head.CacheControl, 'max-age=60');
+    assert.equal(head.ContentDisposition, 'attachment; filename="page.html"');
+    assert.equal(head.ContentLanguage, 'en');
+    assert.equal(head.Expires?.toISOString(), '2030-01-01T00:00:00.000Z');
+    assert.deepEqual(head.Metadata, { site: 'a' }, 'describing headers are not user metadata');
+    const got = await pathStyle.send(new GetObjectCommand({ Bucket: 'alice', Key: 'ct/page.html', ResponseContentType: 'text/plain' }));
+    assert.equal(got.ContentType, 'text/plain', 'response-content-type wins');
+    await got.Body!.transformToString();
+    await pathStyle.send(new PutObjectCommand({ Bucket: 'alice', Key: 'ct/page.html', Body: 'plain', ContentType: 'text/plain' }));
+    const again = await pathStyle.send(new HeadObjectCommand({ Bucket: 'alice', Key: 'ct/page.html' }));
+    assert.equal(again.ContentType, 'text/plain');
+    assert.equal(again.CacheControl, undefined, 'the overwrite set no Cache-Control');
+  });
+
+  it('copies with the metadata (COPY) or with the request\'s (REPLACE), onto itself too', async () => {
+    await pathStyle.send(new PutObjectCommand({ Bucket: 'alice', Key: 'cp/src.csv', Body: 'a,b', ContentType: 'text/csv', Metadata: { origin: 'lab' } }));
+    await pathStyle.send(new CopyObjectCommand({ Bucket: 'alice', Key: 'cp/kept.csv', CopySource: 'alice/cp/src.csv' }));
+    const kept = await pathStyle.send(new HeadObjectCommand({ Bucket: 'alice', Key: 'cp/kept.csv' }));
+    assert.equal(kept.ContentType, 'text/csv');
+    assert.deepEqual(kept.Metadata, { origin: 'lab' });
+    await pathStyle.send(new CopyObjectCommand({
+      Bucket: 'alice', Key: 'cp/new.csv', CopySource: 'alice/cp/src.csv', MetadataDirective: 'REPLACE', ContentType: 'application/x-csv', Metadata: { origin: 'copy' },
+    }));
+    const replaced = await pathStyle.send(new HeadObjectCommand({ Bucket: 'alice', Key: 'cp/new.csv' }));
+    assert.equal(replaced.ContentType, 'application/x-csv');
+    assert.deepEqual(replaced.Metadata, { origin: 'copy' });
+    const refused = await pathStyle.send(new CopyObjectCommand({ Bucket: 'alice', Key: 'cp/src.csv', CopySource: 'alice/cp/src.csv' })).catch((err: { name: string }) => err.name);
+    assert.equal(refused, 'InvalidRequest', 'a copy onto itself must change the metadata');
+    await pathStyle.send(new CopyObjectCommand({ Bucket: 'alice', Key: 'cp/src.csv', CopySource: 'alice/cp/src.csv', MetadataDirective: 'REPLACE', Metadata: { state: 'checked' } }));
+    const self = await pathStyle.send(new HeadObjectCommand({ Bucket: 'alice', Key: 'cp/src.csv' }));
+    assert.deepEqual(self.Metadata, { state: 'checked' });
+    assert.equal(self.ContentType, 'binary/octet-stream', 'REPLACE without a Content-Type drops the old one');
+    const condition = await pathStyle.send(new CopyObjectCommand({ Bucket: 'alice', Key: 'cp/other.csv', CopySource: 'alice/cp/src.csv', CopySourceIfMatch: '"0123"' })).catch((err: { name: string }) => err.name);
+    assert.equal(condition, 'PreconditionFailed');
+  });
+
+  it('writes conditionally: If-None-Match: * only a new key, If-Match only the object it names', async () => {
+    const put = (body: string, headers: Record<string, string>) => {
+      const command = new PutObjectCommand({ Bucket: 'alice', Key: 'cond/x.txt', Body: body });
+      command.middlewareStack.add((next) => async (args) => {
+        Object.assign((args.request as { headers: Record<string, string> }).headers, headers);
+        return next(args);
+      }, { step: 'build', name: 'conditions' });
+      return pathStyle.send(command).then((r) => r.ETag!, (err: { name: string; $metadata: { httpStatusCode: number } }) => `${err.$metadata.httpStatusCode} ${err.name}`);
+    };
+    assert.equal(await put('one', { 'if-match': '*' }), '404 NoSuchKey');
+    const first = await put('one', { 'if-none-match': '*' });
+    assert.match(first, /^"[0-9a-f]{32}"$/);
+    assert.equal(await put('two', { 'if-none-match': '*' }), '412 PreconditionFailed');
+    assert.equal(await put('two', { 'if-none-match': first }), '412 PreconditionFailed');
+    assert.equal(await put('two', { 'if-match': '"00000000000000000000000000000000"' }), '412 PreconditionFailed');
+    const second = await put('two', { 'if-match': first });
+    assert.match(second, /^"[0-9a-f]{32}"$/);
+    const got = await pathStyle.send(new GetObjectCommand({ Bucket: 'alice', Key: 'cond/x.txt' }));
+    assert.equal(await got.Body!.transformToString(), 'two');
+  });
+
+  it('keeps a multipart upload\'s Content-Type, reads one part by number, and copies parts from ranges of an object', async () => {
+    const data = randomBytes(11 * 1024 * 1024);
+    const sizes = [5 * 1024 * 1024, 5 * 1024 * 1024, 1024 * 1024];
+    const { UploadId } = await pathStyle.send(new CreateMultipartUploadCommand({ Bucket: 'alice', Key: 'mp/data.bin', ContentType: 'application/x-data' }));
+    const parts = [];
+    let at = 0;
+    for (const [i, size] of sizes.entries()) {
+      const r = await pathStyle.send(new UploadPartCommand({ Bucket: 'alice', Key: 'mp/data.bin', UploadId, PartNumber: i + 1, Body: data.subarray(at, at + size) }));
+      parts.push({ ETag: r.ETag!, PartNumber: i + 1 });
+      at += size;
+    }
+    await pathStyle.send(new CompleteMultipartUploadCommand({ Bucket: 'alice', Key: 'mp/data.bin', UploadId, MultipartUpload: { Parts: parts } }));
+    const head = await pathStyle.send(new HeadObjectCommand({ Bucket: 'alice', Key: 'mp/data.bin' }));
+    assert.equal(head.ContentType, 'application/x-data');
+    const second = await pathStyle.send(new GetObjectCommand({ Bucket: 'alice', Key: 'mp/data.bin', PartNumber: 2 }));
+    assert.equal(second.PartsCount, 3);
+    assert.equal(second.ContentRange, `bytes ${sizes[0]}-${sizes[0]! + sizes[1]! - 1}/${data.length}`);
+    assert.ok(Buffer.from(await second.Body!.transformToByteArray()).equals(data.subarray(sizes[0]!, sizes[0]! + sizes[1]!)));
+    const beyond = await pathStyle.send(new HeadObjectCommand({ Bucket: 'alice', Key: 'mp/data.bin', PartNumber: 4 })).catch((err: { $metadata: { httpStatusCode: number } }) => err.$metadata.httpStatusCode);
+    assert.equal(beyond, 416);
+
+    const copy = await pathStyle.send(new CreateMultipartUploadCommand({ Bucket: 'alice', Key: 'mp/copy.bin' }));
+    const ranges = [[0, 5 * 1024 * 1024 - 1], [5 * 1024 * 1024, data.length - 1]] as const;
+    const copied = [];
+    for (const [i, [start, end]] of ranges.entries()) {
+      const r = await pathStyle.send(new UploadPartCopyCommand({
+        Bucket: 'alice', Key: 'mp/copy.bin', UploadId: copy.UploadId, PartNumber: i + 1, CopySource: 'alice/mp/data.bin', CopySourceRange: `bytes=${start}-${end}`,
+      }));
+      assert.equal(r.CopyPartResult?.ETag, `"${createHash('md5').update(data.subarray(start, end + 1)).digest('hex')}"`);
+      copied.push({ ETag: r.CopyPartResult!.ETag!, PartNumber: i + 1 });
+    }
+    await pathStyle.send(new CompleteMultipartUploadCommand({ Bucket: 'alice', Key: 'mp/copy.bin', UploadId: copy.UploadId, MultipartUpload: { Parts: copied } }));
+    const whole = await pathStyle.send(new GetObjectCommand({ Bucket: 'alice', Key: 'mp/copy.bin' }));
+    assert.ok(Buffer.from(await whole.Body!.transformToByteArray()).equals(data));
+  });
+
+  it('records part sizes as runs and reads them back', () => {
+    assert.equal(encodeParts([5, 5, 5, 2]), '5*3,2');
+    assert.deepEqual(decodeParts('5*3,2'), [5, 5, 5, 2]);
+    assert.equal(decodeParts('5*x'), null);
   });
 });

@@ -128,7 +128,7 @@ export function createSqliteNamespace(db: SqliteConnection, kept: KeptBytes = ne
       }, changeAt(path));
     },
 
-    async commitObject({ path, owner, size, checksum, blob, now, overwrite, jobs, fenced, upload, meta, etag = null }) {
+    async commitObject({ path, owner, size, checksum, blob, now, overwrite, jobs, fenced, upload, meta, replaceMeta, etag = null }) {
       let stored = false;
       const out = tx(() => {
         if (upload && !uploadHeldRow(db, upload.id, upload.holder)) throw uploadNotHeld(upload.id);
@@ -142,6 +142,7 @@ export function createSqliteNamespace(db: SqliteConnection, kept: KeptBytes = ne
           q('UPDATE entities SET size = ?, checksum = ?, etag = ?, blob = ?, modified_at = ? WHERE path = ?')
             .run(size, checksum, etag, blob, now.getTime(), path);
           trackBlobRow(db, replacedBlob, now);
+          for (const attribute of replaceMeta ?? []) q('DELETE FROM avus WHERE entity_id = ? AND attribute = ?').run(idOf(path), attribute);
           event = { type: 'object.overwritten', entityId: existing.id, path };
         } else {
           parentMustBeCollection(path);
