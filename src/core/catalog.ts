@@ -421,6 +421,9 @@ export interface UploadRecord extends Omit<UploadInput, 'lease'> {
  * its staged blob until `NamespaceStore.commitObject` marks it complete; the blob is never
  * tracked by `BlobTracker`. Contract: `test/contracts/catalog-uploads-contract.ts`.
  */
+/** The `metadata` of an upload row that is one part of another upload (see `countOpenUploads`). */
+export const UPLOAD_PART = 's3-part';
+
 export interface UploadStore {
   /** Stores a new open upload at offset 0. `CONFLICT` when the id is taken. */
   createUpload(upload: UploadInput): Promise<void>;
@@ -429,7 +432,9 @@ export interface UploadStore {
   listUploads(owner: string): Promise<UploadRecord[]>;
   /**
    * How many open uploads `owner` (every user together when null) has that have not expired at
-   * `now`, and when the first of them expires (null for none).
+   * `now`, and when the first of them expires (null for none). The rows whose `metadata` is
+   * `UPLOAD_PART` are parts of another upload (S3's multipart uploads) and are not counted:
+   * an upload in parts counts once.
    */
   countOpenUploads(owner: string | null, now: Date): Promise<{ count: number; firstExpiry: Date | null }>;
   /**

@@ -121,7 +121,7 @@ export const CONFIG_SCHEMA = Type.Object({
     await_timeout: amount(10, 'Longest wait, in seconds, of an upload with pid_await=true for its PID (the spec\'s 10 s).'),
   }),
   uploads: Type.Object({
-    max_open: amount(50, 'Unfinished resumable uploads (/api/uploads) a user may have at once; one more is refused with 429 until one finishes, is terminated or expires.'),
+    max_open: amount(50, 'Unfinished uploads a user may have at once: resumable uploads (/api/uploads) and S3 multipart uploads together, each counting once whatever its parts; one more is refused with 429 (S3: SlowDown) until one finishes, is terminated or expires.'),
     expiry: amount(7 * 86400, 'Seconds an unfinished resumable upload is kept after its last activity before its bytes are removed (a finished one\'s record, after it finished).'),
     checkpoint_bytes: amount(16 * 1024 * 1024, 'Bytes of a resumable upload request between two checkpoints (flushed and recorded, so acknowledged); a crash loses at most this much of a request in flight. On S3 a checkpoint falls on a completed part.'),
     lease: amount(60, 'Seconds a request appending to a resumable upload holds it without renewing (it renews while bytes flow); another request may take over an upload whose holder died only after this.'),

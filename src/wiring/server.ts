@@ -212,7 +212,7 @@ async function listenS3(config: Config, deps: Deps, meter: HttpMeter | null): Pr
     backend: deps.backend, trash: deps.trash, metadata: deps.metadata, keys: deps.s3Keys, clock: deps.clock, region: config.s3.region, domain: config.s3.domain, buckets: s3Buckets(config),
     multipart: new MultipartUploads({
       backend: deps.backend, catalog: deps.catalog, resource: deps.resource, clock: deps.clock, maxUploadBytes: config.limits.upload_bytes,
-      expirySeconds: config.uploads.expiry,
+      expirySeconds: config.uploads.expiry, maxOpen: config.uploads.max_open,
     }),
     log: deps.logger,
   });

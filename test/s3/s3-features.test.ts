@@ -4,14 +4,15 @@
  * `alice.s3.test`, resolved to the listener, and curl's own SigV4), path-style beside them;
  * buckets the operator binds to collections (`s3.buckets`), under those collections' access;
  * Content-Type and the other describing headers kept and sent back, CopyObject with REPLACE,
- * conditional PutObject, GetObject of one part (`partNumber`) and UploadPartCopy.
+ * conditional PutObject, GetObject of one part (`partNumber`) and UploadPartCopy; a multipart
+ * upload counting once toward `uploads.max_open`, whatever its parts.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import {
-  S3Client, CompleteMultipartUploadCommand, CopyObjectCommand, CreateMultipartUploadCommand, GetObjectCommand, HeadObjectCommand, ListBucketsCommand,
+  S3Client, AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CopyObjectCommand, CreateMultipartUploadCommand, GetObjectCommand, HeadObjectCommand, ListBucketsCommand,
   ListObjectsV2Command, PutObjectCommand, UploadPartCommand, UploadPartCopyCommand,
 } from '@aws-sdk/client-s3';
 import { createHash, randomBytes } from 'node:crypto';
@@ -39,6 +40,7 @@ describe('S3 front features', () => {
   before(async () => {
     server = await startTestServer({
       's3.listen': '127.0.0.1:0', 's3.domain': 's3.test', zone: 'lading', 's3.buckets': 'shared-data=/lading/projects/shared, closed=/lading/projects/closed',
+      'uploads.max_open': 3,
     });
     bearer = await server.bearer('alice');
     key = await makeKey(server.url, bearer, 'features');
@@ -224,5 +226,27 @@ describe('S3 front features', () => {
     assert.equal(encodeParts([5, 5, 5, 2]), '5*3,2');
     assert.deepEqual(decodeParts('5*3,2'), [5, 5, 5, 2]);
     assert.equal(decodeParts('5*x'), null);
+  });
+
+  it('counts a multipart upload once toward uploads.max_open (3 here), with resumable uploads, whatever its parts', async () => {
+    const first = await pathStyle.send(new CreateMultipartUploadCommand({ Bucket: 'alice', Key: 'open/one.bin' }));
+    for (let n = 1; n <= 5; n++) {
+      await pathStyle.send(new UploadPartCommand({ Bucket: 'alice', Key: 'open/one.bin', UploadId: first.UploadId, PartNumber: n, Body: `part ${n}` }));
+    }
+    const tus = await fetch(`${server.url}/api/uploads`, {
+      method: 'POST', headers: { authorization: bearer, 'tus-resumable': '1.0.0', 'upload-length': '5', 'upload-metadata': `path ${Buffer.from('/lading/home/alice/open/tus.txt').toString('base64')}` },
+    });
+    assert.equal(tus.status, 201, 'five parts of one upload leave room for a resumable upload');
+    const second = await pathStyle.send(new CreateMultipartUploadCommand({ Bucket: 'alice', Key: 'open/two.bin' }));
+    const refused = await pathStyle.send(new CreateMultipartUploadCommand({ Bucket: 'alice', Key: 'open/three.bin' }))
+      .catch((err: { name: string; $metadata: { httpStatusCode: number } }) => `${err.$metadata.httpStatusCode} ${err.name}`);
+    assert.equal(refused, '503 SlowDown', 'the fourth unfinished upload');
+    const tusAgain = await fetch(`${server.url}/api/uploads`, {
+      method: 'POST', headers: { authorization: bearer, 'tus-resumable': '1.0.0', 'upload-length': '5', 'upload-metadata': `path ${Buffer.from('/lading/home/alice/open/tus2.txt').toString('base64')}` },
+    });
+    assert.equal(tusAgain.status, 429);
+    await pathStyle.send(new AbortMultipartUploadCommand({ Bucket: 'alice', Key: 'open/one.bin', UploadId: first.UploadId }));
+    await pathStyle.send(new AbortMultipartUploadCommand({ Bucket: 'alice', Key: 'open/two.bin', UploadId: second.UploadId }));
+    await fetch(new URL(tus.headers.get('location')!, server.url), { method: 'DELETE', headers: { authorization: bearer, 'tus-resumable': '1.0.0' } });
   });
 });
