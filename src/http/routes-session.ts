@@ -25,6 +25,8 @@ interface SessionRouteDeps {
   provider: 'embedded' | 'external';
   /** The login through the identity provider, whose own login session sign-out ends too; absent without one. */
   oidc?: Pick<OidcLogin, 'endProviderLogin'> | null;
+  /** The S3 endpoint to tell clients, from the base URL of a request's links; null or absent when no S3 listener runs. */
+  s3Endpoint?: ((base: string) => string | null) | null;
 }
 
 const DateTime = (description: string) => Type.String({ format: 'date-time', description });
@@ -36,10 +38,11 @@ const SessionInfo = Envelope(Type.Object({
   expires_at: DateTime('When the session ends whatever happens (web.session_max after sign-in; a bearer token: its expiry).'),
   idle_expires_at: Type.Union([DateTime('When the session ends unless used before (web.session_idle after its last use, to the minute).'), Type.Null()]),
   provider: Type.Union([Type.Literal('embedded'), Type.Literal('external')], { description: 'Whether sign-in goes through lading\'s embedded identity provider or an external one.' }),
+  s3_endpoint: Type.Union([Type.String(), Type.Null()], { description: 'The base URL of this server\'s S3-compatible listener, for S3 clients (`--endpoint-url`); null when it serves no S3.' }),
 }, {
   examples: [{
     user: 'alice', home: '/lading/home/alice', csrf_token: 'm1Yx…', expires_at: '2026-11-23T23:00:00.000Z',
-    idle_expires_at: '2026-11-23T13:00:00.000Z', provider: 'embedded',
+    idle_expires_at: '2026-11-23T13:00:00.000Z', provider: 'embedded', s3_endpoint: 'http://staging.example.org:9000',
   }],
 }), 'The session the request is authenticated by.');
 
@@ -116,6 +119,7 @@ export function registerSessionRoutes(app: TypedApp, deps: SessionRouteDeps): vo
       expires_at: session.expiresAt.toISOString(),
       idle_expires_at: session.idleExpiresAt?.toISOString() ?? null,
       provider: deps.provider,
+      s3_endpoint: deps.s3Endpoint?.(deps.publicBase.forRequest(request)) ?? null,
     });
   });
 

@@ -148,6 +148,7 @@ export const CONFIG_SCHEMA = Type.Object({
   }),
   s3: Type.Object({
     listen: optionalText('Address and port (host:port) of the S3-compatible listener (path-style: http://host:port/<user>/<key>, signed with keys from `lading s3 key create`); unset, no S3 listener runs.'),
+    public_url: optionalText('Base URL S3 clients are told to use (the web app\'s API access page shows it), e.g. https://s3.example.org behind a reverse proxy; unset, http:// with the host name the browser used and the S3 listener\'s port.'),
     region: text('us-east-1', 'Region S3 clients sign their requests for, and GetBucketLocation answers.'),
     buckets: optionalText('Further buckets, each a name bound to a collection: name=/zone/path, several separated by commas (e.g. genomes=/lading/projects/genomes,raw=/lading/instruments/raw). A named bucket wins over a user\'s home of the same name; the collection\'s access rules apply, and ListBuckets lists those the caller may read.'),
     domain: optionalText('Base domain of virtual-hosted-style addressing, e.g. s3.example.org: a request to Host alice.s3.example.org names the bucket alice (point a wildcard DNS name *.s3.example.org at the listener). Path-style requests keep working; unset, every request is path-style.'),
@@ -421,6 +422,9 @@ function checkRules(config: Config): void {
   parseListen(config.listen);
   if (config.s3.listen !== null) parseListen(config.s3.listen, 's3.listen');
   s3Buckets(config);
+  if (config.s3.public_url !== null && !/^https?:\/\/[^/?#\s]+\/?$/.test(config.s3.public_url)) {
+    throw new ConfigError(`s3.public_url: must be an http(s) URL with no path, such as https://s3.example.org, got '${config.s3.public_url}'.`);
+  }
   if (config.s3.domain !== null && !/^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(config.s3.domain)) {
     throw new ConfigError(`s3.domain: must be a lower-case DNS name such as s3.example.org (no scheme, port or trailing dot), got '${config.s3.domain}'.`);
   }

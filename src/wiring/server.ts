@@ -109,6 +109,7 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
       checkResponses: overrides.checkResponses === true,
       compress: config.compress,
       web: new WebAssets(),
+      s3Endpoint: config.s3.listen === null ? null : (base) => s3EndpointFor(config, base, s3Port),
     });
     const inFlight = trackRequests(app);
     // NOTE: Fastify logs each address it can be reached at (every interface's, for 0.0.0.0);
@@ -117,10 +118,12 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
       await app.close();
       throw listenError(err, config.listen, host);
     });
+    let s3Port: number | null = null;
     const s3 = config.s3.listen === null ? null : await listenS3(config, deps, metrics?.http ?? null).catch(async (err: unknown) => {
       await app.close();
       throw err;
     });
+    if (s3) s3Port = Number(new URL(s3.url).port);
     const metricsListener = metricsAt && metrics
       ? await (await import('../metrics/listener.ts')).listenMetrics(metrics, readiness, metricsAt.host, metricsAt.port).catch(async (err: unknown) => {
         await app.close();
@@ -199,6 +202,17 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
     lock?.release();
     throw err;
   }
+}
+
+/**
+ * The S3 endpoint S3 clients are told: `s3.public_url`, else plain HTTP to the host name of
+ * `base` (the request's link base) on the S3 listener's port; null before it listens.
+ */
+export function s3EndpointFor(config: Config, base: string, port: number | null): string | null {
+  if (config.s3.public_url !== null) return config.s3.public_url.replace(/\/+$/, '');
+  if (port === null) return null;
+  const url = new URL(base);
+  return `http://${url.hostname}:${port}`;
 }
 
 /**

@@ -5,7 +5,8 @@
  * buckets the operator binds to collections (`s3.buckets`), under those collections' access;
  * Content-Type and the other describing headers kept and sent back, CopyObject with REPLACE,
  * conditional PutObject, GetObject of one part (`partNumber`) and UploadPartCopy; a multipart
- * upload counting once toward `uploads.max_open`, whatever its parts.
+ * upload counting once toward `uploads.max_open`, whatever its parts; the S3 endpoint the
+ * session tells the web app.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,6 +18,8 @@ import {
 } from '@aws-sdk/client-s3';
 import { createHash, randomBytes } from 'node:crypto';
 import { parsePath } from '../../src/core/path.ts';
+import { loadConfig } from '../../src/wiring/config.ts';
+import { s3EndpointFor } from '../../src/wiring/server.ts';
 import { decodeParts, encodeParts, hostedBucket } from '../../src/s3/s3-front.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { makeKey, run } from './s3-clients-suite.ts';
@@ -248,5 +251,18 @@ describe('S3 front features', () => {
     await pathStyle.send(new AbortMultipartUploadCommand({ Bucket: 'alice', Key: 'open/one.bin', UploadId: first.UploadId }));
     await pathStyle.send(new AbortMultipartUploadCommand({ Bucket: 'alice', Key: 'open/two.bin', UploadId: second.UploadId }));
     await fetch(new URL(tus.headers.get('location')!, server.url), { method: 'DELETE', headers: { authorization: bearer, 'tus-resumable': '1.0.0' } });
+  });
+
+  it('tells the web app the S3 endpoint in the session, and null where no S3 listener runs', async () => {
+    const session = async (url: string, auth: string) => ((await (await fetch(`${url}/auth/session`, { headers: { authorization: auth } })).json()) as { Response: { data: { s3_endpoint: string | null } } }).Response.data.s3_endpoint;
+    assert.equal(await session(server.url, bearer), server.s3Url, 'the host the request used, on the S3 listener\'s port');
+    const plain = await startTestServer({ zone: 'lading' });
+    try {
+      assert.equal(await session(plain.url, await plain.bearer('alice')), null);
+    } finally {
+      await plain.stop();
+    }
+    const config = loadConfig({ env: { LADING_S3_LISTEN: '0.0.0.0:9000', LADING_S3_PUBLIC_URL: 'https://s3.example.org/' } });
+    assert.equal(s3EndpointFor(config, 'http://ignored:8080', 9000), 'https://s3.example.org');
   });
 });

@@ -7,6 +7,8 @@ export interface Session {
   expires_at: string;
   idle_expires_at: string;
   provider: 'embedded' | 'external';
+  /** The S3 listener's base URL for S3 clients; null when this server serves no S3 (then the app offers no S3 keys). */
+  s3_endpoint: string | null;
 }
 
 /** An entity record (spec 2.2, with lading's additions to `metadata`). */
