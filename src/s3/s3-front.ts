@@ -915,8 +915,10 @@ async function completeUpload(o: S3FrontOptions, call: Call): Promise<void> {
   const parts = childrenNamed(root, 'Part').map((p) => {
     const number = Number(childText(p, 'PartNumber'));
     const etag = (childText(p, 'ETag') ?? '').trim().replace(/^"|"$/g, '').toLowerCase();
-    if (!Number.isInteger(number) || !/^[0-9a-f]{32}$/.test(etag)) throw new S3Error('InvalidPart', 'One or more of the specified parts could not be found.');
-    return { number, md5: etag };
+    if (!Number.isInteger(number)) throw new S3Error('InvalidPart', 'One or more of the specified parts could not be found.');
+    // NOTE: an ETag that is no MD5 matches no part (InvalidPart), once the upload is found: a
+    // completion of an upload that does not exist is NoSuchUpload whatever its parts.
+    return { number, md5: /^[0-9a-f]{32}$/.test(etag) ? etag : '-' };
   });
   const id = call.query.get('uploadId')!;
   // NOTE: once the parts are found good, the answer starts and sends a space every few seconds while the parts are

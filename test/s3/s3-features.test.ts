@@ -265,4 +265,11 @@ describe('S3 front features', () => {
     const config = loadConfig({ env: { LADING_S3_LISTEN: '0.0.0.0:9000', LADING_S3_PUBLIC_URL: 'https://s3.example.org/' } });
     assert.equal(s3EndpointFor(config, 'http://ignored:8080', 9000), 'https://s3.example.org');
   });
+
+  it('answers a completion of an upload that does not exist NoSuchUpload, whatever ETags it names', async () => {
+    const answer = await pathStyle.send(new CompleteMultipartUploadCommand({
+      Bucket: 'alice', Key: 'nothing.bin', UploadId: 'abc1234def', MultipartUpload: { Parts: [{ ETag: '1234', PartNumber: 1 }] },
+    })).catch((err: { name: string; $metadata: { httpStatusCode: number } }) => `${err.$metadata.httpStatusCode} ${err.name}`);
+    assert.equal(answer, '404 NoSuchUpload');
+  });
 });
