@@ -76,6 +76,11 @@ describe('configuration', () => {
       [{ env: { LADING_PID_PROVIDER: 'doi' } }, /pid\.provider: expected embedded or handle, got 'doi'/],
       [{ env: {}, fileText: '{"zone": 7}', fileName: 'c.json' }, /c\.json: 'zone' must be a string/],
       [{ env: {}, flags: { 'pid.rulez': 'x' } as Record<string, unknown> }, /--pid\.rulez: unknown key/],
+      [{ env: { LADING_S3_DOMAIN: 'https://s3.example.org' } }, /s3\.domain: must be a lower-case DNS name/],
+      [{ env: { LADING_S3_BUCKETS: 'Genomes=/lading/g' } }, /s3\.buckets: 'Genomes=\/lading\/g' is not name=\/lading\/path/],
+      [{ env: { LADING_S3_BUCKETS: 'genomes=/other/g' } }, /s3\.buckets: '\/other\/g' \(bucket genomes\) is not below the zone \/lading/],
+      [{ env: { LADING_S3_BUCKETS: 'genomes=/lading/a/../b' } }, /s3\.buckets: '\/lading\/a\/\.\.\/b' \(bucket genomes\) is not a valid path/],
+      [{ env: { LADING_S3_BUCKETS: 'gg1=/lading/a,gg1=/lading/b' } }, /s3\.buckets: the bucket gg1 is named twice/],
     ];
     for (const [input, message] of bad) assert.throws(() => loadConfig(input), (err: Error) => err instanceof ConfigError && message.test(err.message), String(message));
   });

@@ -138,6 +138,8 @@ export interface UploadOptions {
    * write the quotas would refuse at its commit (`QUOTA_EXCEEDED`); the commit checks anyway.
    */
   declaredSize?: number;
+  /** Attributes whose AVUs an overwritten object loses before `meta` is added (see `commitObject`). */
+  replaceMeta?: readonly string[];
 }
 
 /**
@@ -498,6 +500,7 @@ export class Backend {
         path, owner: actor.user, size, checksum: checksumString(sha256), blob, now: this.#clock.now(),
         overwrite: await options.overwrite, jobs: this.#jobs, fenced: true,
         ...(options.meta && options.meta.length > 0 ? { meta: options.meta } : {}),
+        ...(options.replaceMeta && options.replaceMeta.length > 0 ? { replaceMeta: options.replaceMeta } : {}),
         ...(options.etag !== undefined ? { etag: options.etag } : options.md5 === true && md5 ? { etag: md5.toString('hex') } : {}),
       });
       if (jobIds.length > 0) this.#onJobs();

@@ -59,6 +59,11 @@ export interface NamespaceStore {
     upload?: { id: string; holder: string; expiresAt: Date };
     /** AVUs added to the object in the same transaction (an existing triple is kept once); none by default. */
     meta?: readonly Avu[];
+    /**
+     * Attributes whose AVUs an overwritten object loses in the same transaction, before `meta`
+     * is added (a front's own attributes that describe the bytes, such as their content type).
+     */
+    replaceMeta?: readonly string[];
     /** The entity tag of the new bytes (see `DataObject.etag`); null or absent when unknown, which clears an overwritten object's. */
     etag?: string | null;
   }): Promise<{ object: DataObject; replacedBlob: string | null; jobIds: string[] }>;
@@ -417,6 +422,9 @@ export interface UploadRecord extends Omit<UploadInput, 'lease'> {
  * its staged blob until `NamespaceStore.commitObject` marks it complete; the blob is never
  * tracked by `BlobTracker`. Contract: `test/contracts/catalog-uploads-contract.ts`.
  */
+/** The `metadata` of an upload row that is one part of another upload (see `countOpenUploads`). */
+export const UPLOAD_PART = 's3-part';
+
 export interface UploadStore {
   /** Stores a new open upload at offset 0. `CONFLICT` when the id is taken. */
   createUpload(upload: UploadInput): Promise<void>;
@@ -425,7 +433,9 @@ export interface UploadStore {
   listUploads(owner: string): Promise<UploadRecord[]>;
   /**
    * How many open uploads `owner` (every user together when null) has that have not expired at
-   * `now`, and when the first of them expires (null for none).
+   * `now`, and when the first of them expires (null for none). The rows whose `metadata` is
+   * `UPLOAD_PART` are parts of another upload (S3's multipart uploads) and are not counted:
+   * an upload in parts counts once.
    */
   countOpenUploads(owner: string | null, now: Date): Promise<{ count: number; firstExpiry: Date | null }>;
   /**

@@ -11,6 +11,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Actor, Backend } from './backend.ts';
+import { UPLOAD_PART } from './catalog.ts';
 import { LadingError } from './errors.ts';
 import { Meter } from './meter.ts';
 import type { Path } from './path.ts';
@@ -19,7 +20,7 @@ import type { Avu, DataObject } from './types.ts';
 
 /** The `metadata` of an upload row that is a multipart upload (the rows of its parts: `PART`). */
 const UPLOAD = 's3-multipart';
-const PART = 's3-part';
+const PART = UPLOAD_PART;
 
 /** Smallest part but the last (S3's bound). */
 export const MIN_PART_BYTES = 5 * 1024 * 1024;
@@ -32,6 +33,8 @@ export interface MultipartOptions {
   resource: Pick<Resource, 'staging' | 'read'>;
   clock: Clock;
   maxUploadBytes: number;
+  /** Unfinished uploads a user may have at once (`uploads.max_open`), resumable ones and these together; each counts once, whatever its parts. */
+  maxOpen?: number;
   /** Seconds an upload is kept after its last part arrived (`uploads.expiry`). */
   expirySeconds: number;
 }
@@ -76,10 +79,17 @@ export class MultipartUploads {
   /**
    * Starts an upload that will become the data object at `path` (over an existing one), with
    * the user metadata `meta`. Checked as an upload there would be: `FORBIDDEN`, `CONFLICT` (a
-   * collection), `NOT_FOUND` (no parent), `NOT_A_COLLECTION`.
+   * collection), `NOT_FOUND` (no parent), `NOT_A_COLLECTION`; `TOO_MANY_REQUESTS` when the user
+   * has `maxOpen` unfinished uploads (this one counts once, whatever its parts).
    */
   async create(actor: Actor, path: Path, meta: Avu[]): Promise<string> {
     await this.#o.backend.checkUploadTarget(actor, path, true);
+    const now0 = this.#o.clock.now();
+    const open = this.#o.maxOpen === undefined ? null : await this.#o.catalog.countOpenUploads(actor.user, now0);
+    if (open && open.count >= this.#o.maxOpen!) {
+      const wait = open.firstExpiry ? Math.ceil((open.firstExpiry.getTime() - now0.getTime()) / 1000) : this.#o.expirySeconds;
+      throw new LadingError('TOO_MANY_REQUESTS', `You have ${open.count} unfinished uploads, the most allowed; complete or abort one first.`, { details: { retryAfter: Math.max(1, wait) } });
+    }
     const id = `s3${randomUUID().replaceAll('-', '')}`;
     const blob = randomUUID();
     const state = await this.#staging().begin(blob);
@@ -193,10 +203,12 @@ export class MultipartUploads {
    * afterwards. `BAD_REQUEST` with `details.s3` naming S3's code: `InvalidPartOrder`,
    * `InvalidPart` (missing or another MD5), `EntityTooSmall` (a part but the last under 5 MiB).
    * `NOT_FOUND`, and what `Backend.uploadAs` rejects with. `onJoining` is called once the parts
-   * were found good, as the (long) joining starts.
+   * were found good, as the (long) joining starts. `options.meta` gives further AVUs from the
+   * parts' sizes; `options.replaceMeta`, attributes an overwritten object loses first.
    */
   async complete(
     actor: Actor, id: string, path: Path, parts: { number: number; md5: string }[], onJoining: () => void = () => {},
+    options: { replaceMeta?: readonly string[]; meta?: (sizes: number[]) => Avu[] } = {},
   ): Promise<{ object: DataObject; jobIds: string[] }> {
     const row = await this.#upload(actor, id, path);
     if (parts.length === 0) throw new LadingError('BAD_REQUEST', 'You must specify at least one part.', { details: { s3: 'MalformedXML' } });
@@ -216,7 +228,10 @@ export class MultipartUploads {
     })(), { objectMode: false });
     const { meta } = JSON.parse(row.metadata.slice(UPLOAD.length + 1)) as Stored;
     onJoining();
-    const outcome = await this.#o.backend.uploadAs(actor, path, body, { overwrite: true, meta, etag });
+    const more = options.meta?.(chosen.map((p) => p.offset)) ?? [];
+    const outcome = await this.#o.backend.uploadAs(actor, path, body, {
+      overwrite: true, meta: [...meta, ...more], etag, ...(options.replaceMeta ? { replaceMeta: options.replaceMeta } : {}),
+    });
     for (const part of await this.#parts(actor, id)) await this.#drop(part).catch(() => {});
     await this.#drop(row).catch(() => {});
     return outcome;

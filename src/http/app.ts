@@ -110,6 +110,8 @@ export interface AppDeps {
    * through hooks of their own, fronts registered later included).
    */
   instrument?: ((app: FastifyInstance) => void) | null;
+  /** The S3 endpoint the session tells clients, from a request's base URL; null or absent when no S3 listener runs. */
+  s3Endpoint?: ((base: string) => string | null) | null;
 }
 
 declare module 'fastify' {

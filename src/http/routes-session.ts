@@ -25,6 +25,8 @@ interface SessionRouteDeps {
   provider: 'embedded' | 'external';
   /** The login through the identity provider, whose own login session sign-out ends too; absent without one. */
   oidc?: Pick<OidcLogin, 'endProviderLogin'> | null;
+  /** The S3 endpoint to tell clients, from the base URL of a request's links; null or absent when no S3 listener runs. */
+  s3Endpoint?: ((base: string) => string | null) | null;
 }
 
 const DateTime = (description: string) => Type.String({ format: 'date-time', description });
@@ -40,10 +42,12 @@ const SessionInfo = Envelope(Type.Object({
     default: Type.Integer({ description: 'Seconds an API token made without a lifetime lasts (auth.token_ttl).' }),
     max: Type.Integer({ description: 'The longest lifetime, in seconds, POST /auth/tokens accepts (auth.token_ttl_max).' }),
   }, { description: 'The lifetimes API tokens may be given here.' }),
+  s3_endpoint: Type.Union([Type.String(), Type.Null()], { description: 'The base URL of this server\'s S3-compatible listener, for S3 clients (`--endpoint-url`); null when it serves no S3.' }),
 }, {
   examples: [{
     user: 'alice', home: '/lading/home/alice', csrf_token: 'm1Yx…', expires_at: '2026-11-23T23:00:00.000Z',
     idle_expires_at: '2026-11-23T13:00:00.000Z', provider: 'embedded', token_lifetime: { default: 86400, max: 7776000 },
+    s3_endpoint: 'http://staging.example.org:9000',
   }],
 }), 'The session the request is authenticated by.');
 
@@ -122,6 +126,7 @@ export function registerSessionRoutes(app: TypedApp, deps: SessionRouteDeps): vo
       idle_expires_at: session.idleExpiresAt?.toISOString() ?? null,
       provider: deps.provider,
       token_lifetime: deps.sessions.tokenLifetimes,
+      s3_endpoint: deps.s3Endpoint?.(deps.publicBase.forRequest(request)) ?? null,
     });
   });
 

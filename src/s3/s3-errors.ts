@@ -22,6 +22,7 @@ export const S3_STATUS = {
   InvalidPart: 400,
   InvalidPartOrder: 400,
   InvalidRange: 416,
+  InvalidPartNumber: 416,
   InvalidRequest: 400,
   InvalidURI: 400,
   KeyTooLongError: 400,

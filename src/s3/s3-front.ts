@@ -1,6 +1,6 @@
 /**
- * The S3 front: an HTTP request handler that speaks S3's REST protocol (path-style addressing,
- * SigV4, S3's XML and errors) over the core's services — the backend's reads, commits and
+ * The S3 front: an HTTP request handler that speaks S3's REST protocol (path-style and, below
+ * `s3.domain`, virtual-hosted-style addressing, SigV4, S3's XML and errors) over the core's services — the backend's reads, commits and
  * copies, the trash, metadata (AVUs) and the S3 keys. It decides no permission (the core does)
  * and stores nothing itself. Operations it does not serve answer `NotImplemented`.
  */
@@ -11,8 +11,8 @@ import { crc32 as zlibCrc32 } from 'node:zlib';
 import { pipeline as pipelineAsync } from 'node:stream/promises';
 import type { Actor, Backend } from '../core/backend.ts';
 import { isLadingError } from '../core/errors.ts';
-import type { Metadata } from '../core/metadata.ts';
-import type { MultipartUploads } from '../core/multipart.ts';
+import { type Metadata, isReservedAttribute } from '../core/metadata.ts';
+import { MAX_PARTS, type MultipartUploads } from '../core/multipart.ts';
 import { type Path, baseName, parentOf } from '../core/path.ts';
 import type { ByteRange, Clock } from '../core/ports.ts';
 import type { S3Keys } from '../core/s3-keys.ts';
@@ -29,12 +29,19 @@ import { MAX_XML_BYTES, childText, childrenNamed, document, el, escapeXml, parse
 export interface S3FrontOptions {
   backend: Backend;
   trash: Pick<Trash, 'trash'>;
-  metadata: Pick<Metadata, 'list'>;
+  metadata: Pick<Metadata, 'list' | 'add' | 'remove'>;
   keys: Pick<S3Keys, 'resolve'>;
   multipart: MultipartUploads;
   clock: Clock;
   /** The region clients sign for and GetBucketLocation names. */
   region: string;
+  /**
+   * The base domain of virtual-hosted-style requests (`s3.domain`): a Host below it names the
+   * bucket (`alice.s3.example.org`) and the whole path is the key. Null: path-style only.
+   */
+  domain?: string | null;
+  /** Buckets bound to collections by the operator (`s3.buckets`), by name; they win over homes of the same name. */
+  buckets?: ReadonlyMap<string, Path>;
   /** Where failures the client cannot act on are logged. */
   log: { error(fields: Record<string, unknown>, message: string): void };
 }
@@ -110,9 +117,17 @@ async function handle(o: S3FrontOptions, req: IncomingMessage, res: ServerRespon
   });
   const signing = verifySignature(claim, secret, { method: req.method ?? 'GET', rawPath, rawQuery, headers: req.headers });
   if (claim.region !== o.region) throw new S3Error('AuthorizationHeaderMalformed', `The region '${claim.region}' is wrong; expecting '${o.region}'.`);
-  const slash = rawPath.indexOf('/', 1);
-  const bucket = awsDecode(slash < 0 ? rawPath.slice(1) : rawPath.slice(1, slash));
-  const key = slash < 0 ? '' : awsDecode(rawPath.slice(slash + 1));
+  const hosted = hostedBucket(o.domain ?? null, req.headers.host);
+  let bucket: string;
+  let key: string;
+  if (hosted !== null) {
+    bucket = hosted;
+    key = awsDecode(rawPath.slice(1));
+  } else {
+    const slash = rawPath.indexOf('/', 1);
+    bucket = awsDecode(slash < 0 ? rawPath.slice(1) : rawPath.slice(1, slash));
+    key = slash < 0 ? '' : awsDecode(rawPath.slice(slash + 1));
+  }
   const call: Call = { req, res, actor, claim, signing, query, bucket, key };
   const method = req.method;
   const unserved = UNSERVED.find((name) => query.has(name));
@@ -133,13 +148,12 @@ async function handle(o: S3FrontOptions, req: IncomingMessage, res: ServerRespon
   if (unserved) throw new S3Error('NotImplemented', `The object operation '?${unserved}' is not implemented by lading.`);
   if (method === 'POST' && query.has('uploads')) return createUpload(o, call);
   if (query.has('uploadId')) {
-    if (method === 'PUT' && req.headers['x-amz-copy-source'] !== undefined) throw new S3Error('NotImplemented', 'UploadPartCopy is not implemented by lading.');
+    if (method === 'PUT' && req.headers['x-amz-copy-source'] !== undefined) return uploadPartCopy(o, call);
     if (method === 'PUT') return uploadPart(o, call);
     if (method === 'POST') return completeUpload(o, call);
     if (method === 'DELETE') return abortUpload(o, call);
     if (method === 'GET') return listParts(o, call);
   }
-  if (query.has('partNumber')) throw new S3Error('NotImplemented', 'Reading one part of an object (partNumber) is not implemented by lading.');
   if (method === 'GET' || method === 'HEAD') return getObject(o, call);
   if (method === 'PUT' && req.headers['x-amz-copy-source'] !== undefined) return copyObject(o, call);
   if (method === 'PUT') return putObject(o, call);
@@ -147,8 +161,23 @@ async function handle(o: S3FrontOptions, req: IncomingMessage, res: ServerRespon
   throw new S3Error('NotImplemented', `${method} on an object is not implemented by lading.`);
 }
 
-/** The collection of a bucket: the home of the user it is named after. `NoSuchBucket`. */
+/**
+ * The bucket a virtual-hosted-style request names in its Host (`alice.s3.example.org` below the
+ * domain `s3.example.org`: `alice`); null for a Host that is the domain itself, another name or
+ * an address (a path-style request). The port and letter case of the Host do not matter.
+ */
+export function hostedBucket(domain: string | null, host: string | undefined): string | null {
+  if (domain === null || host === undefined) return null;
+  const name = host.trim().toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
+  if (name.startsWith('[') || !name.endsWith(`.${domain}`)) return null;
+  const bucket = name.slice(0, -domain.length - 1);
+  return bucket === '' ? null : bucket;
+}
+
+/** The collection of a bucket: the one `s3.buckets` binds it to, else the home of the user it is named after. `NoSuchBucket`. */
 function bucketPath(o: S3FrontOptions, bucket: string): Path {
+  const mapped = o.buckets?.get(bucket);
+  if (mapped !== undefined) return mapped;
   try {
     return o.backend.homeOf(bucket);
   } catch {
@@ -170,12 +199,23 @@ async function statBucket(o: S3FrontOptions, call: Call): Promise<{ path: Path; 
 const iso = (date: Date): string => date.toISOString().replace(/\.\d{3}Z$/, '.000Z');
 
 async function listBuckets(o: S3FrontOptions, call: Call): Promise<void> {
-  // NOTE: the buckets a caller may read are their own home; other homes shared with them are
-  // reached by name (ListBuckets lists no collection it would have to find by scanning).
-  const home = o.backend.homeOf(call.actor.user);
-  const entity = await o.backend.statAs(call.actor, home);
+  // NOTE: the buckets a caller may read are their own home and the buckets of s3.buckets whose
+  // collection they may read; other homes shared with them are reached by name (ListBuckets
+  // lists no collection it would have to find by scanning).
+  const candidates = new Map<string, Path>();
+  if (!o.buckets?.has(call.actor.user)) candidates.set(call.actor.user, o.backend.homeOf(call.actor.user));
+  for (const [name, path] of o.buckets ?? []) candidates.set(name, path);
+  const listed: { name: string; created: Date }[] = [];
+  for (const [name, path] of candidates) {
+    try {
+      listed.push({ name, created: (await o.backend.statAs(call.actor, path)).createdAt });
+    } catch (err) {
+      if (!isLadingError(err, 'NOT_FOUND') && !isLadingError(err, 'FORBIDDEN')) throw err;
+    }
+  }
+  listed.sort((a, b) => compareKeys(a.name, b.name));
   const owner = wrap('Owner', el('ID', call.actor.user) + el('DisplayName', call.actor.user));
-  const buckets = wrap('Buckets', wrap('Bucket', el('Name', call.actor.user) + el('CreationDate', iso(entity.createdAt))));
+  const buckets = wrap('Buckets', listed.map((b) => wrap('Bucket', el('Name', b.name) + el('CreationDate', iso(b.created)))).join(''));
   sendXml(call.res, 200, document('ListAllMyBucketsResult', owner + buckets));
 }
 
@@ -417,6 +457,10 @@ function objectHeaders(object: DataObject, avus: readonly Avu[]): Record<string,
     ETag: etagOf(object), 'Last-Modified': object.modifiedAt.toUTCString(), 'Accept-Ranges': 'bytes', 'Content-Type': 'binary/octet-stream',
   };
   for (const avu of avus) {
+    const header = DESCRIBING.get(avu.attribute);
+    if (header !== undefined && !/[\r\n]/.test(avu.value)) headers[header] = headerValue(avu.value);
+  }
+  for (const avu of avus) {
     const name = avu.attribute.toLowerCase();
     if (/^[a-z0-9!#$%&'*+.^_`|~-]+$/.test(name) && !/[\r\n]/.test(avu.value) && name !== 'pid') headers[`x-amz-meta-${name}`] = headerValue(avu.value);
   }
@@ -445,10 +489,23 @@ async function getObject(o: S3FrontOptions, call: Call): Promise<void> {
   let outcome: 304 | 412 | null = null;
   let range: ByteRange | undefined;
   const head = req.method === 'HEAD';
+  const partParam = call.query.get('partNumber');
+  if (partParam !== null && !/^\d{1,5}$/.test(partParam)) throw new S3Error('InvalidArgument', 'Part number must be an integer between 1 and 10000, inclusive.');
+  const partNumber = partParam === null ? null : Number(partParam);
+  if (partNumber !== null && (partNumber < 1 || partNumber > MAX_PARTS)) throw new S3Error('InvalidArgument', 'Part number must be an integer between 1 and 10000, inclusive.');
+  if (partNumber !== null && req.headers.range !== undefined) throw new S3Error('InvalidRequest', 'Cannot specify both Range header and partNumber query parameter.');
+  // NOTE: a part is found from the AVUs, read before the object is opened (only for partNumber).
+  let avus: Avu[] | null = partNumber === null ? null : await o.metadata.list(call.actor, path);
+  let parts: number | null = null;
   const opened = await o.backend.openObjectAs(call.actor, path, (object) => {
     outcome = conditions(req.headers, object);
+    if (partNumber !== null) {
+      const part = partRange(avus!, object, partNumber);
+      parts = part.count;
+      range = part.range;
+    }
     if (outcome !== null || head) return { skipBody: true };
-    range = rangeOf(typeof req.headers.range === 'string' ? req.headers.range : undefined, object.size);
+    if (partNumber === null) range = rangeOf(typeof req.headers.range === 'string' ? req.headers.range : undefined, object.size);
     return range ? { range } : {};
   });
   const { object, stream } = opened;
@@ -456,15 +513,23 @@ async function getObject(o: S3FrontOptions, call: Call): Promise<void> {
     stream?.destroy();
     throw new S3Error('PreconditionFailed', 'At least one of the preconditions you specified did not hold.');
   }
-  const avus = outcome === 304 ? [] : await o.metadata.list(call.actor, path).catch(() => []);
+  avus ??= outcome === 304 ? [] : await o.metadata.list(call.actor, path).catch(() => []);
   const headers = objectHeaders(object, avus);
+  if (parts !== null && parts > 1) headers['x-amz-mp-parts-count'] = String(parts);
+  // NOTE: a signed request may ask for other headers than the stored ones (S3's response-*).
+  for (const [param, header] of RESPONSE_OVERRIDES) {
+    const value = call.query.get(param);
+    if (value !== null && !/[\r\n]/.test(value)) headers[header] = headerValue(value);
+  }
   if (outcome === 304) {
     res.writeHead(304, { ETag: headers.ETag!, 'Last-Modified': headers['Last-Modified']! });
     res.end();
     return;
   }
   if (head) {
-    res.writeHead(200, { ...headers, 'Content-Length': object.size });
+    const r = range as ByteRange | undefined;
+    if (r) res.writeHead(206, { ...headers, 'Content-Length': r.end - r.start + 1, 'Content-Range': `bytes ${r.start}-${r.end}/${object.size}` });
+    else res.writeHead(200, { ...headers, 'Content-Length': object.size });
     res.end();
     return;
   }
@@ -611,15 +676,36 @@ async function putObject(o: S3FrontOptions, call: Call): Promise<void> {
       if (digest && digest.toString('base64') !== value.trim()) throw new S3Error('BadDigest', `The x-amz-checksum-${name} you specified did not match the calculated checksum.`);
     }
   };
+  // NOTE: If-None-Match: * is kept by the commit itself (no overwrite), so two writers racing
+  // for a new key cannot both succeed; an If-Match (or an If-None-Match with tags) is checked
+  // against the object as it is when the request arrives.
+  const ifMatch = req.headers['if-match'];
+  const ifNoneMatch = req.headers['if-none-match'];
+  const createOnly = typeof ifNoneMatch === 'string' && ifNoneMatch.trim() === '*';
+  if (ifMatch !== undefined || (ifNoneMatch !== undefined && !createOnly)) {
+    let existing: Entity | null = null;
+    try {
+      existing = await o.backend.statAs(call.actor, path);
+    } catch (err) {
+      if (!isLadingError(err, 'NOT_FOUND')) throw err;
+    }
+    const object = existing?.kind === 'dataobject' ? existing : null;
+    if (ifMatch !== undefined && !object) throw new S3Error('NoSuchKey', 'The specified key does not exist (If-Match needs an object).');
+    if ((ifMatch !== undefined && !matches(ifMatch, etagOf(object!))) || (object && ifNoneMatch !== undefined && matches(ifNoneMatch, etagOf(object)))) {
+      throw new S3Error('PreconditionFailed', 'At least one of the preconditions you specified did not hold.');
+    }
+  }
+  const meta = [...userMetadata(req.headers), ...describingMeta(req.headers)];
   // NOTE: an aws-chunked body's Content-Length counts its chunk signatures: only the decoded length is the object's.
   const announced = Number(req.headers['x-amz-decoded-content-length'] ?? (String(req.headers['content-encoding'] ?? '').includes('aws-chunked') ? NaN : req.headers['content-length']));
   const upload = () => o.backend.uploadAs(call.actor, path, body, {
-    overwrite: true, expected, md5: true, meta: userMetadata(req.headers), verify, ...(Number.isSafeInteger(announced) ? { declaredSize: announced } : {}),
+    overwrite: !createOnly, expected, md5: true, meta, replaceMeta: REPLACED, verify, ...(Number.isSafeInteger(announced) ? { declaredSize: announced } : {}),
   });
   let outcome;
   try {
     outcome = await upload();
   } catch (err) {
+    if (createOnly && isLadingError(err, 'CONFLICT')) throw new S3Error('PreconditionFailed', 'At least one of the preconditions you specified did not hold (the key exists).');
     if (!isLadingError(err, 'NOT_FOUND')) throw err;
     // NOTE: refused before any byte was read (the parent is checked first): make the parents and go again.
     await makeParents(o, call.actor, path);
@@ -697,28 +783,48 @@ async function deleteObjects(o: S3FrontOptions, call: Call): Promise<void> {
 
 async function copyObject(o: S3FrontOptions, call: Call): Promise<void> {
   const { req, res } = call;
-  const raw = String(req.headers['x-amz-copy-source']);
-  const source = awsDecode(raw.split('?')[0]!).replace(/^\//, '');
-  const slash = source.indexOf('/');
-  if (slash <= 0 || slash === source.length - 1) throw new S3Error('InvalidArgument', 'x-amz-copy-source must be <bucket>/<key>.');
-  const from = keyTarget(bucketPath(o, source.slice(0, slash)), source.slice(slash + 1));
+  const from = copySource(o, call);
   const to = keyTarget(bucketPath(o, call.bucket), call.key);
   if (from.folder || to.folder) throw new S3Error('InvalidRequest', 'Keys ending in \'/\' name collections; CopyObject copies data objects.');
   const directive = String(req.headers['x-amz-metadata-directive'] ?? 'COPY').toUpperCase();
-  if (directive !== 'COPY') throw new S3Error('NotImplemented', 'x-amz-metadata-directive REPLACE is not implemented by lading; metadata is copied with the object.');
+  if (directive !== 'COPY' && directive !== 'REPLACE') throw new S3Error('InvalidArgument', 'x-amz-metadata-directive must be COPY or REPLACE.');
   await drain(req);
-  const place = { into: parentOf(to.path), name: baseName(to.path), overwrite: true };
-  let outcome;
-  try {
-    outcome = await o.backend.copyAs(call.actor, from.path, place);
-  } catch (err) {
-    if (!isLadingError(err, 'NOT_FOUND')) throw err;
-    await o.backend.statAs(call.actor, from.path);
-    await makeParents(o, call.actor, to.path);
-    outcome = await o.backend.copyAs(call.actor, from.path, place);
+  const source = await o.backend.statAs(call.actor, from.path);
+  if (source.kind !== 'dataobject') throw new S3Error('InvalidRequest', 'The copy source is a collection.');
+  checkCopyConditions(req.headers, source);
+  let copied: DataObject;
+  if (from.path === to.path) {
+    // NOTE: S3 refuses a copy onto itself unless it changes the metadata; the bytes stay.
+    if (directive !== 'REPLACE') throw new S3Error('InvalidRequest', 'This copy request is illegal because it is trying to copy an object to itself without changing the object\'s metadata.');
+    copied = source;
+  } else {
+    const place = { into: parentOf(to.path), name: baseName(to.path), overwrite: true };
+    let outcome;
+    try {
+      outcome = await o.backend.copyAs(call.actor, from.path, place);
+    } catch (err) {
+      if (!isLadingError(err, 'NOT_FOUND')) throw err;
+      await makeParents(o, call.actor, to.path);
+      outcome = await o.backend.copyAs(call.actor, from.path, place);
+    }
+    if (outcome.entity.kind !== 'dataobject') throw new S3Error('InvalidRequest', 'The copy source is a collection.');
+    copied = outcome.entity;
   }
-  const copied = outcome.entity;
-  if (copied.kind !== 'dataobject') throw new S3Error('InvalidRequest', 'The copy source is a collection.');
+  if (directive === 'REPLACE') {
+    // NOTE: REPLACE sets the user metadata and the describing headers anew: the AVUs the
+    // copy carried that S3 names go (the server's, such as the PID, stay), then the request's
+    // are added. Not one transaction: a failure midway leaves some of the old ones.
+    const fresh = [...userMetadata(req.headers), ...describingMeta(req.headers)];
+    for (const avu of await o.metadata.list(call.actor, to.path)) {
+      if (isReservedAttribute(avu.attribute) || avu.attribute === PARTS_ATTRIBUTE) continue;
+      if (fresh.some((f) => f.attribute === avu.attribute && f.value === avu.value && f.unit === avu.unit)) continue;
+      await o.metadata.remove(call.actor, to.path, avu.attribute, avu.value);
+    }
+    const kept = await o.metadata.list(call.actor, to.path);
+    for (const avu of fresh) {
+      if (!kept.some((k) => k.attribute === avu.attribute && k.value === avu.value && k.unit === avu.unit)) await o.metadata.add(call.actor, to.path, avu);
+    }
+  }
   sendXml(res, 200, document('CopyObjectResult', el('LastModified', iso(copied.modifiedAt)) + el('ETag', etagOf(copied))));
 }
 
@@ -732,7 +838,7 @@ function uploadTarget(o: S3FrontOptions, call: Call): Path {
 async function createUpload(o: S3FrontOptions, call: Call): Promise<void> {
   const path = uploadTarget(o, call);
   await drain(call.req);
-  const meta = userMetadata(call.req.headers);
+  const meta = [...userMetadata(call.req.headers), ...describingMeta(call.req.headers)];
   let id: string;
   try {
     id = await o.multipart.create(call.actor, path, meta);
@@ -813,8 +919,10 @@ async function completeUpload(o: S3FrontOptions, call: Call): Promise<void> {
   const parts = childrenNamed(root, 'Part').map((p) => {
     const number = Number(childText(p, 'PartNumber'));
     const etag = (childText(p, 'ETag') ?? '').trim().replace(/^"|"$/g, '').toLowerCase();
-    if (!Number.isInteger(number) || !/^[0-9a-f]{32}$/.test(etag)) throw new S3Error('InvalidPart', 'One or more of the specified parts could not be found.');
-    return { number, md5: etag };
+    if (!Number.isInteger(number)) throw new S3Error('InvalidPart', 'One or more of the specified parts could not be found.');
+    // NOTE: an ETag that is no MD5 matches no part (InvalidPart), once the upload is found: a
+    // completion of an upload that does not exist is NoSuchUpload whatever its parts.
+    return { number, md5: /^[0-9a-f]{32}$/.test(etag) ? etag : '-' };
   });
   const id = call.query.get('uploadId')!;
   // NOTE: once the parts are found good, the answer starts and sends a space every few seconds while the parts are
@@ -827,7 +935,9 @@ async function completeUpload(o: S3FrontOptions, call: Call): Promise<void> {
     keepalive = setInterval(() => res.write(' '), KEEPALIVE_MS);
   };
   try {
-    const { object } = await o.multipart.complete(call.actor, id, path, parts, start);
+    const { object } = await o.multipart.complete(call.actor, id, path, parts, start, {
+      replaceMeta: REPLACED, meta: (sizes) => (sizes.length > 1 ? [{ attribute: PARTS_ATTRIBUTE, value: encodeParts(sizes), unit: '' }] : []),
+    });
     res.end(document('CompleteMultipartUploadResult', el('Location', `/${call.bucket}/${call.key}`) + el('Bucket', call.bucket) + el('Key', call.key) + el('ETag', etagOf(object)))
       .slice('<?xml version="1.0" encoding="UTF-8"?>\n'.length));
   } catch (err) {
@@ -839,4 +949,118 @@ async function completeUpload(o: S3FrontOptions, call: Call): Promise<void> {
   } finally {
     clearInterval(keepalive);
   }
+}
+
+/**
+ * The headers that describe an object's bytes (not user metadata), each kept as an AVU of its
+ * own attribute (`S3/Content-Type`, …: a `/` no `x-amz-meta-` name can hold), given on PutObject,
+ * CreateMultipartUpload and CopyObject with REPLACE, and sent back on GET and HEAD.
+ */
+const DESCRIBING = new Map<string, string>([
+  ['S3/Content-Type', 'Content-Type'], ['S3/Cache-Control', 'Cache-Control'], ['S3/Content-Disposition', 'Content-Disposition'],
+  ['S3/Content-Encoding', 'Content-Encoding'], ['S3/Content-Language', 'Content-Language'], ['S3/Expires', 'Expires'],
+]);
+/** The query parameters of a GET or HEAD that set a header of the answer. */
+const RESPONSE_OVERRIDES: [string, string][] = [
+  ['response-content-type', 'Content-Type'], ['response-content-language', 'Content-Language'], ['response-expires', 'Expires'],
+  ['response-cache-control', 'Cache-Control'], ['response-content-disposition', 'Content-Disposition'], ['response-content-encoding', 'Content-Encoding'],
+];
+/** The part sizes of an object made by a multipart upload (`<size>*<count>,…`), for `partNumber` reads. */
+const PARTS_ATTRIBUTE = 'S3/Parts';
+/** The attributes a PutObject, a completion or a CopyObject with REPLACE sets anew (an old value goes). */
+const REPLACED = [...DESCRIBING.keys(), PARTS_ATTRIBUTE];
+
+/** The describing headers of a request as AVUs (`aws-chunked`, the transfer's own coding, is not the object's). */
+function describingMeta(headers: IncomingMessage['headers']): Avu[] {
+  const avus: Avu[] = [];
+  for (const [attribute, header] of DESCRIBING) {
+    let value = headers[header.toLowerCase()];
+    if (typeof value !== 'string') continue;
+    if (header === 'Content-Encoding') value = value.split(',').map((v) => v.trim()).filter((v) => v !== '' && v.toLowerCase() !== 'aws-chunked').join(', ');
+    if (value.trim() === '') continue;
+    avus.push({ attribute, value: value.trim(), unit: '' });
+  }
+  return avus;
+}
+
+/** `sizes` as `S3/Parts` holds them: runs of equal sizes, `<size>*<count>`, comma-separated. */
+export function encodeParts(sizes: readonly number[]): string {
+  const runs: [number, number][] = [];
+  for (const size of sizes) {
+    const last = runs.at(-1);
+    if (last && last[0] === size) last[1]++;
+    else runs.push([size, 1]);
+  }
+  return runs.map(([size, count]) => (count === 1 ? String(size) : `${size}*${count}`)).join(',');
+}
+
+/** The part sizes `S3/Parts` holds; null when it is not of that form. */
+export function decodeParts(value: string): number[] | null {
+  const sizes: number[] = [];
+  for (const run of value.split(',')) {
+    const m = /^(\d+)(?:\*(\d+))?$/.exec(run.trim());
+    if (!m) return null;
+    const count = m[2] === undefined ? 1 : Number(m[2]);
+    if (count > MAX_PARTS) return null;
+    for (let i = 0; i < count; i++) sizes.push(Number(m[1]));
+  }
+  return sizes.length > MAX_PARTS ? null : sizes;
+}
+
+/** The byte range of part `number` (1-based) of an object with `avus`; a whole object not made in parts is its part 1. `InvalidPartNumber`. */
+function partRange(avus: readonly Avu[], object: DataObject, number: number): { range: ByteRange | undefined; count: number } {
+  const recorded = avus.find((a) => a.attribute === PARTS_ATTRIBUTE);
+  const sizes = recorded ? decodeParts(recorded.value) : null;
+  const total = sizes?.reduce((a, b) => a + b, 0);
+  if (!sizes || total !== object.size) {
+    if (number !== 1) throw new S3Error('InvalidPartNumber', 'The requested partnumber is not satisfiable.');
+    return { range: undefined, count: 1 };
+  }
+  if (number > sizes.length) throw new S3Error('InvalidPartNumber', 'The requested partnumber is not satisfiable.');
+  const start = sizes.slice(0, number - 1).reduce((a, b) => a + b, 0);
+  const size = sizes[number - 1]!;
+  return { range: size === 0 ? undefined : { start, end: start + size - 1 }, count: sizes.length };
+}
+
+/** The source of a copy (`x-amz-copy-source`: `[/]<bucket>/<key>`, URL-encoded). */
+function copySource(o: S3FrontOptions, call: Call): KeyTargetOf {
+  const raw = String(call.req.headers['x-amz-copy-source']);
+  if (raw.includes('?versionId=') && !/\?versionId=null$/.test(raw)) throw new S3Error('NotImplemented', 'lading keeps no object versions; copy without versionId.');
+  const source = awsDecode(raw.split('?')[0]!).replace(/^\//, '');
+  const slash = source.indexOf('/');
+  if (slash <= 0 || slash === source.length - 1) throw new S3Error('InvalidArgument', 'x-amz-copy-source must be <bucket>/<key>.');
+  return keyTarget(bucketPath(o, source.slice(0, slash)), source.slice(slash + 1));
+}
+
+type KeyTargetOf = ReturnType<typeof keyTarget>;
+
+/** S3's x-amz-copy-source-if-* conditions on the source of a copy: `PreconditionFailed`. */
+function checkCopyConditions(headers: IncomingMessage['headers'], object: DataObject): void {
+  const renamed: IncomingMessage['headers'] = {};
+  for (const [name, header] of [['if-match', 'x-amz-copy-source-if-match'], ['if-none-match', 'x-amz-copy-source-if-none-match'],
+    ['if-modified-since', 'x-amz-copy-source-if-modified-since'], ['if-unmodified-since', 'x-amz-copy-source-if-unmodified-since']] as const) {
+    const value = headers[header];
+    if (typeof value === 'string') renamed[name] = value;
+  }
+  if (conditions(renamed, object) !== null) throw new S3Error('PreconditionFailed', 'At least one of the preconditions you specified did not hold.');
+}
+
+async function uploadPartCopy(o: S3FrontOptions, call: Call): Promise<void> {
+  const { req, res, query } = call;
+  const path = uploadTarget(o, call);
+  if (!/^\d{1,5}$/.test(query.get('partNumber') ?? '')) throw new S3Error('InvalidArgument', 'Part number must be an integer between 1 and 10000, inclusive.');
+  const from = copySource(o, call);
+  if (from.folder) throw new S3Error('InvalidRequest', 'Keys ending in \'/\' name collections; UploadPartCopy copies from data objects.');
+  const header = req.headers['x-amz-copy-source-range'];
+  await drain(req);
+  const { stream } = await o.backend.openObjectAs(call.actor, from.path, (source) => {
+    checkCopyConditions(req.headers, source);
+    if (typeof header !== 'string') return {};
+    const m = /^bytes=(\d+)-(\d+)$/.exec(header.trim());
+    if (!m || Number(m[2]) < Number(m[1]) || Number(m[2]) >= source.size) throw new S3Error('InvalidRange', 'The x-amz-copy-source-range is not a satisfiable range bytes=first-last of the source.');
+    return { range: { start: Number(m[1]), end: Number(m[2]) } };
+  });
+  if (!stream) throw new S3Error('InternalError', 'The copy source could not be read.');
+  const part = await o.multipart.putPart(call.actor, query.get('uploadId')!, path, Number(query.get('partNumber')), stream, {});
+  sendXml(res, 200, document('CopyPartResult', el('LastModified', iso(part.modifiedAt)) + el('ETag', `"${part.md5}"`)));
 }

@@ -9,6 +9,7 @@ import { hostname } from 'node:os';
 import { KindGuard, Type } from '../http/typebox.ts';
 import type { Static, TLiteral, TSchema, TUnion } from '@sinclair/typebox';
 import type { Value as ValueModule } from '@sinclair/typebox/value';
+import { type Path, parsePath } from '../core/path.ts';
 import { OperatorError } from './operator-error.ts';
 
 /** A configuration mistake (exit code 2); its message names the key (and the file or variable) and never a secret. */
@@ -122,7 +123,7 @@ export const CONFIG_SCHEMA = Type.Object({
     await_timeout: amount(10, 'Longest wait, in seconds, of an upload with pid_await=true for its PID (the spec\'s 10 s).'),
   }),
   uploads: Type.Object({
-    max_open: amount(50, 'Unfinished resumable uploads (/api/uploads) a user may have at once; one more is refused with 429 until one finishes, is terminated or expires.'),
+    max_open: amount(50, 'Unfinished uploads a user may have at once: resumable uploads (/api/uploads) and S3 multipart uploads together, each counting once whatever its parts; one more is refused with 429 (S3: SlowDown) until one finishes, is terminated or expires.'),
     expiry: amount(7 * 86400, 'Seconds an unfinished resumable upload is kept after its last activity before its bytes are removed (a finished one\'s record, after it finished).'),
     checkpoint_bytes: amount(16 * 1024 * 1024, 'Bytes of a resumable upload request between two checkpoints (flushed and recorded, so acknowledged); a crash loses at most this much of a request in flight. On S3 a checkpoint falls on a completed part.'),
     lease: amount(60, 'Seconds a request appending to a resumable upload holds it without renewing (it renews while bytes flow); another request may take over an upload whose holder died only after this.'),
@@ -153,7 +154,10 @@ export const CONFIG_SCHEMA = Type.Object({
   }),
   s3: Type.Object({
     listen: optionalText('Address and port (host:port) of the S3-compatible listener (path-style: http://host:port/<user>/<key>, signed with keys from `lading s3 key create`); unset, no S3 listener runs.'),
+    public_url: optionalText('Base URL S3 clients are told to use (the web app\'s API access page shows it), e.g. https://s3.example.org behind a reverse proxy; unset, http:// with the host name the browser used and the S3 listener\'s port.'),
     region: text('us-east-1', 'Region S3 clients sign their requests for, and GetBucketLocation answers.'),
+    buckets: optionalText('Further buckets, each a name bound to a collection: name=/zone/path, several separated by commas (e.g. genomes=/lading/projects/genomes,raw=/lading/instruments/raw). A named bucket wins over a user\'s home of the same name; the collection\'s access rules apply, and ListBuckets lists those the caller may read.'),
+    domain: optionalText('Base domain of virtual-hosted-style addressing, e.g. s3.example.org: a request to Host alice.s3.example.org names the bucket alice (point a wildcard DNS name *.s3.example.org at the listener). Path-style requests keep working; unset, every request is path-style.'),
   }),
   metrics: Type.Object({
     listen: optionalText('Address and port (host:port) of a listener of its own serving Prometheus metrics at /metrics and readiness at /ready, never on the public port; unset: no metrics are kept. It takes no credential: bind it to an address only the monitoring network reaches, e.g. 127.0.0.1:9464.'),
@@ -383,6 +387,37 @@ export function unknownVariables(env: Record<string, string | undefined>): strin
     });
 }
 
+/** A bucket name S3 clients accept in a Host and a path: 3–63 lower-case letters, digits, dots and hyphens. */
+const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+/**
+ * The buckets `s3.buckets` binds to collections, by name. `ConfigError` naming the entry for a
+ * malformed one, a bad name or path, a path outside the zone, or a name given twice.
+ */
+export function s3Buckets(config: Config): Map<string, Path> {
+  const out = new Map<string, Path>();
+  const text = config.s3.buckets;
+  if (text === null) return out;
+  for (const entry of text.split(',').map((e) => e.trim()).filter((e) => e !== '')) {
+    const at = entry.indexOf('=');
+    const name = at < 0 ? '' : entry.slice(0, at).trim();
+    const raw = at < 0 ? '' : entry.slice(at + 1).trim();
+    if (at < 0 || !BUCKET_NAME.test(name)) {
+      throw new ConfigError(`s3.buckets: '${entry}' is not name=/${config.zone}/path with a bucket name of 3 to 63 lower-case letters, digits, dots and hyphens.`);
+    }
+    let path: Path;
+    try {
+      path = parsePath(raw);
+    } catch {
+      throw new ConfigError(`s3.buckets: '${raw}' (bucket ${name}) is not a valid path.`);
+    }
+    if (!path.startsWith(`/${config.zone}/`)) throw new ConfigError(`s3.buckets: '${raw}' (bucket ${name}) is not below the zone /${config.zone}.`);
+    if (out.has(name)) throw new ConfigError(`s3.buckets: the bucket ${name} is named twice.`);
+    out.set(name, path);
+  }
+  return out;
+}
+
 /**
  * The rules between keys and within a value that the types do not say: a usable listen
  * address, a lease of at least a second, and the settings each catalog and resource driver
@@ -392,6 +427,13 @@ export function unknownVariables(env: Record<string, string | undefined>): strin
 function checkRules(config: Config): void {
   parseListen(config.listen);
   if (config.s3.listen !== null) parseListen(config.s3.listen, 's3.listen');
+  s3Buckets(config);
+  if (config.s3.public_url !== null && !/^https?:\/\/[^/?#\s]+\/?$/.test(config.s3.public_url)) {
+    throw new ConfigError(`s3.public_url: must be an http(s) URL with no path, such as https://s3.example.org, got '${config.s3.public_url}'.`);
+  }
+  if (config.s3.domain !== null && !/^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(config.s3.domain)) {
+    throw new ConfigError(`s3.domain: must be a lower-case DNS name such as s3.example.org (no scheme, port or trailing dot), got '${config.s3.domain}'.`);
+  }
   if (config.metrics.listen !== null) parseListen(config.metrics.listen, 'metrics.listen');
   // NOTE: a lease shorter than a job's run would hand running jobs to other workers at once.
   if (config.jobs.lease < 1) throw new ConfigError(`jobs.lease: must be at least 1 second, got ${config.jobs.lease}.`);

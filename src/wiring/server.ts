@@ -10,7 +10,7 @@ import { createS3Handler } from '../s3/s3-front.ts';
 import { s3RoutePattern } from '../s3/route-pattern.ts';
 import { MultipartUploads } from '../core/multipart.ts';
 import type { FastifyInstance } from 'fastify';
-import { type Config, ConfigError, parseListen } from './config.ts';
+import { type Config, ConfigError, parseListen, s3Buckets } from './config.ts';
 import { OperatorError } from './operator-error.ts';
 import { type DataDirLock, lockDataDir, openDataDir } from './data-dir.ts';
 import { createDeps, type Deps, type DepsOverrides } from './deps.ts';
@@ -109,6 +109,7 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
       checkResponses: overrides.checkResponses === true,
       compress: config.compress,
       web: new WebAssets(),
+      s3Endpoint: config.s3.listen === null ? null : (base) => s3EndpointFor(config, base, s3Port),
     });
     const inFlight = trackRequests(app);
     // NOTE: Fastify logs each address it can be reached at (every interface's, for 0.0.0.0);
@@ -117,10 +118,12 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
       await app.close();
       throw listenError(err, config.listen, host);
     });
+    let s3Port: number | null = null;
     const s3 = config.s3.listen === null ? null : await listenS3(config, deps, metrics?.http ?? null).catch(async (err: unknown) => {
       await app.close();
       throw err;
     });
+    if (s3) s3Port = Number(new URL(s3.url).port);
     const metricsListener = metricsAt && metrics
       ? await (await import('../metrics/listener.ts')).listenMetrics(metrics, readiness, metricsAt.host, metricsAt.port).catch(async (err: unknown) => {
         await app.close();
@@ -213,6 +216,17 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
 }
 
 /**
+ * The S3 endpoint S3 clients are told: `s3.public_url`, else plain HTTP to the host name of
+ * `base` (the request's link base) on the S3 listener's port; null before it listens.
+ */
+export function s3EndpointFor(config: Config, base: string, port: number | null): string | null {
+  if (config.s3.public_url !== null) return config.s3.public_url.replace(/\/+$/, '');
+  if (port === null) return null;
+  const url = new URL(base);
+  return `http://${url.hostname}:${port}`;
+}
+
+/**
  * Starts the S3 listener on `s3.listen`: the S3 front over the same core as the API. Its
  * sockets are dropped after `limits.body_idle_timeout` without traffic. `OperatorError` when
  * the address is in use.
@@ -220,10 +234,10 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
 async function listenS3(config: Config, deps: Deps, meter: HttpMeter | null): Promise<{ server: Server; url: string; close(): Promise<void> }> {
   const { host, port } = parseListen(config.s3.listen!);
   const handler = createS3Handler({
-    backend: deps.backend, trash: deps.trash, metadata: deps.metadata, keys: deps.s3Keys, clock: deps.clock, region: config.s3.region,
+    backend: deps.backend, trash: deps.trash, metadata: deps.metadata, keys: deps.s3Keys, clock: deps.clock, region: config.s3.region, domain: config.s3.domain, buckets: s3Buckets(config),
     multipart: new MultipartUploads({
       backend: deps.backend, catalog: deps.catalog, resource: deps.resource, clock: deps.clock, maxUploadBytes: config.limits.upload_bytes,
-      expirySeconds: config.uploads.expiry,
+      expirySeconds: config.uploads.expiry, maxOpen: config.uploads.max_open,
     }),
     log: deps.logger,
   });

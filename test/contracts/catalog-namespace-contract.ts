@@ -216,6 +216,17 @@ export const namespaceContract: ContractSuite = ({ name, create }) => {
       assert.deepEqual(await c.listMeta(p('/z/d')), [], 'a refused commit adds nothing');
     });
 
+    it('replaces the named attributes of an overwritten object, and keeps the others', async () => {
+      await c.createCollection({ path: p('/z'), owner: 'alice', now: t0 });
+      const type = (value: string) => ({ attribute: 'S3/Content-Type', value, unit: '' });
+      const site = { attribute: 'site', value: 'A', unit: '' };
+      await c.commitObject({ path: p('/z/f'), owner: 'alice', size: 3, checksum: 'sha2:x', blob: 'blob00000001', now: t0, overwrite: false, meta: [type('text/plain'), site] });
+      await c.commitObject({ path: p('/z/f'), owner: 'alice', size: 3, checksum: 'sha2:y', blob: 'blob00000002', now: t0, overwrite: true, meta: [type('text/csv')], replaceMeta: ['S3/Content-Type', 'S3/Cache-Control'] });
+      assert.deepEqual((await c.listMeta(p('/z/f'))).sort((a, b) => a.attribute.localeCompare(b.attribute)), [type('text/csv'), site]);
+      await c.commitObject({ path: p('/z/f'), owner: 'alice', size: 3, checksum: 'sha2:z', blob: 'blob00000003', now: t0, overwrite: true, replaceMeta: ['S3/Content-Type'] });
+      assert.deepEqual(await c.listMeta(p('/z/f')), [site], 'replaced by nothing');
+    });
+
     it('computes access from the entity and the collections above it, over all principals', async () => {
       await c.createCollection({ path: p('/z'), owner: 'alice', now: t0 });
       await c.createCollection({ path: p('/z/shared'), owner: 'alice', now: t0 });

@@ -5,6 +5,7 @@
  */
 import { describe, it, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
+import { UPLOAD_PART } from '../../src/core/catalog.ts';
 import type { Catalog, UploadInput } from '../../src/core/ports.ts';
 import type { Path } from '../../src/core/path.ts';
 import { type ContractSuite, rejectsWith } from './catalog-contract-support.ts';
@@ -52,6 +53,9 @@ export const uploadsContract: ContractSuite = ({ name, create }) => {
       assert.deepEqual(await c.countOpenUploads(null, at(0)), { count: 3, firstExpiry: at(100) }, 'every owner together');
       assert.deepEqual(await c.countOpenUploads(null, at(101)), { count: 2, firstExpiry: at(3600) });
       assert.deepEqual((await c.stagedBlobs()).sort(), ['blob-up000001', 'blob-up000002', 'blob-up000003']);
+      await c.createUpload(input('up000001.1', { metadata: UPLOAD_PART, blob: 'blob-part-1' }));
+      await c.createUpload(input('up000001.2', { metadata: UPLOAD_PART, blob: 'blob-part-2' }));
+      assert.deepEqual(await c.countOpenUploads('alice', at(0)), { count: 2, firstExpiry: at(100) }, 'the parts of an upload do not count');
     });
 
     it('gives the lease to one holder at a time until it ends or is released', async () => {

@@ -30,6 +30,7 @@ describe('the web app on one node with the embedded defaults', { skip, timeout: 
   let node: ChildProcess | undefined;
   let relay: Relay;
   let base: string;
+  let s3Port: number;
   let browser: Browser;
 
   before(async () => {
@@ -40,9 +41,10 @@ describe('the web app on one node with the embedded defaults', { skip, timeout: 
     // origin are the relay's; the node behind it may change port when restarted.
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
+    s3Port = await freePort();
     env = cleanEnv({
       LADING_ZONE: ZONE, LADING_LOG_LEVEL: 'warn', LADING_PID_RULES: join(dir, 'rules.txt'), LADING_PID_PREFIX: PREFIX,
-      LADING_PUBLIC_URL: base, LADING_UPLOADS_LEASE: '3', LADING_RESOURCE_FSYNC: 'false',
+      LADING_PUBLIC_URL: base, LADING_UPLOADS_LEASE: '3', LADING_RESOURCE_FSYNC: 'false', LADING_S3_LISTEN: `127.0.0.1:${s3Port}`,
     });
     lading(['init', '--data', data], env);
     lading(['user', 'add', 'alice', '--data', data], env, 'correct horse battery staple\n');
@@ -64,7 +66,7 @@ describe('the web app on one node with the embedded defaults', { skip, timeout: 
   it('signs in, uploads through a restart, checks, downloads, renames, shares, revokes and signs out', async (t) => {
     await runScenario(t, browser, {
       base, relay, dir, user: 'alice', password: 'correct horse battery staple', other: OTHER, zone: ZONE, pidPrefix: PREFIX,
-      shots: screenshotDir('embedded'),
+      shots: screenshotDir('embedded'), s3Endpoint: `http://127.0.0.1:${s3Port}`,
       restart: async () => {
         await stopProcess(node, 'SIGKILL');
         const again = await startNode(data, env);

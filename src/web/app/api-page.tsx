@@ -4,7 +4,8 @@
  * storage with (when it expires, and a button that renews it through `POST /auth/proxy`), and
  * how to reach the same files over WebDAV (`/dav`) with a token as the password; and
  * the S3 access keys S3 clients sign with (create one — its secret shown once, as the two
- * export lines — list them, revoke one).
+ * export lines — list them, revoke one) and the endpoint to use them at, only when the server
+ * runs an S3 listener (the session's `s3_endpoint`).
  */
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, describeError, encodePath } from './api.ts';
@@ -50,7 +51,7 @@ function ProxySection() {
   );
 }
 
-function S3KeysSection() {
+function S3KeysSection(props: { endpoint: string; user: string }) {
   const [keys, setKeys] = useState<S3Key[] | null>(null);
   const [error, setError] = useState('');
   const [label, setLabel] = useState('');
@@ -78,10 +79,14 @@ function S3KeysSection() {
     } catch (err) { setError(describeError(err)); }
   };
   const exports = created ? `export AWS_ACCESS_KEY_ID=${created.access_key_id}\nexport AWS_SECRET_ACCESS_KEY=${created.secret_access_key}` : '';
+  const example = `aws --endpoint-url ${props.endpoint} s3 ls s3://${props.user}/`;
   return (
     <section class="card" aria-labelledby="s3-title">
       <h2 id="s3-title">S3 keys</h2>
       <p class="hint">S3 clients (aws, boto3, rclone, s3cmd) sign their requests to this server's S3 listener with a key pair; your bucket is named after you and holds your home.</p>
+      <p>Endpoint: <code id="s3-endpoint">{props.endpoint}</code></p>
+      <pre class="link-box"><code id="s3-example">{example}</code></pre>
+      <CopyButton text={example} label="Copy the aws line" />
       {error && <Notice kind="error" onClose={() => setError('')}>{error}</Notice>}
       {created && (
         <Notice kind="success" onClose={() => setCreated(null)}>
@@ -208,7 +213,7 @@ export function ApiPage(props: { session: Session }) {
         <CopyButton text={davUrl} label="Copy the WebDAV address" />
         <p class="hint">Sign in with your user name (<code>{props.session.user}</code>) and an API token made above as the password — not your account password, which an account from an identity provider does not have. rclone can send the token as a bearer token instead (<code>bearer_token</code>). {location.protocol === 'https:' ? '' : 'This server is reached over plain HTTP: Windows refuses to send a password to it, and nothing protects the token on the way; use it through HTTPS.'}</p>
       </section>
-      <S3KeysSection />
+      {props.session.s3_endpoint && <S3KeysSection endpoint={props.session.s3_endpoint} user={props.session.user} />}
       <ProxySection />
     </section>
   );

@@ -9,6 +9,8 @@ export interface Session {
   provider: 'embedded' | 'external';
   /** The lifetimes API tokens may be given, in seconds (absent from an older server). */
   token_lifetime?: { default: number; max: number };
+  /** The S3 listener's base URL for S3 clients; null when this server serves no S3 (then the app offers no S3 keys). */
+  s3_endpoint: string | null;
 }
 
 /** An entity record (spec 2.2, with lading's additions to `metadata`). */

@@ -144,7 +144,7 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
       });
     },
 
-    async commitObject({ path, owner, size, checksum, blob, now, overwrite, jobs, fenced, upload, meta, etag = null }) {
+    async commitObject({ path, owner, size, checksum, blob, now, overwrite, jobs, fenced, upload, meta, replaceMeta, etag = null }) {
       return tx(async (c) => {
         if (upload && !(await uploadHeldRow(db, c, upload.id, upload.holder))) throw uploadNotHeld(upload.id);
         await lockParent(c, path);
@@ -180,6 +180,9 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
               verified_at = $4, damaged_at = NULL, damage = NULL, fixity_holder = NULL, fixity_until = NULL WHERE id = $5`,
             [size, checksum, blob, now.getTime(), existing.id, etag]);
           await trackBlobRow(db, c, replacedBlob, now);
+          if (replaceMeta && replaceMeta.length > 0) {
+            await c.query(`DELETE FROM ${S}avus WHERE entity_id = $1 AND attribute = ANY($2::text[])`, [existing.id, [...replaceMeta]]);
+          }
           event = { type: 'object.overwritten', entityId: existing.uid as string, path };
         }
         if (!(await untrackBlobRow(db, c, blob)) && fenced && !upload) throw abandonedBlob(path);

@@ -4,6 +4,7 @@
  * commit runs inside its own transaction to mark an upload complete.
  */
 import { LadingError } from '../../../core/errors.ts';
+import { UPLOAD_PART } from '../../../core/catalog.ts';
 import type { UploadStore } from '../../../core/ports.ts';
 import { toUpload } from '../rows.ts';
 import { type PgQueryable, type PostgresConnection, all, count, one } from './connection.ts';
@@ -53,7 +54,7 @@ export function createPostgresUploads(db: PostgresConnection): UploadStore {
 
     async countOpenUploads(owner, now) {
       const row = (await one(pool, `SELECT count(*) AS n, min(expires_at) AS first FROM ${S}uploads
-        WHERE ($1::text IS NULL OR owner = $1) AND status = 'open' AND expires_at >= $2`, [owner, now.getTime()]))!;
+        WHERE ($1::text IS NULL OR owner = $1) AND status = 'open' AND expires_at >= $2 AND metadata <> $3`, [owner, now.getTime(), UPLOAD_PART]))!;
       return { count: Number(row.n), firstExpiry: row.first === null ? null : new Date(Number(row.first)) };
     },
 

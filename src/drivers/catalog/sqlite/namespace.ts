@@ -137,7 +137,7 @@ export function createSqliteNamespace(db: SqliteConnection, kept: KeptBytes = ne
       }, changeAt(path));
     },
 
-    async commitObject({ path, owner, size, checksum, blob, now, overwrite, jobs, fenced, upload, meta, etag = null }) {
+    async commitObject({ path, owner, size, checksum, blob, now, overwrite, jobs, fenced, upload, meta, replaceMeta, etag = null }) {
       let stored = false;
       const out = tx(() => {
         if (upload && !uploadHeldRow(db, upload.id, upload.holder)) throw uploadNotHeld(upload.id);
@@ -155,6 +155,7 @@ export function createSqliteNamespace(db: SqliteConnection, kept: KeptBytes = ne
               verified_at = ?, damaged_at = NULL, damage = NULL, fixity_holder = NULL, fixity_until = NULL WHERE path = ?`)
             .run(size, checksum, etag, blob, now.getTime(), now.getTime(), path);
           trackBlobRow(db, replacedBlob, now);
+          for (const attribute of replaceMeta ?? []) q('DELETE FROM avus WHERE entity_id = ? AND attribute = ?').run(idOf(path), attribute);
           event = { type: 'object.overwritten', entityId: existing.id, path };
         } else {
           parentMustBeCollection(path);

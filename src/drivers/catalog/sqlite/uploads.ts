@@ -3,6 +3,7 @@
  * helper a commit runs inside its own transaction to mark an upload complete.
  */
 import { LadingError } from '../../../core/errors.ts';
+import { UPLOAD_PART } from '../../../core/catalog.ts';
 import type { UploadStore } from '../../../core/ports.ts';
 import { toUpload } from '../rows.ts';
 import type { Row, SqliteConnection } from './connection.ts';
@@ -48,9 +49,9 @@ export function createSqliteUploads(db: SqliteConnection): UploadStore {
 
     async countOpenUploads(owner, now) {
       const row = (owner === null
-        ? q(`SELECT count(*) AS n, min(expires_at) AS first FROM uploads WHERE status = 'open' AND expires_at >= ?`).get(now.getTime())
-        : q(`SELECT count(*) AS n, min(expires_at) AS first FROM uploads WHERE owner = ? AND status = 'open' AND expires_at >= ?`)
-          .get(owner, now.getTime())) as Row;
+        ? q(`SELECT count(*) AS n, min(expires_at) AS first FROM uploads WHERE status = 'open' AND expires_at >= ? AND metadata <> ?`).get(now.getTime(), UPLOAD_PART)
+        : q(`SELECT count(*) AS n, min(expires_at) AS first FROM uploads WHERE owner = ? AND status = 'open' AND expires_at >= ? AND metadata <> ?`)
+          .get(owner, now.getTime(), UPLOAD_PART)) as Row;
       return { count: Number(row.n), firstExpiry: row.first === null ? null : new Date(Number(row.first)) };
     },
 
