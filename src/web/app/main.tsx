@@ -110,7 +110,7 @@ function SignedIn(props: { session: Session; onSignOut: () => void }) {
         </nav>
         <TransferStatus />
         <div class="who">
-          <span>Signed in as <strong>{session.user}</strong></span>
+          <span><span class="hide-phone">Signed in as </span><strong>{session.user}</strong></span>
           <button type="button" class="secondary small" onClick={signOut}>Sign out</button>
         </div>
       </header>
