@@ -307,6 +307,16 @@ export async function runScenario(t: TestContext, browser: Browser, d: Deploymen
   await page.evaluate(`location.hash = '#/item${home}/campaign-2026/station-01.csv'`);
   await page.getByRole('heading', { level: 1, name: 'station-01.csv' }).waitFor();
   assert.equal(await page.locator('#checksum').innerText(), `sha2:${createHash('sha256').update(local.get('station-01.csv')!).digest('base64')}`, 'skipped, not overwritten');
+  // Asked again, Keep both: the new file goes beside the old one as station-01 (2).csv.
+  await page.evaluate(`location.hash = '#/browse${home}/campaign-2026'`);
+  await page.getByRole('link', { name: 'station-01.csv', exact: true }).waitFor();
+  await page.getByLabel('Upload files').setInputFiles(join(d.dir, 'station-01.csv'));
+  await dialog.getByText('keep both (the new one as station-01 (2).csv)').waitFor();
+  await dialog.getByRole('button', { name: 'Keep both' }).click();
+  await page.getByRole('link', { name: 'station-01 (2).csv', exact: true }).waitFor({ timeout: 30_000 });
+  const both = await checksums(page, `${home}/campaign-2026`);
+  assert.equal(both['station-01 (2).csv'], `sha2:${createHash('sha256').update('not the same content').digest('base64')}`, 'the new file beside the old');
+  assert.equal(both['station-01.csv'], `sha2:${createHash('sha256').update(local.get('station-01.csv')!).digest('base64')}`, 'the old one as it was');
 
   // The large file: its details, its PID, and a download by a plain link.
   await page.getByRole('link', { name: 'Your files' }).click();
@@ -760,6 +770,14 @@ export async function runMoveCopyScenario(t: TestContext, browser: Browser, d: D
   await page.getByRole('dialog', { name: 'Move inbox' }).getByRole('button', { name: 'Open survey' }).waitFor();
   await check(page, 'move-dialog-dark');
   await page.getByRole('dialog', { name: 'Move inbox' }).getByRole('button', { name: 'Cancel' }).click();
+  // The focus goes back to what opened the dialog: the row's menu button, its item having gone with the menu.
+  const opener = page.getByRole('button', { name: 'More actions for inbox' });
+  let focused = false;
+  for (let i = 0; i < 50 && !focused; i++) {
+    focused = await opener.evaluate((el) => el === el.ownerDocument.activeElement);
+    if (!focused) await page.waitForTimeout(100);
+  }
+  assert.ok(focused, 'the focus is back on the menu button that opened the dialog');
   await page.getByRole('button', { name: 'More actions for survey' }).click();
   await page.getByRole('button', { name: 'Copy to…' }).click();
   await page.getByRole('dialog', { name: 'Copy survey' }).getByRole('button', { name: 'Open inbox' }).waitFor();
@@ -1127,6 +1145,8 @@ export async function runUploadsPanelScenario(t: TestContext, browser: Browser, 
   await page.setViewportSize(PHONE);
   await page.evaluate('window.scrollTo(0, 0)');
   await page.waitForTimeout(150);
+  const header = await page.locator('header.app-header').boundingBox();
+  assert.ok(header && header.height <= 110, `the header leaves the phone's screen to the page: ${header?.height} px`);
   const box = await panel.boundingBox();
   assert.ok(box && box.y >= 0 && box.y + box.height <= PHONE.height + 1, `the panel is in sight on a phone: ${JSON.stringify(box)}`);
   await page.screenshot({ path: join(d.shots, 'panel-paused-phone.png') });

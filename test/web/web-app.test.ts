@@ -23,7 +23,7 @@ const ZONE = 'tz';
 const PREFIX = '21.T66666';
 const OTHER = { user: 'bob', password: 'bob has a password too' };
 
-describe('the web app on one node with the embedded defaults', { skip, timeout: 600_000 }, () => {
+describe('the web app on one node with the embedded defaults', { skip, timeout: 900_000 }, () => {
   let dir: string;
   let data: string;
   let env: NodeJS.ProcessEnv;

@@ -40,6 +40,8 @@ export const PAGE_STYLE = `
 `;
 
 const LOGO = `<svg width="28" height="28" viewBox="0 0 28 28" aria-hidden="true"><rect width="28" height="28" rx="6" fill="#0b5cad"/><path d="M7 19h14M7 14h14M7 9h9" stroke="#fff" stroke-width="2.4" stroke-linecap="round"/></svg>`;
+/** The brand mark as the tab's icon, inline: these pages' Content-Security-Policy allows images from data: URLs only. */
+const FAVICON_DATA = `data:image/svg+xml,${encodeURIComponent(LOGO.replace('<svg ', '<svg xmlns="http://www.w3.org/2000/svg" ').replace(' aria-hidden="true"', ''))}`;
 
 /** The text of a page's `<style>` element: `PAGE_STYLE` followed by `extra` (for a CSP hash). */
 export function pageStyle(extra = ''): string {
@@ -58,7 +60,7 @@ export function pageLayout(title: string, body: string, options: { style?: strin
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(title)} · lading</title>
-<link rel="icon" href="/favicon.svg" type="image/svg+xml">
+<link rel="icon" href="${FAVICON_DATA}" type="image/svg+xml">
 <style>${pageStyle(options.style)}</style>
 </head>
 <body>

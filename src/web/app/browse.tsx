@@ -7,14 +7,14 @@
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { type SharedWithMe, canWrite, sharedWithMe, useAccess } from './access.ts';
-import { ApiError, api, describeError, join, parentOf, registeredUrl, request } from './api.ts';
+import { ApiError, api, baseName, describeError, join, parentOf, registeredUrl, request } from './api.ts';
 import { humanSize, shortDate } from './format.ts';
 import { browseHref, itemHref } from './router.ts';
 import { type Entry, type RecordFields, type Session, entryOf } from './types.ts';
 import { type Moved, type Transfer, MoveCopyDialog, MovedNotice } from './move-copy.tsx';
 import { moveToTrash, onTrashChange } from './trash.tsx';
 import { Breadcrumbs, Dialog, DownloadIcon, Field, FileIcon, FolderIcon, InfoIcon, MoreIcon, Notice, withQuery } from './ui.tsx';
-import { type Picked, type Planned, droppedFiles, pickedFiles, uploads } from './uploads.ts';
+import { type ConflictChoice, type Picked, type Planned, droppedFiles, freeName, pickedFiles, uploads } from './uploads.ts';
 
 type SortKey = 'name' | 'size' | 'modified' | 'owner';
 
@@ -209,21 +209,21 @@ export async function listEntries(path: string, onPage: (entries: Entry[]) => vo
 }
 
 /** Asks "replace or skip" for each conflict, one at a time, with "for all the others". */
-function ConflictDialog(props: { conflicts: Planned[]; onDone: (replace: Set<string>) => void; onCancel: () => void }) {
+function ConflictDialog(props: { conflicts: Planned[]; onDone: (choices: Map<string, ConflictChoice>) => void; onCancel: () => void }) {
   const [at, setAt] = useState(0);
   const [forAll, setForAll] = useState(false);
-  const [replace] = useState(() => new Set<string>());
+  const [choices] = useState(() => new Map<string, ConflictChoice>());
   const current = props.conflicts[at]!;
   const left = props.conflicts.length - at - 1;
-  const decide = (yes: boolean) => {
+  const decide = (choice: ConflictChoice) => {
     const targets = forAll ? props.conflicts.slice(at) : [current];
-    for (const t of targets) if (yes) replace.add(t.target);
-    if (forAll || at + 1 >= props.conflicts.length) props.onDone(replace);
+    for (const t of targets) choices.set(t.target, choice);
+    if (forAll || at + 1 >= props.conflicts.length) props.onDone(choices);
     else setAt(at + 1);
   };
   return (
     <Dialog title="Replace or skip?" onClose={props.onCancel} describedBy="conflict-text">
-      <p id="conflict-text"><strong class="break">{current.relative}</strong> already exists here. Replace it with the file you chose, or skip it?</p>
+      <p id="conflict-text"><strong class="break">{current.relative}</strong> already exists here. Replace it with the file you chose, skip it, or keep both (the new one as <strong class="break">{freeName(baseName(current.target), current.siblings)}</strong>)?</p>
       {left > 0 && (
         <label class="check">
           <input type="checkbox" checked={forAll} onChange={(e) => setForAll(e.currentTarget.checked)} />
@@ -231,8 +231,9 @@ function ConflictDialog(props: { conflicts: Planned[]; onDone: (replace: Set<str
         </label>
       )}
       <div class="actions">
-        <button type="button" class="primary" onClick={() => decide(true)}>Replace</button>
-        <button type="button" class="secondary" onClick={() => decide(false)}>Skip</button>
+        <button type="button" class="primary" onClick={() => decide('replace')}>Replace</button>
+        <button type="button" class="secondary" onClick={() => decide('skip')}>Skip</button>
+        <button type="button" class="secondary" onClick={() => decide('both')}>Keep both</button>
         <button type="button" class="link" onClick={props.onCancel}>Cancel the upload</button>
       </div>
     </Dialog>
@@ -402,15 +403,15 @@ export function BrowsePage(props: { session: Session; path: string }) {
       const planned = await uploads.plan(picked, path);
       const clashing = planned.filter((p) => p.exists);
       if (clashing.length > 0) setConflicts({ planned, conflicts: clashing });
-      else await queue(planned, new Set());
+      else await queue(planned, new Map());
     } catch (err) {
       setError(describeError(err));
     }
   };
-  const queue = async (planned: Planned[], replace: Set<string>) => {
+  const queue = async (planned: Planned[], choices: Map<string, ConflictChoice>) => {
     try {
-      await uploads.enqueue(planned, path, (t) => replace.has(t));
-      const sent = planned.filter((p) => !p.exists || replace.has(p.target)).length;
+      await uploads.enqueue(planned, path, (t) => choices.get(t) ?? 'skip');
+      const sent = planned.filter((p) => !p.exists || choices.get(p.target) !== 'skip').length;
       setNotice(`${sent} ${sent === 1 ? 'file' : 'files'} queued for upload${planned.length > sent ? `, ${planned.length - sent} skipped` : ''}. Progress is shown below and under Transfers.`);
       reload();
     } catch (err) {

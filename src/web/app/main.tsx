@@ -112,7 +112,7 @@ function SignedIn(props: { session: Session; onSignOut: () => void }) {
         <TransferStatus />
         <div class="who">
           <QuotaUsage home={session.home} routeKey={JSON.stringify(route)} />
-          <span>Signed in as <strong>{session.user}</strong></span>
+          <span><span class="hide-phone">Signed in as </span><strong>{session.user}</strong></span>
           <button type="button" class="secondary small" onClick={signOut}>Sign out</button>
         </div>
       </header>

@@ -5,7 +5,7 @@
  * CLI's), which go on once the user picks the same files again, or can be discarded.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { baseName, parentOf } from './api.ts';
+import { baseName, describeError, parentOf } from './api.ts';
 import { ago, duration, humanSize, rate, shortDate } from './format.ts';
 import { browseHref, itemHref } from './router.ts';
 import { Notice, Progress } from './ui.tsx';
@@ -84,7 +84,7 @@ function Unfinished() {
           <li key={u.key}>
             <span class="break">{u.label}</span>{' '}
             <span class="hint">({humanSize(u.offset ?? 0)}{u.size === null ? '' : ` of ${humanSize(u.size)}`} sent, into <a href={browseHref(parentOf(u.target))}>{folderName(parentOf(u.target))}</a>{u.created ? `, started ${ago(u.created)}` : ''}{u.local ? '' : ', not from this browser'})</span>
-            <button type="button" class="link" onClick={() => void manager.discard(u)} aria-label={`Discard the upload of ${u.label}`}>Discard</button>
+            <button type="button" class="link" onClick={() => manager.discard(u).catch((err: unknown) => setSaid(`${u.label} was not discarded: ${describeError(err)}`))} aria-label={`Discard the upload of ${u.label}`}>Discard</button>
           </li>
         ))}
       </ul>

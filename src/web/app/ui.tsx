@@ -73,13 +73,38 @@ export function Notice(props: { kind: 'error' | 'info' | 'success'; children: Co
   );
 }
 
-/** A modal dialog, open while mounted; Escape or `onClose` closes it. */
+/** The element that had the focus last (it may have left the page since). */
+let lastFocused: HTMLElement | null = null;
+document.addEventListener('focusin', (e) => { if (e.target instanceof HTMLElement) lastFocused = e.target; });
+
+/**
+ * Where focus goes back to when a dialog that `opener` opened closes: `opener` itself, or, when
+ * it was an item of a menu that has closed since, the button that opened that menu.
+ */
+function openerOf(opener: HTMLElement | null): HTMLElement | null {
+  if (!opener) return null;
+  if (opener.isConnected) return opener;
+  const menu = opener.closest('.row-menu, [role="menu"]');
+  const id = menu?.getAttribute('id');
+  return (id ? document.querySelector<HTMLElement>(`[aria-controls="${CSS.escape(id)}"]`) : null);
+}
+
+/** A modal dialog, open while mounted; Escape or `onClose` closes it; the focus returns to its opener. */
 export function Dialog(props: { title: string; onClose: () => void; children: ComponentChildren; describedBy?: string }) {
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     const dialog = ref.current;
+    // NOTE: the control that opened the dialog gets the focus back when it closes (the dialog
+    // leaves the page with its element, which the browser's own return of focus does not cover).
+    // NOTE: a menu item that opened it may have left the page with its menu already: then the
+    // element focused last stands for it.
+    const opener = document.activeElement instanceof HTMLElement && document.activeElement !== document.body ? document.activeElement : lastFocused;
     if (dialog && !dialog.open) dialog.showModal();
-    return () => dialog?.close();
+    return () => {
+      dialog?.close();
+      const back = openerOf(opener);
+      if (back) setTimeout(() => { if (back.isConnected && (document.activeElement === document.body || document.activeElement === null)) back.focus(); }, 0);
+    };
   }, []);
   const titleId = `dialog-title-${props.title.replace(/\W+/g, '-').toLowerCase()}`;
   return (

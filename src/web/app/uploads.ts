@@ -54,6 +54,20 @@ export interface Picked {
 export interface Planned extends Picked {
   target: string;
   exists: boolean;
+  /** The names in the target's collection (shared by the files going there), to find a free one beside it. */
+  siblings: Set<string>;
+}
+
+/** What to do with a file whose target exists: replace it, skip the file, or keep both (the new one as `name (2).ext`). */
+export type ConflictChoice = 'replace' | 'skip' | 'both';
+
+/** `name (2).ext`, `name (3).ext`, …: the first such name not in `taken`. */
+export function freeName(name: string, taken: Set<string>): string {
+  const dot = name.lastIndexOf('.');
+  for (let n = 2; ; n++) {
+    const candidate = dot > 0 ? `${name.slice(0, dot)} (${n})${name.slice(dot)}` : `${name} (${n})`;
+    if (!taken.has(candidate)) return candidate;
+  }
 }
 
 /**
@@ -214,11 +228,18 @@ export class UploadManager {
     return resumed;
   }
 
-  /** Gives up an unfinished upload: terminates it on the server and forgets it. */
+  /**
+   * Gives up an unfinished upload: terminates it on the server (one already gone counts as
+   * terminated), then forgets it. Rejects with `ApiError` when the server refused, keeping it.
+   */
   async discard(u: Unfinished): Promise<void> {
+    try {
+      await request('DELETE', u.url, { headers: { 'Tus-Resumable': '1.0.0' } });
+    } catch (err) {
+      if (!(err instanceof ApiError && (err.status === 404 || err.status === 410))) throw err;
+    }
     this.unfinished = this.unfinished.filter((x) => x !== u);
     this.#changed();
-    await request('DELETE', u.url, { headers: { 'Tus-Resumable': '1.0.0' } }).catch(() => {});
     if (u.local) await tus.defaultOptions.urlStorage.removeUpload(u.key);
   }
 
@@ -249,15 +270,16 @@ export class UploadManager {
       }
       return known;
     };
-    const existing = await Promise.all(targets.map(async (t) => (await names(parentOf(t.target))).has(baseName(t.target))));
-    return targets.map((t, i) => ({ ...t, exists: existing[i]! }));
+    const siblings = await Promise.all(targets.map((t) => names(parentOf(t.target))));
+    return targets.map((t, i) => ({ ...t, exists: siblings[i]!.has(baseName(t.target)), siblings: siblings[i]! }));
   }
 
   /**
    * Creates the collections `planned` needs inside `collection` (parents first), then queues
-   * each file: those that exist only when `replace` says so for their target.
+   * each file; one whose target exists as `choose` says for it: replacing it, skipped, or
+   * beside it under the first free `name (n).ext`.
    */
-  async enqueue(planned: Planned[], collection: string, replace: (target: string) => boolean): Promise<void> {
+  async enqueue(planned: Planned[], collection: string, choose: (target: string) => ConflictChoice): Promise<void> {
     const dirs = new Set<string>();
     for (const p of planned) {
       for (let dir = parentOf(p.target); dir.length > collection.length && dir.startsWith(collection); dir = parentOf(dir)) dirs.add(dir);
@@ -266,9 +288,17 @@ export class UploadManager {
       await api('POST', '/api/registered', { json: { path: dir, force: true } });
     }
     for (const p of planned) {
-      if (p.exists && !replace(p.target)) {
+      const choice = p.exists ? choose(p.target) : 'replace';
+      if (choice === 'skip') {
         const item = this.#add(p.file, p.target, p.relative, false);
         item.state = 'skipped';
+        continue;
+      }
+      if (choice === 'both') {
+        const name = freeName(baseName(p.target), p.siblings);
+        p.siblings.add(name);
+        const target = join(parentOf(p.target), name);
+        this.#add(p.file, target, p.relative.slice(0, p.relative.lastIndexOf('/') + 1) + name, false);
         continue;
       }
       this.#add(p.file, p.target, p.relative, p.exists);
