@@ -7,6 +7,7 @@
  * power cut), so nothing answered from it is ever taken back; only `heartbeat`, `forgetNode`,
  * `untrackBlob` and the `InlineStore`'s `put` and `delete` may resolve earlier.
  */
+import type { AuditStore } from './audit.ts';
 import type { Path } from './path.ts';
 import type {
   AccessEntry, AccessLevel, Avu, Collection, DataObject, Entity, HandleRecord, HandleValues, JobInput,
@@ -563,6 +564,7 @@ export interface CatalogRoles {
   uploads: UploadStore;
   locks: LockStore;
   s3Keys: S3KeyStore;
+  audit: AuditStore;
 }
 
 /** The name of one role of the catalog. */
@@ -572,7 +574,7 @@ export type CatalogRole = keyof CatalogRoles;
  * The catalog: every role in one store, behind one connection. Every method is atomic on its
  * own. Implementations pass every suite `test/contracts/catalog-contract.ts` lists.
  */
-export interface Catalog extends NamespaceStore, AccountStore, SessionStore, JobStore, HandleStore, BlobTracker, OidcStore, PublicationStore, ShareStore, UploadStore, LockStore, S3KeyStore {
+export interface Catalog extends NamespaceStore, AccountStore, SessionStore, JobStore, HandleStore, BlobTracker, OidcStore, PublicationStore, ShareStore, UploadStore, LockStore, S3KeyStore, AuditStore {
   readonly driver: string;
   /**
    * Resolves once the catalog has answered a trivial query (readiness); rejects with

@@ -15,6 +15,7 @@ export type {
   AccountStore, BlobTracker, Catalog, JobQueueFigures, PoolFigures, CatalogRole, CatalogRoles, HandleStore, InlineStore, JobStore, LockStore, NamespaceStore, OidcRecord, OidcRecordInput,
   OidcStore, PublicationStore, S3KeyStore, SessionStore, ShareStore, TrackedBlob, UploadInput, UploadRecord, UploadStore,
 } from './catalog.ts';
+export type { AuditStore } from './audit.ts';
 
 export interface ResourceCapabilities {
   /** `read` honours a byte range without reading what lies before it. */

@@ -6,6 +6,7 @@
  */
 import type { CatalogRole } from '../../src/core/ports.ts';
 import type { CatalogTarget, ContractSuite } from './catalog-contract-support.ts';
+import { auditContract } from './catalog-audit-contract.ts';
 import { accountsContract } from './catalog-accounts-contract.ts';
 import { blobsContract } from './catalog-blobs-contract.ts';
 import { handlesContract } from './catalog-handles-contract.ts';
@@ -36,6 +37,7 @@ export const CATALOG_CONTRACTS = {
   uploads: uploadsContract,
   locks: locksContract,
   s3Keys: s3KeysContract,
+  audit: auditContract,
 } satisfies Record<CatalogRole, ContractSuite>;
 
 /** Registers every role's suite for the driver `target`. */

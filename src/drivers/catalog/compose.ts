@@ -32,5 +32,6 @@ export function composeCatalog(driver: string, close: () => Promise<void>, roles
     ...roles.uploads,
     ...roles.locks,
     ...roles.s3Keys,
+    ...roles.audit,
   };
 }

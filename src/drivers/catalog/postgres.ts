@@ -9,6 +9,7 @@
 import type { Catalog } from '../../core/ports.ts';
 import { composeCatalog } from './compose.ts';
 import { CatalogOptionError } from './options.ts';
+import { createPostgresAudit } from './postgres/audit.ts';
 import { createPostgresAccounts } from './postgres/accounts.ts';
 import { createPostgresBlobs } from './postgres/blobs.ts';
 import { type PgPoolLike, openPostgres } from './postgres/connection.ts';
@@ -73,6 +74,7 @@ export async function createPostgresCatalog(options: PostgresCatalogOptions): Pr
     uploads: createPostgresUploads(db),
     locks: createPostgresLocks(db),
     s3Keys: createPostgresS3Keys(db),
+    audit: createPostgresAudit(db),
   }, {
     ping: async () => {
       await db.pool.query('SELECT 1');

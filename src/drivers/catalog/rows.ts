@@ -2,6 +2,7 @@
  * Row mappers shared by the SQL catalog drivers: both keep the same tables and columns, so a
  * row means the same in SQLite and in PostgreSQL. Pure functions; no driver is imported here.
  */
+import type { AuditRecord } from '../../core/audit.ts';
 import { LadingError } from '../../core/errors.ts';
 import { type Path, TRASH_PREFIX } from '../../core/path.ts';
 import type { JobQueueFigures, OidcRecord, TrackedBlob, UploadRecord } from '../../core/ports.ts';
@@ -232,4 +233,14 @@ export function locksConflict(a: Pick<DavLock, 'path' | 'depth' | 'scope'>, b: P
   if (a.scope === 'shared' && b.scope === 'shared') return false;
   const within = (p: string, root: string) => root === '/' || p === root || p.startsWith(root + '/');
   return a.path === b.path || (a.depth === 'infinity' && within(b.path, a.path)) || (b.depth === 'infinity' && within(a.path, b.path));
+}
+
+/** An audit record from its row (both drivers store the same columns). */
+export function toAuditRecord(row: Row): AuditRecord {
+  return {
+    seq: Number(row.seq), at: new Date(Number(row.at)), actor: (row.actor as string | null) ?? null, address: (row.address as string | null) ?? null,
+    door: row.door as AuditRecord['door'], action: row.action as AuditRecord['action'], path: (row.path as string | null) ?? null,
+    detail: JSON.parse(row.detail as string) as AuditRecord['detail'], outcome: row.outcome as AuditRecord['outcome'],
+    prevHash: row.prev_hash as string, hash: row.hash as string,
+  };
 }

@@ -304,4 +304,26 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       ALTER TABLE entities ADD COLUMN etag TEXT;
     `,
   },
+  {
+    // The audit trail (see `AuditStore`): one row per event, each chained to the one before
+    // by its hash; `detail` is a small JSON object.
+    version: 17,
+    sql: `
+      CREATE TABLE audit_records (
+        seq INTEGER PRIMARY KEY,
+        at INTEGER NOT NULL,
+        actor TEXT,
+        address TEXT,
+        door TEXT NOT NULL,
+        action TEXT NOT NULL,
+        path TEXT,
+        detail TEXT NOT NULL,
+        outcome TEXT NOT NULL,
+        prev_hash TEXT NOT NULL,
+        hash TEXT NOT NULL
+      );
+      CREATE INDEX audit_records_by_at ON audit_records (at);
+      CREATE INDEX audit_records_by_actor ON audit_records (actor, seq);
+    `,
+  },
 ];
