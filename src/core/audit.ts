@@ -189,19 +189,23 @@ export class Auditor {
   }
 
   /**
-   * Runs `fn` and records its outcome: `ok` with the detail `detailOf` gives of the result,
+   * Runs `fn` and records its outcome (under `action`, or the name it gives once `fn` settled): `ok` with the detail `detailOf` gives of the result,
    * `denied` when it rejected with `FORBIDDEN`, `INVALID_CREDENTIAL` or `UNAUTHENTICATED`,
    * `failed` (with the error's code) otherwise. Resolves or rejects as `fn` did.
    */
-  async track<T>(subject: AuditSubject, action: AuditAction, path: string | null, fn: () => Promise<T>, detailOf?: (result: T) => AuditDetail, base: AuditDetail = {}): Promise<T> {
+  async track<T>(
+    subject: AuditSubject, action: AuditAction | (() => AuditAction), path: string | null, fn: () => Promise<T>,
+    detailOf?: (result: T) => AuditDetail, base: AuditDetail = {},
+  ): Promise<T> {
+    const name = typeof action === 'function' ? action : () => action;
     let result: T;
     try {
       result = await fn();
     } catch (err) {
-      await this.record(subject, action, path, outcomeOf(err), { ...base, error: isLadingError(err) ? err.code : 'INTERNAL' });
+      await this.record(subject, name(), path, outcomeOf(err), { ...base, error: isLadingError(err) ? err.code : 'INTERNAL' });
       throw err;
     }
-    await this.record(subject, action, path, 'ok', { ...base, ...detailOf?.(result) });
+    await this.record(subject, name(), path, 'ok', { ...base, ...detailOf?.(result) });
     return result;
   }
 }
@@ -212,4 +216,4 @@ export function outcomeOf(err: unknown): AuditOutcome {
 }
 
 /** An auditor that records nothing (for tests and tools that build services without a catalog). */
-export const noAudit = { record: async () => {}, track: async <T>(_s: AuditSubject, _a: AuditAction, _p: string | null, fn: () => Promise<T>) => fn() } as unknown as Auditor;
+export const noAudit = { record: async () => {}, track: async <T>(_s: AuditSubject, _a: unknown, _p: string | null, fn: () => Promise<T>) => fn() } as unknown as Auditor;
