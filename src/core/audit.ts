@@ -8,7 +8,7 @@
  * nothing of HTTP.
  */
 import { createHash } from 'node:crypto';
-import { isLadingError } from './errors.ts';
+import { LadingError, isLadingError } from './errors.ts';
 import type { Clock } from './ports.ts';
 
 /** Through which door an event came: the API, WebDAV, S3, the web app, an admin command, a share link. */
@@ -149,6 +149,25 @@ export async function* auditRecords(store: Pick<AuditStore, 'listAudit'>, query:
   }
 }
 
+/** How many records one prune removes per statement. */
+const PRUNE_BATCH = 1000;
+
+/**
+ * Removes the records older than `retentionSeconds` before `now` (none when it is 0), a batch
+ * at a time, always keeping the newest record; resolves with how many went. Safe on every node
+ * at once.
+ */
+export async function pruneAudit(store: Pick<AuditStore, 'pruneAudit'>, now: Date, retentionSeconds: number): Promise<number> {
+  if (retentionSeconds <= 0) return 0;
+  const before = new Date(now.getTime() - retentionSeconds * 1000);
+  let removed = 0;
+  for (;;) {
+    const n = await store.pruneAudit(before, PRUNE_BATCH);
+    removed += n;
+    if (n < PRUNE_BATCH) return removed;
+  }
+}
+
 /** Who acted, as the recorder needs it: an `Actor` has this shape. */
 export interface AuditSubject {
   readonly user: string | null;
@@ -217,3 +236,39 @@ export function outcomeOf(err: unknown): AuditOutcome {
 
 /** An auditor that records nothing (for tests and tools that build services without a catalog). */
 export const noAudit = { record: async () => {}, track: async <T>(_s: AuditSubject, _a: unknown, _p: string | null, fn: () => Promise<T>) => fn() } as unknown as Auditor;
+
+/**
+ * Reads of the audit trail, for administrators only: each method rejects with `FORBIDDEN`
+ * unless `reader.admin`. Reading it is not itself recorded.
+ */
+export class AuditReader {
+  readonly #store: Pick<AuditStore, 'listAudit'>;
+
+  constructor(store: Pick<AuditStore, 'listAudit'>) {
+    this.#store = store;
+  }
+
+  /** One page of records matching `query`, in `seq` order. `FORBIDDEN`. */
+  async page(reader: { readonly admin: boolean }, query: AuditQuery): Promise<AuditRecord[]> {
+    mustBeAdmin(reader);
+    return this.#store.listAudit(query);
+  }
+
+  /** Every record matching `query`, in `seq` order, read a page at a time. `FORBIDDEN` (before anything is read). */
+  records(reader: { readonly admin: boolean }, query: Omit<AuditQuery, 'limit'>): AsyncGenerator<AuditRecord> {
+    mustBeAdmin(reader);
+    return auditRecords(this.#store, query);
+  }
+}
+
+function mustBeAdmin(reader: { readonly admin: boolean }): void {
+  if (!reader.admin) throw new LadingError('FORBIDDEN', 'Only administrators may read the audit trail.');
+}
+
+/** A record as the API and the commands show it: snake_case, dates in ISO 8601. */
+export function auditJson(r: AuditRecord) {
+  return {
+    seq: r.seq, at: r.at.toISOString(), user: r.actor, address: r.address, door: r.door, action: r.action, path: r.path,
+    detail: r.detail, outcome: r.outcome, prev_hash: r.prevHash, hash: r.hash,
+  };
+}
