@@ -208,23 +208,24 @@ export class Auditor {
   }
 
   /**
-   * Runs `fn` and records its outcome (under `action`, or the name it gives once `fn` settled): `ok` with the detail `detailOf` gives of the result,
+   * Runs `fn` and records its outcome (under `action` and `path`, or what they give once `fn` settled): `ok` with the detail `detailOf` gives of the result,
    * `denied` when it rejected with `FORBIDDEN`, `INVALID_CREDENTIAL` or `UNAUTHENTICATED`,
    * `failed` (with the error's code) otherwise. Resolves or rejects as `fn` did.
    */
   async track<T>(
-    subject: AuditSubject, action: AuditAction | (() => AuditAction), path: string | null, fn: () => Promise<T>,
+    subject: AuditSubject, action: AuditAction | (() => AuditAction), path: string | null | (() => string | null), fn: () => Promise<T>,
     detailOf?: (result: T) => AuditDetail, base: AuditDetail = {},
   ): Promise<T> {
     const name = typeof action === 'function' ? action : () => action;
+    const where = typeof path === 'function' ? path : () => path;
     let result: T;
     try {
       result = await fn();
     } catch (err) {
-      await this.record(subject, name(), path, outcomeOf(err), { ...base, error: isLadingError(err) ? err.code : 'INTERNAL' });
+      await this.record(subject, name(), where(), outcomeOf(err), { ...base, error: isLadingError(err) ? err.code : 'INTERNAL' });
       throw err;
     }
-    await this.record(subject, name(), path, 'ok', { ...base, ...detailOf?.(result) });
+    await this.record(subject, name(), where(), 'ok', { ...base, ...detailOf?.(result) });
     return result;
   }
 }

@@ -323,11 +323,11 @@ export class ShareService {
    */
   async revoke(actor: Actor, id: string): Promise<ShareView> {
     let path: string | null = null;
-    return this.#trail.track(actor, 'share.revoke', null, async () => {
+    return this.#trail.track(actor, 'share.revoke', () => path, async () => {
       const view = await this.#revoke(actor, id);
       path = view.path;
       return view;
-    }, () => ({ path }), { share: id });
+    }, undefined, { share: id });
   }
 
   async #revoke(actor: Actor, id: string): Promise<ShareView> {

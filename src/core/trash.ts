@@ -106,11 +106,11 @@ export class Trash {
    */
   async restore(actor: Actor, id: string, newName: string | null = null): Promise<Entity> {
     let path: string | null = null;
-    return this.#trail.track(actor, 'restore', null, async () => {
+    return this.#trail.track(actor, 'restore', () => path, async () => {
       const restored = await this.#restore(actor, id, newName);
       path = restored.path;
       return restored;
-    }, () => ({ entity: id, path }));
+    }, undefined, { entity: id });
   }
 
   async #restore(actor: Actor, id: string, newName: string | null): Promise<Entity> {
