@@ -178,11 +178,12 @@ function registerAuditCommands(cli: Command): void {
       }
     }));
   auditFilters(common(audit.command('export').description('write the audit trail as JSON lines, one record a line, to standard output')))
-    .action(async (opts: AuditOptions) => withAdmin(opts, async ({ auditRecords }) => {
-      for await (const r of auditRecords(auditQuery(opts))) process.stdout.write(`${JSON.stringify(auditJson(r))}\n`);
+    // NOTE: the parent's options (--data, --config, the filters) may stand before or after the subcommand's name.
+    .action(async (_opts: AuditOptions, cmd: Command) => withAdmin(cmd.optsWithGlobals<AuditOptions>(), async ({ auditRecords }) => {
+      for await (const r of auditRecords(auditQuery(cmd.optsWithGlobals<AuditOptions>()))) process.stdout.write(`${JSON.stringify(auditJson(r))}\n`);
     }));
   common(audit.command('verify').description('check the audit trail\'s hash chain from its oldest kept record: exit 0 when intact, 1 naming the first broken record'))
-    .action(async (opts: CliOptions) => withAdmin(opts, async ({ verifyAudit }) => {
+    .action(async (_opts: CliOptions, cmd: Command) => withAdmin(cmd.optsWithGlobals<CliOptions>(), async ({ verifyAudit }) => {
       const check = await verifyAudit();
       if (!check.intact) throw new OperatorError(`the audit trail is broken at record ${check.seq}: ${check.reason} (${plural(check.count, 'record')} before it verified)`);
       process.stdout.write(`${plural(check.count, 'record')}, chain intact\n`);
