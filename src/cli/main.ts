@@ -33,6 +33,8 @@ import { clientAcl } from '../client/owner-commands.ts';
 import { existsSync } from 'node:fs';
 import { registerTransferCommands } from '../client/transfer/commands.ts';
 import { EXIT } from '../client/exit-codes.ts';
+import { AUDIT_ACTIONS, type AuditQuery, auditJson } from '../core/audit.ts';
+import { parsePath } from '../core/path.ts';
 
 // NOTE: a reader that went away (`lading ls -l | head`) ends the command quietly, as SIGPIPE
 // ends a Unix tool: no message, exit 141 (128 + SIGPIPE, what a shell reports for such a
@@ -156,6 +158,66 @@ function quotaLine(q: QuotaRecord): string {
   const bytes = `${formatBytes(q.bytes)} of ${q.maxBytes === null ? 'unlimited' : formatBytes(q.maxBytes)}`;
   const objects = `${q.objects} of ${q.maxObjects === null ? 'unlimited' : q.maxObjects} data objects`;
   return `${q.path}${q.user === null ? '' : ` (${q.user})`}: ${bytes}, ${objects}`;
+}
+
+interface AuditOptions extends CliOptions {
+  user?: string;
+  path?: string;
+  action?: string;
+  since?: string;
+  until?: string;
+  json?: boolean;
+}
+
+/** The filters of `lading audit` and `lading audit export`; a bad date or path is one line, exit 2. */
+function auditQuery(opts: AuditOptions): Omit<AuditQuery, 'limit'> {
+  const date = (value: string | undefined, name: string): Date | null => {
+    if (value === undefined) return null;
+    const at = new Date(value);
+    if (Number.isNaN(at.getTime())) {
+      process.stderr.write(`lading: --${name} '${value}' is not a date and time (e.g. 2026-11-27 or 2026-11-27T12:00:00Z)\n`);
+      process.exit(EXIT.USAGE);
+    }
+    return at;
+  };
+  return {
+    user: opts.user ?? null, action: opts.action ?? null, path: opts.path === undefined ? null : parsePath(opts.path),
+    since: date(opts.since, 'since'), until: date(opts.until, 'until'),
+  };
+}
+
+function auditFilters(cmd: Command): Command {
+  return cmd
+    .option('--user <name>', 'only records of this user')
+    .option('--path <path>', 'only records of this path and below it')
+    .addOption(new Option('--action <action>', 'only records of this action').choices(AUDIT_ACTIONS))
+    .option('--since <time>', 'only records at or after this time (ISO 8601)')
+    .option('--until <time>', 'only records before this time (ISO 8601)');
+}
+
+/** `lading audit` (a table, or JSON lines with --json), `lading audit export` (JSON lines) and `lading audit verify`. */
+function registerAuditCommands(cli: Command): void {
+  const audit = auditFilters(common(cli.command('audit').description('(administration) the audit trail: who did what, when, through which door, and the outcome; verify its chain, or export it as JSON lines')))
+    .option('--json', 'one JSON object a line instead of a table')
+    .action(async (opts: AuditOptions) => withAdmin(opts, async ({ auditRecords }) => {
+      const query = auditQuery(opts);
+      if (!opts.json) process.stdout.write('seq\tat\tuser\taddress\tdoor\taction\toutcome\tpath\tdetail\n');
+      for await (const r of auditRecords(query)) {
+        process.stdout.write(opts.json ? `${JSON.stringify(auditJson(r))}\n`
+          : `${r.seq}\t${r.at.toISOString()}\t${r.actor ?? '-'}\t${r.address ?? '-'}\t${r.door}\t${r.action}\t${r.outcome}\t${r.path ?? '-'}\t${JSON.stringify(r.detail)}\n`);
+      }
+    }));
+  auditFilters(common(audit.command('export').description('write the audit trail as JSON lines, one record a line, to standard output')))
+    // NOTE: the parent's options (--data, --config, the filters) may stand before or after the subcommand's name.
+    .action(async (_opts: AuditOptions, cmd: Command) => withAdmin(cmd.optsWithGlobals<AuditOptions>(), async ({ auditRecords }) => {
+      for await (const r of auditRecords(auditQuery(cmd.optsWithGlobals<AuditOptions>()))) process.stdout.write(`${JSON.stringify(auditJson(r))}\n`);
+    }));
+  common(audit.command('verify').description('check the audit trail\'s hash chain from its oldest kept record: exit 0 when intact, 1 naming the first broken record'))
+    .action(async (_opts: CliOptions, cmd: Command) => withAdmin(cmd.optsWithGlobals<CliOptions>(), async ({ verifyAudit }) => {
+      const check = await verifyAudit();
+      if (!check.intact) throw new OperatorError(`the audit trail is broken at record ${check.seq}: ${check.reason} (${plural(check.count, 'record')} before it verified)`);
+      process.stdout.write(`${plural(check.count, 'record')}, chain intact\n`);
+    }));
 }
 
 function program(): Command {
@@ -339,6 +401,8 @@ function program(): Command {
         process.stdout.write(`${j.id}\t${j.state}\t${j.attempts}\t${j.updatedAt.toISOString()}\t${what}\t${j.lastError ?? ''}\n`);
       }
     }));
+
+  registerAuditCommands(cli);
 
   cli.command('completion').helpGroup(CLIENT_GROUP)
     .description('print a shell completion script: eval "$(lading completion bash)", or for zsh, fish')

@@ -7,6 +7,7 @@
  * entity over); the owner of a home keeps `own` on it. Takes ports; knows nothing of HTTP.
  */
 import { type Actor, ANONYMOUS, type Backend, PUBLIC_GROUP, SYSTEM_OWNER, refusePublicOwn } from './backend.ts';
+import { type Auditor, noAudit } from './audit.ts';
 import { LadingError } from './errors.ts';
 import { type Path, lineage } from './path.ts';
 import type { AccountStore, NamespaceStore } from './ports.ts';
@@ -47,6 +48,8 @@ export interface AccessList {
 export interface AccessControlOptions {
   backend: Pick<Backend, 'require' | 'levelOf' | 'homeOf'>;
   catalog: Pick<NamespaceStore, 'getEntity' | 'listAccess' | 'setAccess' | 'listEntitiesHeldBy'> & Pick<AccountStore, 'getUser'>;
+  /** The audit trail every change is recorded in; none when absent. */
+  trail?: Auditor;
 }
 
 export class AccessControl {
@@ -75,6 +78,10 @@ export class AccessControl {
    * an owner, and `FORBIDDEN` when lowering the home owner's entry on their home.
    */
   async grant(actor: Actor, path: Path, principal: string, level: AccessLevel): Promise<AccessList> {
+    return (this.#o.trail ?? noAudit).track(actor, 'acl.set', path, () => this.#grant(actor, path, principal, level), undefined, { principal, level });
+  }
+
+  async #grant(actor: Actor, path: Path, principal: string, level: AccessLevel): Promise<AccessList> {
     const owner = await this.#ownedEntity(actor, path);
     if (!ACCESS_LEVELS.includes(level)) throw new LadingError('BAD_REQUEST', `level must be one of ${ACCESS_LEVELS.join(', ')}.`);
     await this.#mustBePrincipal(principal);
@@ -93,6 +100,10 @@ export class AccessControl {
    * entity's last `own`, and `FORBIDDEN` for the home owner's entry on their home.
    */
   async revoke(actor: Actor, path: Path, principal: string): Promise<AccessList> {
+    return (this.#o.trail ?? noAudit).track(actor, 'acl.set', path, () => this.#revoke(actor, path, principal), undefined, { principal, level: null });
+  }
+
+  async #revoke(actor: Actor, path: Path, principal: string): Promise<AccessList> {
     const owner = await this.#ownedEntity(actor, path);
     if (principal === ANONYMOUS) throw this.#anonymousRefused();
     const entries = await this.#o.catalog.listAccess(path);

@@ -7,6 +7,7 @@
  */
 import type { Backend } from './backend.ts';
 import { PUBLIC_GROUP, refusePublicOwn } from './backend.ts';
+import { type AuditDetail, type AuditSubject, type Auditor, noAudit } from './audit.ts';
 import { LadingError } from './errors.ts';
 import { type Path, parsePath } from './path.ts';
 import type { AccountStore, Clock, CredentialManager, CredentialStatus, JobStore, NamespaceStore, SessionStore } from './ports.ts';
@@ -28,7 +29,14 @@ export interface AdminServiceOptions {
    * provider's grants, refresh tokens and browser sessions); resolves with how many.
    */
   revokeProviderGrants?(user: string): Promise<number>;
+  /** The audit trail each command that changes something is recorded in (door `admin`); none when absent. */
+  trail?: Auditor;
+  /** Who the records name as the actor: the operator at the server's shell. Default `operator`. */
+  operator?: string;
 }
+
+/** The name the records of admin commands give their actor by default. */
+export const OPERATOR = 'operator';
 
 export class AdminService {
   readonly #o: AdminServiceOptions;
@@ -44,6 +52,10 @@ export class AdminService {
    * password, `CONFLICT` when the name is taken.
    */
   async addUser(name: string, options: { admin: boolean; password: string | null }): Promise<Path> {
+    return this.#audited('user.add', null, { name, admin: options.admin, password: options.password !== null }, () => this.#addUser(name, options));
+  }
+
+  async #addUser(name: string, options: { admin: boolean; password: string | null }): Promise<Path> {
     const passwordHash = options.password === null ? null : await this.#hash(options.password);
     await this.#o.backend.addUser(name, { kind: options.admin ? 'admin' : 'user', passwordHash });
     return this.#o.backend.homeOf(name);
@@ -51,6 +63,10 @@ export class AdminService {
 
   /** Creates a group. `BAD_REQUEST` for an invalid name, `CONFLICT` when the name is taken. */
   async addGroup(name: string): Promise<void> {
+    return this.#audited('group.add', null, { name }, () => this.#addGroup(name));
+  }
+
+  async #addGroup(name: string): Promise<void> {
     await this.#o.backend.addUser(name, { kind: 'group' });
   }
 
@@ -62,9 +78,13 @@ export class AdminService {
    * for a group (groups do not log in) or an empty password.
    */
   async setPassword(name: string, password: string | null): Promise<number> {
+    return this.#audited('user.passwd', null, { name, password: password !== null }, () => this.#setPassword(name, password));
+  }
+
+  async #setPassword(name: string, password: string | null): Promise<number> {
     await this.#person(name);
     await this.#o.catalog.setPasswordHash(name, password === null ? null : await this.#hash(password));
-    return this.revokeSessions(name);
+    return this.#revokeSessions(name);
   }
 
   /**
@@ -74,6 +94,10 @@ export class AdminService {
    * for a group.
    */
   async revokeSessions(name: string): Promise<number> {
+    return this.#audited('user.revoke', null, { name }, () => this.#revokeSessions(name));
+  }
+
+  async #revokeSessions(name: string): Promise<number> {
     await this.#person(name);
     const sessions = await this.#o.catalog.deleteSessionsOf(name);
     return sessions + (await this.#o.revokeProviderGrants?.(name) ?? 0);
@@ -85,9 +109,13 @@ export class AdminService {
    * group.
    */
   async setDisabled(name: string, disabled: boolean): Promise<void> {
+    return this.#audited(disabled ? 'user.disable' : 'user.enable', null, { name }, () => this.#setDisabled(name, disabled));
+  }
+
+  async #setDisabled(name: string, disabled: boolean): Promise<void> {
     await this.#person(name);
     await this.#o.catalog.setDisabled(name, disabled);
-    if (disabled) await this.revokeSessions(name);
+    if (disabled) await this.#revokeSessions(name);
   }
 
   /** Users, administrators and groups, sorted by name (never their password hashes). */
@@ -100,6 +128,10 @@ export class AdminService {
    * exist, `BAD_REQUEST` when `group` is not a group or `user` is one (groups do not nest).
    */
   async addToGroup(group: string, user: string): Promise<void> {
+    return this.#audited('group.member', null, { group, user }, () => this.#addToGroup(group, user));
+  }
+
+  async #addToGroup(group: string, user: string): Promise<void> {
     const g = await this.#o.catalog.getUser(group);
     if (!g) throw new LadingError('NOT_FOUND', `no group '${group}'`);
     if (g.kind !== 'group') throw new LadingError('BAD_REQUEST', `'${group}' is a ${g.kind}, not a group`);
@@ -114,6 +146,10 @@ export class AdminService {
    * principal does not exist.
    */
   async setAccess(path: string, principal: string, level: string): Promise<void> {
+    return this.#audited('acl.set', path, { principal, level }, () => this.#setAccess(path, principal, level));
+  }
+
+  async #setAccess(path: string, principal: string, level: string): Promise<void> {
     if (level !== 'none' && !ACCESS_LEVELS.includes(level as AccessLevel)) {
       throw new LadingError('BAD_REQUEST', `level must be one of ${ACCESS_LEVELS.join(', ')} or none`);
     }
@@ -153,6 +189,12 @@ export class AdminService {
     }
     if (!Number.isInteger(limit) || limit < 1) throw new LadingError('BAD_REQUEST', 'limit must be a positive integer');
     return this.#o.catalog.listJobs(state as JobState | null, limit);
+  }
+
+  /** Runs the command `command` and records it and its outcome (never a password: `detail` says only whether one was given). */
+  async #audited<T>(command: string, path: string | null, detail: AuditDetail, fn: () => Promise<T>): Promise<T> {
+    const subject: AuditSubject = { user: this.#o.operator ?? OPERATOR, via: { door: 'admin', address: null } };
+    return (this.#o.trail ?? noAudit).track(subject, 'admin', path, fn, undefined, { command, ...detail });
   }
 
   async #hash(password: string): Promise<string> {

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
+import { type AuditVia, type Auditor, noAudit, outcomeOf } from './audit.ts';
 import { LadingError, isLadingError } from './errors.ts';
 import { Meter, checksumString } from './meter.ts';
 import { isReservedAttribute } from './metadata.ts';
@@ -68,6 +69,8 @@ export interface BackendOptions {
   node?: string;
   /** What one copy may take at most; a larger one is refused before it starts (`PAYLOAD_TOO_LARGE`). Default `DEFAULT_COPY_LIMITS`. */
   copyLimits?: CopyLimits;
+  /** Where each change is recorded (the audit trail); nothing is recorded when absent. */
+  trail?: Auditor;
 }
 
 /** The bounds of one copy (`Backend.copy`): the bytes of all its data objects, and its entities (collections included). */
@@ -179,6 +182,8 @@ export interface Actor {
   readonly user: string;
   readonly principals: readonly string[];
   readonly admin: boolean;
+  /** Where the caller came from (door and address), for the audit trail; absent for the core's own work. */
+  readonly via?: AuditVia | undefined;
 }
 
 export class Backend {
@@ -192,6 +197,7 @@ export class Backend {
   readonly #jobs: JobsFor | undefined;
   readonly #onJobs: () => void;
   readonly #copyLimits: CopyLimits;
+  readonly #trail: Auditor;
   readonly #background = new Set<Promise<void>>();
 
   constructor(options: BackendOptions) {
@@ -205,6 +211,7 @@ export class Backend {
     this.#jobs = options.rules && options.rules.rules.length > 0 ? options.rules.jobsFor : undefined;
     this.#onJobs = options.onJobs ?? (() => {});
     this.#copyLimits = options.copyLimits ?? DEFAULT_COPY_LIMITS;
+    this.#trail = options.trail ?? noAudit;
   }
 
   get zonePath(): Path {
@@ -283,13 +290,13 @@ export class Backend {
    * The actor a credential stands for, after the authority verified it: the user, the
    * `public` group, the user's groups. `PROXY_EXPIRED`, `INVALID_CREDENTIAL`.
    */
-  actorOf(cred: BackendCredential): Promise<Actor> {
-    return this.#actor(cred);
+  actorOf(cred: BackendCredential, via?: AuditVia): Promise<Actor> {
+    return this.#actor(cred, via);
   }
 
   /** The actor of a caller without a credential: it holds only what is granted to `anonymous`. */
-  anonymousActor(): Actor {
-    return { user: ANONYMOUS, principals: [ANONYMOUS], admin: false };
+  anonymousActor(via?: AuditVia): Actor {
+    return { user: ANONYMOUS, principals: [ANONYMOUS], admin: false, ...(via ? { via } : {}) };
   }
 
   /**
@@ -298,10 +305,10 @@ export class Backend {
    * user, `public` and the user's groups are granted. Rejects with `INVALID_CREDENTIAL` when
    * the user is gone, is a group or is disabled.
    */
-  async actorFor(user: string): Promise<Actor> {
+  async actorFor(user: string, via?: AuditVia): Promise<Actor> {
     const record = await this.#catalog.getUser(user);
     if (!record || record.kind === 'group' || record.disabled) throw new LadingError('INVALID_CREDENTIAL', `The account '${user}' no longer exists or is disabled.`);
-    return { user, principals: [user, PUBLIC_GROUP, ...(await this.#catalog.groupsOf(user))], admin: false };
+    return { user, principals: [user, PUBLIC_GROUP, ...(await this.#catalog.groupsOf(user))], admin: false, ...(via ? { via } : {}) };
   }
 
   /**
@@ -462,12 +469,21 @@ export class Backend {
    * `NOT_FOUND` (no parent), `NOT_A_COLLECTION`, `PAYLOAD_TOO_LARGE`, `DIGEST_MISMATCH`,
    * `INCOMPLETE_BODY`, `STORAGE_FULL`.
    */
-  async upload(cred: BackendCredential, path: Path, source: Readable, options: UploadOptions): Promise<{ object: DataObject; jobIds: string[] }> {
-    return this.uploadAs(await this.#actor(cred), path, source, options);
+  async upload(cred: BackendCredential, path: Path, source: Readable, options: UploadOptions, via?: AuditVia): Promise<{ object: DataObject; jobIds: string[] }> {
+    return this.uploadAs(await this.#actor(cred, via), path, source, options);
   }
 
-  /** `upload` as `actor`; the new object is owned by `actor.user`. */
+  /** `upload` as `actor`; the new object is owned by `actor.user`. Recorded as `upload` or `overwrite`. */
   async uploadAs(actor: Actor, path: Path, source: Readable, options: UploadOptions): Promise<{ object: DataObject; jobIds: string[] }> {
+    let replaced = false;
+    return this.#trail.track(actor, () => (replaced ? 'overwrite' : 'upload'), path, async () => {
+      const outcome = await this.#uploadAs(actor, path, source, options);
+      replaced = outcome.replaced;
+      return outcome;
+    }, ({ object }) => ({ size: object.size }));
+  }
+
+  async #uploadAs(actor: Actor, path: Path, source: Readable, options: UploadOptions): Promise<{ object: DataObject; jobIds: string[]; replaced: boolean }> {
     // Refuse before reading the body what would be refused at commit anyway.
     await this.checkUploadTarget(actor, path, options.overwrite !== false, options.declaredSize);
 
@@ -509,7 +525,7 @@ export class Backend {
       // Deleting a large file takes milliseconds the answer need not wait for: until it is
       // gone the blob stays tracked, so a crash meanwhile leaves it to the sweeper.
       if (replacedBlob && this.#resource.capabilities.deleteSparesOpenReads) this.#inBackground(this.#discard(replacedBlob));
-      return { object, jobIds };
+      return { object, jobIds, replaced: replacedBlob !== null };
     } catch (err) {
       detach();
       meter.destroy();
@@ -562,14 +578,18 @@ export class Backend {
   async commitStagedAs(actor: Actor, input: {
     path: Path; blob: string; size: number; checksum: string; overwrite: boolean; upload: { id: string; holder: string; expiresAt: Date };
   }): Promise<{ object: DataObject; jobIds: string[] }> {
-    await this.#require(actor, input.path, 'write');
-    const { object, replacedBlob, jobIds } = await this.#catalog.commitObject({
-      path: input.path, owner: actor.user, size: input.size, checksum: input.checksum, blob: input.blob, now: this.#clock.now(),
-      overwrite: input.overwrite, jobs: this.#jobs, upload: input.upload,
-    });
-    if (jobIds.length > 0) this.#onJobs();
-    if (replacedBlob && this.#resource.capabilities.deleteSparesOpenReads) this.#inBackground(this.#discard(replacedBlob));
-    return { object, jobIds };
+    let replaced = false;
+    return this.#trail.track(actor, () => (replaced ? 'overwrite' : 'upload'), input.path, async () => {
+      await this.#require(actor, input.path, 'write');
+      const { object, replacedBlob, jobIds } = await this.#catalog.commitObject({
+        path: input.path, owner: actor.user, size: input.size, checksum: input.checksum, blob: input.blob, now: this.#clock.now(),
+        overwrite: input.overwrite, jobs: this.#jobs, upload: input.upload,
+      });
+      replaced = replacedBlob !== null;
+      if (jobIds.length > 0) this.#onJobs();
+      if (replacedBlob && this.#resource.capabilities.deleteSparesOpenReads) this.#inBackground(this.#discard(replacedBlob));
+      return { object, jobIds };
+    }, ({ object }) => ({ size: object.size }), { staged: true });
   }
 
   /**
@@ -578,12 +598,27 @@ export class Backend {
    * `FORBIDDEN`, `CONFLICT` (exists, or a data object is in the way), `NOT_FOUND` (no parent,
    * without `parents`), `NOT_A_COLLECTION`.
    */
-  async createCollection(cred: BackendCredential, path: Path, options: { parents: boolean }): Promise<Collection> {
-    return this.createCollectionAs(await this.#actor(cred), path, options);
+  async createCollection(cred: BackendCredential, path: Path, options: { parents: boolean }, via?: AuditVia): Promise<Collection> {
+    return this.createCollectionAs(await this.#actor(cred, via), path, options);
   }
 
-  /** `createCollection` as `actor`. */
+  /**
+   * `createCollection` as `actor`. Recorded as `mkdir` when it created a collection or failed
+   * (not when `parents` found every collection there already).
+   */
   async createCollectionAs(actor: Actor, path: Path, options: { parents: boolean }): Promise<Collection> {
+    let created = 0;
+    try {
+      const collection = await this.#createCollectionAs(actor, path, options, () => created++);
+      if (created > 0) await this.#trail.record(actor, 'mkdir', path, 'ok', options.parents ? { parents: true } : {});
+      return collection;
+    } catch (err) {
+      await this.#trail.record(actor, 'mkdir', path, outcomeOf(err), { error: isLadingError(err) ? err.code : 'INTERNAL' });
+      throw err;
+    }
+  }
+
+  async #createCollectionAs(actor: Actor, path: Path, options: { parents: boolean }, onCreated: () => void): Promise<Collection> {
     const targets = options.parents ? lineage(path).slice(1) : [path];
     let last: Collection | null = null;
     for (const target of targets) {
@@ -596,6 +631,7 @@ export class Backend {
       await this.#require(actor, target, 'write');
       try {
         last = await this.#catalog.createCollection({ path: target, owner: actor.user, now: this.#clock.now(), jobs: this.#jobs });
+        onCreated();
       } catch (err) {
         // NOTE: with `parents`, a collection another request made meanwhile is as good as
         // one made here (concurrent uploads into a new folder, on one node or several).
@@ -615,8 +651,16 @@ export class Backend {
    * contents follow. Rejects with `INVALID_PATH` (bad name), `FORBIDDEN`, `NOT_FOUND`,
    * `CONFLICT` (the new name is taken).
    */
-  async rename(cred: BackendCredential, path: Path, newName: string): Promise<Entity> {
-    const actor = await this.#actor(cred);
+  async rename(cred: BackendCredential, path: Path, newName: string, via?: AuditVia): Promise<Entity> {
+    return this.renameAs(await this.#actor(cred, via), path, newName);
+  }
+
+  /** `rename` as `actor`. Recorded as `rename`. */
+  async renameAs(actor: Actor, path: Path, newName: string): Promise<Entity> {
+    return this.#trail.track(actor, 'rename', path, () => this.#renameAs(actor, path, newName), (e) => ({ to: e.path }));
+  }
+
+  async #renameAs(actor: Actor, path: Path, newName: string): Promise<Entity> {
     const target = childOf(parentOf(path), parseName(newName));
     await this.#require(actor, path, 'write');
     await this.#mustExist(path);
@@ -638,12 +682,16 @@ export class Backend {
    * (`into` is a data object), `CONFLICT` (the target exists: a collection, or anything
    * without `overwrite`).
    */
-  async move(cred: BackendCredential, path: Path, options: PlaceOptions): Promise<Entity> {
-    return this.moveAs(await this.#actor(cred), path, options);
+  async move(cred: BackendCredential, path: Path, options: PlaceOptions, via?: AuditVia): Promise<Entity> {
+    return this.moveAs(await this.#actor(cred, via), path, options);
   }
 
-  /** `move` as `actor`. */
+  /** `move` as `actor`. Recorded as `move`. */
   async moveAs(actor: Actor, path: Path, options: PlaceOptions): Promise<Entity> {
+    return this.#trail.track(actor, 'move', path, () => this.#moveAs(actor, path, options), (e) => ({ to: e.path }), { into: options.into });
+  }
+
+  async #moveAs(actor: Actor, path: Path, options: PlaceOptions): Promise<Entity> {
     const { into, overwrite } = options;
     const target = childOf(into, options.name === undefined ? baseName(path) : parseName(options.name));
     await this.#require(actor, path, 'write');
@@ -680,12 +728,16 @@ export class Backend {
    * `CONFLICT` (the target exists: a collection, or anything without `overwrite`, or anything
    * for a collection's copy), `PAYLOAD_TOO_LARGE` (over a copy limit), `STORAGE_FULL`.
    */
-  async copy(cred: BackendCredential, path: Path, options: PlaceOptions): Promise<{ entity: Entity; jobIds: string[] }> {
-    return this.copyAs(await this.#actor(cred), path, options);
+  async copy(cred: BackendCredential, path: Path, options: PlaceOptions, via?: AuditVia): Promise<{ entity: Entity; jobIds: string[] }> {
+    return this.copyAs(await this.#actor(cred, via), path, options);
   }
 
-  /** `copy` as `actor`; the copies are owned by `actor.user`. */
+  /** `copy` as `actor`; the copies are owned by `actor.user`. Recorded as `copy`. */
   async copyAs(actor: Actor, path: Path, options: PlaceOptions): Promise<{ entity: Entity; jobIds: string[] }> {
+    return this.#trail.track(actor, 'copy', path, () => this.#copyAs(actor, path, options), ({ entity }) => ({ to: entity.path }), { into: options.into });
+  }
+
+  async #copyAs(actor: Actor, path: Path, options: PlaceOptions): Promise<{ entity: Entity; jobIds: string[] }> {
     const { into, overwrite } = options;
     const target = childOf(into, options.name === undefined ? baseName(path) : parseName(options.name));
     const source = await this.statAs(actor, path);
@@ -795,20 +847,22 @@ export class Backend {
   }
 
   /** Grants (or with null revokes) access; the caller needs `own`. `FORBIDDEN`, `NOT_FOUND`, `BAD_REQUEST` (see `refusePublicOwn`). */
-  async setAccess(cred: BackendCredential, path: Path, principal: string, level: AccessLevel | null): Promise<void> {
-    const actor = await this.#actor(cred);
-    await this.#require(actor, path, 'own');
-    await this.#mustExist(path);
-    refusePublicOwn(principal, level);
-    await this.#catalog.setAccess(path, principal, level);
+  async setAccess(cred: BackendCredential, path: Path, principal: string, level: AccessLevel | null, via?: AuditVia): Promise<void> {
+    const actor = await this.#actor(cred, via);
+    await this.#trail.track(actor, 'acl.set', path, async () => {
+      await this.#require(actor, path, 'own');
+      await this.#mustExist(path);
+      refusePublicOwn(principal, level);
+      await this.#catalog.setAccess(path, principal, level);
+    }, undefined, { principal, level });
   }
 
-  async #actor(cred: BackendCredential): Promise<Actor> {
+  async #actor(cred: BackendCredential, via?: AuditVia): Promise<Actor> {
     const user = await this.#authority.resolve(cred, this.#clock.now());
     const record = await this.#catalog.getUser(user);
     if (!record || record.kind === 'group') throw new LadingError('INVALID_CREDENTIAL', `The credential names no backend user.`);
     const groups = await this.#catalog.groupsOf(user);
-    return { user, principals: [user, PUBLIC_GROUP, ...groups], admin: record.kind === 'admin' };
+    return { user, principals: [user, PUBLIC_GROUP, ...groups], admin: record.kind === 'admin', ...(via ? { via } : {}) };
   }
 
   /** Refuses unless `actor` holds `level` on `path`, whose access is that of `from` (by default itself). */

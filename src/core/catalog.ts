@@ -7,6 +7,7 @@
  * power cut), so nothing answered from it is ever taken back; only `heartbeat`, `forgetNode`,
  * `untrackBlob` and the `InlineStore`'s `put` and `delete` may resolve earlier.
  */
+import type { AuditStore } from './audit.ts';
 import type { Path } from './path.ts';
 import type { QuotaRecord } from './quotas.ts';
 import type {
@@ -688,6 +689,7 @@ export interface CatalogRoles {
   fixity: FixityStore;
   cas: CaStore;
   quotas: QuotaStore;
+  audit: AuditStore;
 }
 
 /** The name of one role of the catalog. */
@@ -697,7 +699,7 @@ export type CatalogRole = keyof CatalogRoles;
  * The catalog: every role in one store, behind one connection. Every method is atomic on its
  * own. Implementations pass every suite `test/contracts/catalog-contract.ts` lists.
  */
-export interface Catalog extends NamespaceStore, AccountStore, SessionStore, JobStore, HandleStore, BlobTracker, OidcStore, PublicationStore, ShareStore, UploadStore, LockStore, S3KeyStore, FixityStore, CaStore, QuotaStore {
+export interface Catalog extends NamespaceStore, AccountStore, SessionStore, JobStore, HandleStore, BlobTracker, OidcStore, PublicationStore, ShareStore, UploadStore, LockStore, S3KeyStore, FixityStore, CaStore, QuotaStore, AuditStore {
   readonly driver: string;
   /**
    * Resolves once the catalog has answered a trivial query (readiness); rejects with

@@ -6,6 +6,7 @@
  * holds at most `MAX_AVUS` AVUs. Takes ports; knows nothing of HTTP.
  */
 import type { Actor, Backend } from './backend.ts';
+import { type Auditor, noAudit } from './audit.ts';
 import { LadingError } from './errors.ts';
 import type { Path } from './path.ts';
 import type { NamespaceStore } from './ports.ts';
@@ -55,6 +56,8 @@ function checkText(what: 'attribute' | 'value' | 'unit', text: string, required:
 export interface MetadataOptions {
   backend: Pick<Backend, 'require'>;
   catalog: Pick<NamespaceStore, 'getEntity' | 'listMeta' | 'addMeta' | 'removeMeta'>;
+  /** The audit trail every change is recorded in; none when absent. */
+  trail?: Auditor;
 }
 
 export class Metadata {
@@ -81,6 +84,10 @@ export class Metadata {
    * `MAX_AVU_BYTES`, or an entity that holds `MAX_AVUS` already.
    */
   async add(actor: Actor, path: Path, avu: Avu): Promise<Avu[]> {
+    return (this.#o.trail ?? noAudit).track(actor, 'meta.add', path, () => this.#add(actor, path, avu), undefined, { attribute: avu.attribute, value: avu.value, unit: avu.unit ?? null });
+  }
+
+  async #add(actor: Actor, path: Path, avu: Avu): Promise<Avu[]> {
     await this.#entity(actor, path, 'write');
     this.#mayChange(avu.attribute);
     checkText('attribute', avu.attribute, true);
@@ -101,6 +108,10 @@ export class Metadata {
    * for a reserved attribute; `NOT_FOUND` when the entity does not exist or no AVU matches.
    */
   async remove(actor: Actor, path: Path, attribute: string, value?: string): Promise<Avu[]> {
+    return (this.#o.trail ?? noAudit).track(actor, 'meta.remove', path, () => this.#remove(actor, path, attribute, value), undefined, { attribute, value: value ?? null });
+  }
+
+  async #remove(actor: Actor, path: Path, attribute: string, value?: string): Promise<Avu[]> {
     await this.#entity(actor, path, 'write');
     this.#mayChange(attribute);
     const existing = await this.#o.catalog.listMeta(path);

@@ -15,6 +15,7 @@ export type {
   AccountStore, BlobTracker, CaStore, Catalog, FixityStore, StoredObject, JobQueueFigures, PoolFigures, CatalogRole, CatalogRoles, HandleStore, InlineStore, JobStore, LockStore, NamespaceStore, OidcRecord, OidcRecordInput,
   OidcStore, PublicationStore, QuotaStore, S3KeyStore, SessionStore, ShareStore, StoredCa, TrackedBlob, UploadInput, UploadRecord, UploadStore,
 } from './catalog.ts';
+export type { AuditStore } from './audit.ts';
 
 export interface ResourceCapabilities {
   /** `read` honours a byte range without reading what lies before it. */

@@ -8,6 +8,7 @@
  * landing page. Takes ports; knows nothing of HTTP or URLs.
  */
 import { type Actor, ANONYMOUS, type Backend, type CollectionWalk, type ReadPlan } from './backend.ts';
+import { type Auditor, noAudit } from './audit.ts';
 import { LadingError, isLadingError } from './errors.ts';
 import { type Path, lineage } from './path.ts';
 import type { ByteRange, Clock, NamespaceStore, PublicationStore, ResourceStream } from './ports.ts';
@@ -50,6 +51,8 @@ export interface PublishingOptions {
   onJobs?: () => void;
   /** Where the audit line of every publish and unpublish goes. */
   audit: AuditLog;
+  /** The audit trail every publish and unpublish is recorded in; none when absent. */
+  trail?: Auditor;
 }
 
 export class Publishing {
@@ -75,7 +78,7 @@ export class Publishing {
    * with `FORBIDDEN` unless `actor` holds `own` (whether or not it exists), `NOT_FOUND`.
    */
   async publish(actor: Actor, path: Path): Promise<PublicationState> {
-    return this.#change(actor, path, 'publish');
+    return (this.#o.trail ?? noAudit).track(actor, 'publish', path, () => this.#change(actor, path, 'publish'));
   }
 
   /**
@@ -85,7 +88,7 @@ export class Publishing {
    * published only through a collection above it (unpublish that one).
    */
   async unpublish(actor: Actor, path: Path): Promise<PublicationState> {
-    return this.#change(actor, path, 'unpublish');
+    return (this.#o.trail ?? noAudit).track(actor, 'unpublish', path, () => this.#change(actor, path, 'unpublish'));
   }
 
   /** The published entity at `path`. `NOT_FOUND` when it does not exist or is not published. */

@@ -7,6 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Actor, Backend } from './backend.ts';
+import { type AuditVia, type Auditor, noAudit } from './audit.ts';
 import { LadingError } from './errors.ts';
 import type { Clock, S3KeyStore } from './ports.ts';
 
@@ -36,6 +37,8 @@ export interface S3KeysOptions {
   backend: Pick<Backend, 'actorFor'>;
   sealer: SecretSealer;
   clock: Clock;
+  /** The audit trail key creation and revocation are recorded in; none when absent. */
+  trail?: Auditor;
 }
 
 /** An access key id: `LK` and 18 upper-case letters and digits (20 characters, as AWS's). */
@@ -53,6 +56,11 @@ export class S3Keys {
    * clear. `BAD_REQUEST` (label too long), `TOO_MANY_REQUESTS` (`MAX_S3_KEYS_PER_USER`).
    */
   async create(actor: Actor, label: string | null = null): Promise<S3KeyView & { secret: string }> {
+    // NOTE: the record names the key's public id, never its secret.
+    return (this.#o.trail ?? noAudit).track(actor, 's3key.create', null, () => this.#create(actor, label), (k) => ({ key: k.id, label }));
+  }
+
+  async #create(actor: Actor, label: string | null): Promise<S3KeyView & { secret: string }> {
     if (label !== null && label.length > MAX_S3_KEY_LABEL) throw new LadingError('BAD_REQUEST', `The label is longer than ${MAX_S3_KEY_LABEL} characters.`);
     const { catalog, sealer, clock } = this.#o;
     if ((await catalog.listS3Keys(actor.user)).length >= MAX_S3_KEYS_PER_USER) {
@@ -73,7 +81,9 @@ export class S3Keys {
 
   /** Revokes `actor.user`'s key `id`, at once for every node. `NOT_FOUND` when the user has no such key. */
   async revoke(actor: Actor, id: string): Promise<void> {
-    if (!(await this.#o.catalog.deleteS3Key(actor.user, id))) throw new LadingError('NOT_FOUND', `You have no S3 key '${id}'.`);
+    await (this.#o.trail ?? noAudit).track(actor, 's3key.revoke', null, async () => {
+      if (!(await this.#o.catalog.deleteS3Key(actor.user, id))) throw new LadingError('NOT_FOUND', `You have no S3 key '${id}'.`);
+    }, undefined, { key: id });
   }
 
   /**
@@ -81,10 +91,10 @@ export class S3Keys {
    * `INVALID_CREDENTIAL` when the key does not exist (or was revoked) and when its user is
    * gone or disabled.
    */
-  async resolve(id: string): Promise<{ actor: Actor; secret: Buffer }> {
+  async resolve(id: string, via?: AuditVia): Promise<{ actor: Actor; secret: Buffer }> {
     const record = KEY_ID.test(id) ? await this.#o.catalog.getS3Key(id) : null;
     if (!record) throw new LadingError('INVALID_CREDENTIAL', 'The access key does not exist or was revoked.');
-    const actor = await this.#o.backend.actorFor(record.user);
+    const actor = await this.#o.backend.actorFor(record.user, via);
     return { actor, secret: this.#o.sealer.open(record.secret, PURPOSE) };
   }
 }

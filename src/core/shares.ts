@@ -11,6 +11,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { type Readable, Transform } from 'node:stream';
 import type { Actor, Backend, CollectionWalk, ReadPlan } from './backend.ts';
+import { type AuditVia, type Auditor, noAudit } from './audit.ts';
 import { LadingError, isLadingError } from './errors.ts';
 import type { Observer } from './observer.ts';
 import { type Path, ROOT, childOf, isWithin, parseName, parsePath } from './path.ts';
@@ -66,6 +67,8 @@ export interface ShareServiceOptions {
   log: ShareAuditLog;
   /** Told of each use of a link and each refusal by a limit (the metrics); none by default. */
   observer?: Pick<Observer, 'shareUsed' | 'limited'>;
+  /** The audit trail links' creation, use and revocation are recorded in; none when absent. */
+  trail?: Auditor;
 }
 
 /** What an owner asks for when creating a link. */
@@ -221,6 +224,17 @@ export class ShareService {
    * Logs an audit line (never the token or the password).
    */
   async create(actor: Actor, input: NewShare): Promise<{ view: ShareView; token: string }> {
+    // NOTE: the record names the link's id, never its token or password.
+    return this.#trail.track(actor, 'share.create', input.path, () => this.#create(actor, input), ({ view }) => ({
+      share: view.share.id, kind: input.kind, passwordProtected: (input.password ?? null) !== null,
+    }), { kind: input.kind });
+  }
+
+  get #trail(): Auditor {
+    return this.#o.trail ?? noAudit;
+  }
+
+  async #create(actor: Actor, input: NewShare): Promise<{ view: ShareView; token: string }> {
     const { backend, catalog, clock, limits } = this.#o;
     const now = clock.now();
     await backend.require(actor, input.path, 'own');
@@ -308,6 +322,15 @@ export class ShareService {
    * it (one answer for both). Resolves with the view the link had. Logs an audit line.
    */
   async revoke(actor: Actor, id: string): Promise<ShareView> {
+    let path: string | null = null;
+    return this.#trail.track(actor, 'share.revoke', () => path, async () => {
+      const view = await this.#revoke(actor, id);
+      path = view.path;
+      return view;
+    }, undefined, { share: id });
+  }
+
+  async #revoke(actor: Actor, id: string): Promise<ShareView> {
     const { backend, catalog, clock } = this.#o;
     const share = await catalog.getShare(id);
     const entity = share ? await catalog.getEntityById(share.entityId) : null;
@@ -348,14 +371,23 @@ export class ShareService {
       this.#o.observer?.limited?.('share_requests_per_link');
       throw tooMany(`This link received more than ${limits.requestsPerLink} requests in ${window} seconds.`, secondsUntil(byLink.resetsAt, now));
     }
-    if (share.passwordHash !== null) await this.#checkPassword(share, share.passwordHash, client, now);
+    const via: AuditVia = { door: 'share', address: client.address };
+    if (share.passwordHash !== null) {
+      await this.#checkPassword(share, share.passwordHash, client, now).catch(async (err: unknown) => {
+        // NOTE: refusals by the password limiter are not recorded one by one: it bounds them.
+        if (isLadingError(err, 'UNAUTHENTICATED') && client.password !== null) {
+          await this.#trail.record({ user: null, via }, 'share.use', null, 'denied', { share: share.id, error: 'WRONG_PASSWORD' });
+        }
+        throw err;
+      });
+    }
     if (share.expiresAt !== null && share.expiresAt.getTime() <= now.getTime()) {
       throw new LadingError('GONE', `This link expired at ${share.expiresAt.toISOString()}; ask its owner for a new one.`);
     }
     if (share.maxUses !== null && share.uses >= share.maxUses) throw usedUp(share);
     const root = await catalog.getEntityById(share.entityId);
     if (!root) throw leadsNowhere();
-    const actor = await backend.actorFor(share.creator).catch((err: unknown) => {
+    const actor = await backend.actorFor(share.creator, via).catch((err: unknown) => {
       throw isLadingError(err, 'INVALID_CREDENTIAL') ? leadsNowhere() : err;
     });
     const needed = share.kind === 'read' ? 'read' : 'write';
@@ -404,7 +436,14 @@ export class ShareService {
       throw usedUp(inner(access).share);
     }
     this.#o.observer?.shareUsed?.('read');
+    await this.#used(access, opened.object.path);
     return opened;
+  }
+
+  /** Records a use of the link behind `access` (who used it is not known: only its address). */
+  async #used(access: ShareAccess, path: string, detail: Record<string, string | number> = {}): Promise<void> {
+    const { share, actor } = inner(access);
+    await this.#trail.record({ user: null, via: actor.via }, 'share.use', path, 'ok', { share: share.id, kind: share.kind, creator: share.creator, ...detail });
   }
 
   /**
@@ -425,6 +464,7 @@ export class ShareService {
   async takeUse(access: ShareAccess): Promise<void> {
     if (!(await this.#o.catalog.consumeShareUse(inner(access).share.id, this.#o.clock.now()))) throw usedUp(inner(access).share);
     this.#o.observer?.shareUsed?.('read');
+    await this.#used(access, access.root.path, { archive: 1 });
   }
 
   /**
@@ -458,6 +498,7 @@ export class ShareService {
       stored = true;
       this.#o.observer?.shareUsed?.('upload');
       this.#o.log.info({ share: share.id, creator: share.creator, path: object.path, size: object.size }, 'share link deposit');
+      await this.#used(access, object.path, { size: object.size });
       return object;
     } catch (err) {
       await this.#o.catalog.releaseShareUse(share.id);

@@ -8,6 +8,7 @@
  * Takes ports; knows nothing of HTTP.
  */
 import type { Actor, Backend } from './backend.ts';
+import { type AuditSubject, type Auditor, noAudit, outcomeOf } from './audit.ts';
 import { LadingError } from './errors.ts';
 import { type Path, childOf, parentOf, parseName, parsePath } from './path.ts';
 import type { BlobTracker, Clock, NamespaceStore, Resource } from './ports.ts';
@@ -38,6 +39,8 @@ export interface TrashOptions {
   /** Called after a change enqueued jobs (to wake the job worker). */
   onJobs?: () => void;
   audit: AuditLog;
+  /** The audit trail every change is recorded in; none when absent. */
+  trail?: Auditor;
 }
 
 /** A withdrawn entity and the record of its withdrawal, for a PID's tombstone. */
@@ -48,9 +51,11 @@ export interface Tombstone {
 
 export class Trash {
   readonly #o: TrashOptions;
+  readonly #trail: Auditor;
 
   constructor(options: TrashOptions) {
     this.#o = options;
+    this.#trail = options.trail ?? noAudit;
   }
 
   get retentionSeconds(): number {
@@ -63,6 +68,10 @@ export class Trash {
    * `NOT_FOUND`, `BAD_REQUEST` (the zone's top collections or a home, or a reason too long).
    */
   async trash(actor: Actor, path: Path, reason: string | null = null): Promise<TrashEntry> {
+    return this.#trail.track(actor, 'trash', path, () => this.#trash(actor, path, reason), (e) => ({ entity: e.id, reason: e.reason }));
+  }
+
+  async #trash(actor: Actor, path: Path, reason: string | null): Promise<TrashEntry> {
     await this.#o.backend.require(actor, path, 'own');
     const entity = await this.#o.backend.statAs(actor, path);
     const homes = parentOf(this.#o.backend.homeOf('x'));
@@ -96,6 +105,15 @@ export class Trash {
    * (the path is taken, or its bytes were removed), `INVALID_PATH`, `FORBIDDEN`.
    */
   async restore(actor: Actor, id: string, newName: string | null = null): Promise<Entity> {
+    let path: string | null = null;
+    return this.#trail.track(actor, 'restore', () => path, async () => {
+      const restored = await this.#restore(actor, id, newName);
+      path = restored.path;
+      return restored;
+    }, undefined, { entity: id });
+  }
+
+  async #restore(actor: Actor, id: string, newName: string | null): Promise<Entity> {
     const entry = await this.#visible(actor, id);
     const to = newName === null ? entry.path : childOf(parentOf(entry.path), parseName(newName));
     await this.#o.backend.require(actor, parentOf(to), 'write');
@@ -113,11 +131,23 @@ export class Trash {
 
   /** Removes the bytes of the trashed entity `id` now (it stays a tombstone). `NOT_FOUND`, `CONFLICT` (already removed). */
   async purge(actor: Actor, id: string): Promise<TrashEntry> {
-    const entry = await this.#visible(actor, id);
-    if (entry.state !== 'trashed') throw new LadingError('CONFLICT', `'${entry.path}' was already removed.`);
-    const [removed] = await this.#remove({ ids: [id], state: 'purged', by: actor.user, reason: null });
-    if (!removed) throw new LadingError('CONFLICT', `'${entry.path}' was already removed.`);
-    return removed;
+    return this.#failures(actor, 'purge', id, async () => {
+      const entry = await this.#visible(actor, id);
+      if (entry.state !== 'trashed') throw new LadingError('CONFLICT', `'${entry.path}' was already removed.`);
+      const [removed] = await this.#remove({ ids: [id], state: 'purged', by: actor.user, reason: null, subject: actor });
+      if (!removed) throw new LadingError('CONFLICT', `'${entry.path}' was already removed.`);
+      return removed;
+    });
+  }
+
+  /** Runs `fn`, recording its failure as `action` on the entry `id` (its successes are recorded per entry by `#remove`). */
+  async #failures<T>(actor: Actor, action: 'purge' | 'takedown', id: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      await this.#trail.record(actor, action, id.startsWith('/') ? id : null, outcomeOf(err), { entity: id.startsWith('/') ? null : id, error: err instanceof LadingError ? err.code : 'INTERNAL' });
+      throw err;
+    }
   }
 
   /** Purges every entry `actor` would list; resolves with how many. */
@@ -126,7 +156,7 @@ export class Trash {
     for (;;) {
       const page = await this.#o.catalog.listTrash({ user: actor.user, limit: BATCH });
       if (page.length === 0) return count;
-      count += (await this.#remove({ ids: page.map((e) => e.id), state: 'purged', by: actor.user, reason: null })).length;
+      count += (await this.#remove({ ids: page.map((e) => e.id), state: 'purged', by: actor.user, reason: null, subject: actor })).length;
     }
   }
 
@@ -138,7 +168,9 @@ export class Trash {
     const trashedBefore = new Date(this.#o.clock.now().getTime() - this.#o.retentionSeconds * 1000);
     let count = 0;
     for (;;) {
-      const removed = await this.#remove({ trashedBefore, state: 'purged', by: RETENTION_ACTOR, reason: `kept ${this.#o.retentionSeconds} seconds in the trash (trash.retention)` });
+      const removed = await this.#remove({
+        trashedBefore, state: 'purged', by: RETENTION_ACTOR, reason: `kept ${this.#o.retentionSeconds} seconds in the trash (trash.retention)`, subject: { user: RETENTION_ACTOR },
+      });
       count += removed.length;
       if (removed.length < BATCH) return count;
     }
@@ -151,6 +183,10 @@ export class Trash {
    * checks). Rejects with `NOT_FOUND`, `CONFLICT` (already removed), `BAD_REQUEST`.
    */
   async takedown(actor: Actor, target: Path | string, reason: string): Promise<TrashEntry> {
+    return this.#failures(actor, 'takedown', target, () => this.#takedown(actor, target, reason));
+  }
+
+  async #takedown(actor: Actor, target: Path | string, reason: string): Promise<TrashEntry> {
     const why = checkReason(reason);
     if (why === null) throw new LadingError('BAD_REQUEST', 'A takedown needs a reason.');
     let id = target;
@@ -158,7 +194,7 @@ export class Trash {
     const entry = await this.#o.catalog.getTrashEntry(id);
     if (!entry) throw new LadingError('NOT_FOUND', `Nothing at or with the id '${target}' is in the trash.`);
     if (entry.state !== 'trashed') throw new LadingError('CONFLICT', `'${entry.path}' was already removed (${entry.state}).`);
-    const [removed] = await this.#remove({ ids: [id], state: 'taken_down', by: actor.user, reason: why });
+    const [removed] = await this.#remove({ ids: [id], state: 'taken_down', by: actor.user, reason: why, subject: actor });
     if (!removed) throw new LadingError('CONFLICT', `'${entry.path}' was already removed.`);
     return removed;
   }
@@ -168,7 +204,7 @@ export class Trash {
    * as done by `by` (an admin's name, or `operator`). Rejects as `takedown`.
    */
   async takedownByOperator(target: string, reason: string, by = 'operator'): Promise<TrashEntry> {
-    const operator: Actor = { user: by, principals: [], admin: true };
+    const operator: Actor = { user: by, principals: [], admin: true, via: { door: 'admin', address: null } };
     return this.takedown(operator, target.startsWith('/') ? parsePath(target) : target, reason);
   }
 
@@ -178,8 +214,9 @@ export class Trash {
     return found && found.entity.pid === handle ? found : null;
   }
 
-  async #remove(input: { ids?: string[]; trashedBefore?: Date; state: 'purged' | 'taken_down'; by: string; reason: string | null }): Promise<TrashEntry[]> {
-    const { entries, blobs } = await this.#o.catalog.removeTrashed({ ...input, limit: BATCH, now: this.#o.clock.now(), jobs: this.#o.jobs });
+  async #remove(input: { ids?: string[]; trashedBefore?: Date; state: 'purged' | 'taken_down'; by: string; reason: string | null; subject: AuditSubject }): Promise<TrashEntry[]> {
+    const { subject, ...remove } = input;
+    const { entries, blobs } = await this.#o.catalog.removeTrashed({ ...remove, limit: BATCH, now: this.#o.clock.now(), jobs: this.#o.jobs });
     if (entries.length > 0) this.#jobsEnqueued();
     for (const blob of blobs) {
       try {
@@ -191,6 +228,7 @@ export class Trash {
     }
     for (const e of entries) {
       this.#o.audit.info({ audit: input.state === 'purged' ? 'purge' : 'takedown', user: input.by, path: e.path, entity: e.id, reason: input.reason }, `${input.by} ${input.state === 'purged' ? 'purged' : 'took down'} ${e.path}`);
+      await this.#trail.record(subject, input.state === 'purged' ? 'purge' : 'takedown', e.path, 'ok', { entity: e.id, reason: input.reason });
     }
     return entries;
   }

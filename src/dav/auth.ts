@@ -57,7 +57,7 @@ export function davAuthenticator(sessions: Pick<SessionService, 'authenticate' |
       }
     }
     try {
-      const { token } = await sessions.login({ username: basic.user, password: basic.password, address: request.ip, via: 'api' });
+      const { token } = await sessions.login({ username: basic.user, password: basic.password, address: request.ip, via: 'api', door: 'dav' });
       byPassword.set(key, { token, until: Date.now() + PASSWORD_SESSION_MS });
       request.auth = await sessions.authenticate(token, 'api');
     } catch (err) {

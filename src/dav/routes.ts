@@ -17,6 +17,7 @@ import type { QuotaService } from '../core/quotas.ts';
 import type { Trash } from '../core/trash.ts';
 import type { Avu, DavLock, Entity } from '../core/types.ts';
 import { announcedDigests } from '../http/conditional.ts';
+import { viaOf } from '../http/authorization.ts';
 import { sendDownload } from '../http/download.ts';
 import { JSON_TYPE, errorEnvelopeOf, handleError } from '../http/errors.ts';
 import { entityTarget } from '../http/target.ts';
@@ -139,7 +140,7 @@ function parseTimeout(value: string | undefined): number | null {
 
 export function registerDavRoutes(app: FastifyInstance, deps: DavDeps): void {
   const { backend, locks } = deps;
-  const actorOf = (request: FastifyRequest) => backend.actorOf(request.auth!.credential);
+  const actorOf = (request: FastifyRequest) => backend.actorOf(request.auth!.credential, viaOf(request, 'dav'));
 
   // NOTE: the metrics count this front's requests under front="dav" (src/metrics/http-metrics.ts).
   app.addHook('onRoute', (route) => {
@@ -267,7 +268,7 @@ export function registerDavRoutes(app: FastifyInstance, deps: DavDeps): void {
     if (await statOrNull(backend, actor, path)) throw status(405, `'${path}' exists already.`);
     await mayChange(request, actor, path, [{ path: parentOf(path) }]);
     try {
-      await backend.createCollection(request.auth!.credential, parseNewPath(path), { parents: false });
+      await backend.createCollection(request.auth!.credential, parseNewPath(path), { parents: false }, viaOf(request, 'dav'));
     } catch (err) {
       if (isLadingError(err, 'NOT_FOUND') || isLadingError(err, 'NOT_A_COLLECTION')) throw status(409, `The collection '${parentOf(path)}' does not exist.`);
       if (isLadingError(err, 'CONFLICT')) throw status(405, `'${path}' exists already.`);
@@ -307,7 +308,7 @@ export function registerDavRoutes(app: FastifyInstance, deps: DavDeps): void {
         await backend.moveAs(actor, path, place);
         await locks.released(path);
       } else if (source.kind === 'collection' && depth === '0') {
-        await backend.createCollection(request.auth!.credential, parseNewPath(target), { parents: false });
+        await backend.createCollection(request.auth!.credential, parseNewPath(target), { parents: false }, viaOf(request, 'dav'));
       } else {
         await backend.copyAs(actor, path, place);
       }

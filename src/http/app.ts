@@ -3,6 +3,7 @@
  * mapping, OpenAPI, and the routes. Reads no environment and opens no file, so tests build it
  * with temporary drivers and test doubles.
  */
+import type { AuditReader } from '../core/audit.ts';
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -36,6 +37,7 @@ import { registerTrashRoutes } from './routes-trash.ts';
 import { registerQuotaRoutes } from './routes-quota.ts';
 import { registerS3KeyRoutes } from './routes-s3-keys.ts';
 import type { QuotaService } from '../core/quotas.ts';
+import { registerAuditRoutes } from './routes-audit.ts';
 import type { S3Keys } from '../core/s3-keys.ts';
 import type { Trash } from '../core/trash.ts';
 import type { Locks } from '../core/locks.ts';
@@ -97,6 +99,8 @@ export interface AppDeps {
   s3Keys?: S3Keys | null;
   /** Quotas (`/api/quota`, and WebDAV's quota properties); not mounted when absent. */
   quotas?: QuotaService | null;
+  /** Reads of the audit trail (`/api/admin/audit`); not mounted when absent. */
+  audit?: AuditReader | null;
   /** Fail a JSON answer that its response schema would change (tests; see `response-check.ts`). */
   checkResponses?: boolean;
   /** Compress text answers when the client asks (see `compression.ts`); off when absent. */
@@ -240,6 +244,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.trash) registerTrashRoutes(app, { backend: deps.backend, trash: deps.trash, urls, authenticate });
   if (deps.s3Keys) registerS3KeyRoutes(app, { backend: deps.backend, s3Keys: deps.s3Keys, authenticate });
   if (deps.quotas) registerQuotaRoutes(app, { backend: deps.backend, quotas: deps.quotas, authenticate });
+  if (deps.audit) registerAuditRoutes(app, { backend: deps.backend, audit: deps.audit, authenticate });
   if (deps.shares) registerShareRoutes(app, { shares: deps.shares, backend: deps.backend, authenticate, urls, archives, maxUploadBytes: deps.maxUploadBytes, page: web?.sendPage ?? null });
   if (deps.uploads) registerUploadRoutes(app, { ...deps, uploads: deps.uploads, urls, authenticate, pidAwaitMs: deps.pidAwaitMs ?? 10_000 });
   if (deps.ca) registerCaRoutes(app, deps.ca);

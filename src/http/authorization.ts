@@ -7,6 +7,7 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { FastifyRequest } from 'fastify';
+import type { AuditDoor, AuditVia } from '../core/audit.ts';
 import { LadingError } from '../core/errors.ts';
 import type { PublicBase } from '../core/public-base.ts';
 import { type SessionService, csrfTokenMatches } from '../identity/sessions/sessions.ts';
@@ -21,6 +22,15 @@ const TOKEN68 = /^[A-Za-z0-9._~+/-]+=*$/;
  * `syntax` `'token68'` (the default) a credential of other characters is null too; `'any'`
  * accepts any visible characters, for secrets an operator chose.
  */
+/**
+ * Where `request` came from, for the audit trail: `door` when given (a front of its own), else
+ * `web` for a browser session's request and `api` for the rest; the address is the client's
+ * as Fastify gives it (`trust_proxy` decides whether a forwarded one counts).
+ */
+export function viaOf(request: FastifyRequest, door?: AuditDoor): AuditVia {
+  return { door: door ?? (request.auth?.session.kind === 'browser' ? 'web' : 'api'), address: request.ip };
+}
+
 export function bearerCredential(headers: IncomingHttpHeaders, syntax: 'token68' | 'any' = 'token68'): string | null {
   const credential = BEARER.exec(headers.authorization ?? '')?.[1];
   if (credential === undefined || (syntax === 'token68' && !TOKEN68.test(credential))) return null;

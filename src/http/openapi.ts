@@ -17,6 +17,7 @@ export const TAGS = [
   { name: 'metadata', description: 'Attribute–value–unit metadata of entities: read with read access, changed with write access.' },
   { name: 'publishing', description: 'Publishing data to anyone without a token, and reading published data at /api/public.' },
   { name: 'shares', description: 'Share links and drop boxes: owners create, list and revoke them (bearer token); anyone holding a link downloads or lists what it shares, or deposits files into a drop box, without an account (/api/shared, HTTP Basic for a link\'s password).' },
+  { name: 'admin', description: 'For administrators: the audit trail of security-relevant and data-changing events, hash-chained so an edit shows (lading audit verify).' },
   { name: 's3', description: 'Your S3 access keys: the key pairs S3 clients (aws, boto3, rclone, s3cmd) sign with at the S3 listener (s3.listen), where your bucket is your home; made (the secret shown once), listed and revoked here.' },
   { name: 'quota', description: 'Quotas: the bytes and data objects a user\'s home or a collection may hold (set by the operators), and what they hold now, the trash included.' },
   { name: 'trash', description: 'The trash: owners move data objects and collections to it (they leave every read path at once, keeping bytes, access lists, metadata and PID, which resolves to a tombstone), list it, restore from it, purge one entry or empty it; what stays longer than trash.retention is purged.' },

@@ -12,7 +12,7 @@ import type { AccessControl, AccessList } from '../core/access-control.ts';
 import type { Metadata } from '../core/metadata.ts';
 import type { PublicationState, Publishing } from '../core/publishing.ts';
 import type { Path } from '../core/path.ts';
-import type { Authenticate } from './authorization.ts';
+import { type Authenticate, viaOf } from './authorization.ts';
 import { sendDownload } from './download.ts';
 import { type ArchiveLimits, downloadMode, sendArchive } from './archive-download.ts';
 import { type Urls, encodePath, entityRecord, envelope, publicLinkOf } from './envelope.ts';
@@ -67,7 +67,7 @@ export function registerAccessRoutes(app: TypedApp, deps: AccessRouteDeps): void
   const callerAt = async (request: FastifyRequest, prefix: string): Promise<{ actor: Actor; path: Path }> => {
     await deps.authenticate(request);
     const { path } = entityTarget(prefix, request.url);
-    return { actor: await backend.actorOf(request.auth!.credential), path };
+    return { actor: await backend.actorOf(request.auth!.credential, viaOf(request)), path };
   };
 
   // Access lists.
@@ -117,7 +117,7 @@ export function registerAccessRoutes(app: TypedApp, deps: AccessRouteDeps): void
     },
   }, async (request) => {
     await deps.authenticate(request);
-    const actor = await backend.actorOf(request.auth!.credential);
+    const actor = await backend.actorOf(request.auth!.credential, viaOf(request));
     const { shared, truncated } = await deps.accessControl.sharedWith(actor);
     const urls = deps.urls(request);
     const data = shared.map(({ entity, level }) => ({ [entity.name]: { ...entityRecord(urls, entity)[entity.name]!, access: level } }));

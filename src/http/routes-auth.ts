@@ -7,7 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Static } from '@sinclair/typebox';
 import type { Backend } from '../core/backend.ts';
 import type { SessionService } from '../identity/sessions/sessions.ts';
-import type { Authenticate } from './authorization.ts';
+import { type Authenticate, viaOf } from './authorization.ts';
 import { envelope } from './envelope.ts';
 import { AuthResult, LoginBody, ProxyResult, ProxyStateResult, type TypedApp, ValidatedResult, errorResponses } from './schemas.ts';
 
@@ -70,7 +70,7 @@ export function registerAuthRoutes(app: TypedApp, deps: AuthRouteDeps): void {
   app.post('/auth/logout', {
     schema: { summary: 'Revoke the bearer token', tags: ['auth'], security: [{ bearer: [] }], response: { 200: ProxyResult, ...errorResponses(401, 403) } },
   }, async (request) => {
-    await deps.sessions.logout(await deps.authenticate(request));
+    await deps.sessions.logout(await deps.authenticate(request), viaOf(request, 'api'));
     return envelope({ Completed: 'The token was revoked.' });
   });
 }

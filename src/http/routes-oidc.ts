@@ -21,7 +21,7 @@ import { PROVIDER_MOUNT } from '../identity/oidc/provider.ts';
 import { LOGIN_STATE_SECONDS, loginKindOf } from '../identity/oidc/relying-party.ts';
 import { envelope } from './envelope.ts';
 import { errorEnvelopeOf, handleError, retryAfterOf, sendError, toLadingError } from './errors.ts';
-import { sessionCookie, secureCookies } from './authorization.ts';
+import { sessionCookie, secureCookies, viaOf } from './authorization.ts';
 import { preferredType } from './negotiation.ts';
 import { AuthResult, CliClientResult, ExchangeBody, type TypedApp, envelopeOrPage, errorResponses } from './schemas.ts';
 import { signinFailurePage } from './signin-page.ts';
@@ -203,14 +203,14 @@ export async function registerOidcRoutes(app: TypedApp, deps: OidcRouteDeps): Pr
     const query = new URLSearchParams(request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '');
     const { user, refreshToken, idToken, context } = await oidc.finishLogin(query, cookie(request, STATE_COOKIE));
     if (context.purpose === BROWSER_PURPOSE) {
-      const { token, session } = await deps.sessions.openBrowser(user);
+      const { token, session } = await deps.sessions.openBrowser(user, viaOf(request, 'web'));
       if (refreshToken) await oidc.keepRefreshToken(token, refreshToken, session.expiresAt);
       if (idToken) await oidc.keepIdToken(token, idToken, session.expiresAt);
       request.log.info({ user, issuer: parts.rp.issuer }, 'browser signed in through the identity provider');
       reply.header('set-cookie', sessionCookie(token, secureCookies(deps.publicBase.forRequest(request))));
       return reply.redirect(localPath(context.next ?? '/') ?? '/', 303);
     }
-    const token = await deps.sessions.open(user);
+    const token = await deps.sessions.open(user, viaOf(request, 'api'));
     if (refreshToken) await oidc.keepRefreshToken(token, refreshToken);
     request.log.info({ user, issuer: parts.rp.issuer }, 'login through the identity provider');
     return envelope({ storage_home: deps.backend.homeOf(user), storage_user: user, token });
@@ -235,7 +235,7 @@ export async function registerOidcRoutes(app: TypedApp, deps: OidcRouteDeps): Pr
     },
   }, async (request) => {
     const user = await oidc.userOfAccessToken(request.body.access_token);
-    const token = await deps.sessions.open(user);
+    const token = await deps.sessions.open(user, viaOf(request, 'api'));
     request.log.info({ user, issuer: oidc.issuer }, 'login by exchanging a provider access token');
     return envelope({ storage_home: deps.backend.homeOf(user), storage_user: user, token });
   });

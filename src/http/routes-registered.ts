@@ -12,7 +12,7 @@ import { LadingError, isLadingError } from '../core/errors.ts';
 import { type Path, baseName, childOf, parentOf, parseName, parseNewPath, parsePath } from '../core/path.ts';
 import type { BackendCredential } from '../core/ports.ts';
 import type { Collection, DataObject, Entity } from '../core/types.ts';
-import type { Authenticate } from './authorization.ts';
+import { type Authenticate, viaOf } from './authorization.ts';
 import { hasBody } from './protocol.ts';
 import { UploadForm } from './upload-form.ts';
 import { announcedDigests } from './conditional.ts';
@@ -165,7 +165,7 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
       form = reading;
       upload = () => reading.read(async (file) => {
         if (trailingSlash || (await isCollection(backend, cred, path))) target = childOf(path, parseName(file.filename));
-        return backend.upload(cred, parseNewPath(target), file.source, { overwrite: file.force });
+        return backend.upload(cred, parseNewPath(target), file.source, { overwrite: file.force }, viaOf(request));
       });
     } else if (type === 'application/octet-stream' || (given === undefined && hasBody(request.headers))) {
       // NOTE: a body without Content-Type is taken as application/octet-stream (RFC 9110
@@ -173,7 +173,7 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
       if (trailingSlash) throw new LadingError('BAD_REQUEST', 'A streaming upload needs the path of the file to create, not of a collection (remove the trailing \'/\').');
       upload = () => backend.upload(cred, parseNewPath(target), request.raw, {
         overwrite: force, expected: announcedDigests(request.headers), ...(Number.isSafeInteger(length) ? { declaredSize: length } : {}),
-      });
+      }, viaOf(request));
     } else {
       throw new LadingError('UNSUPPORTED_MEDIA_TYPE', `Upload with Content-Type application/octet-stream (raw body) or multipart/form-data (field 'file'), not ${given === undefined ? 'without a Content-Type and a body' : `'${type}'`}.`);
     }
@@ -212,7 +212,7 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
     const path = parseNewPath(parsePath(body.path), parents ? Infinity : 1);
     let collection: Collection;
     try {
-      collection = await backend.createCollection(cred, path, { parents });
+      collection = await backend.createCollection(cred, path, { parents }, viaOf(request));
     } catch (err) {
       throw parents ? err : await adviseForce(err, backend, cred, path, 'collection', 'Use force=true to accept an existing collection.');
     }
@@ -239,11 +239,11 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
     let moved: Entity;
     if (newname === undefined && destination === undefined) throw new LadingError('BAD_REQUEST', 'Give newname (a rename in place), destination (a move into that collection), or both.');
     if (destination === undefined && !force && newname !== undefined) {
-      moved = await backend.rename(cred, path, newname);
+      moved = await backend.rename(cred, path, newname, viaOf(request));
     } else {
       const into = destination === undefined ? parentOf(path) : parsePath(destination);
       try {
-        moved = await backend.move(cred, path, { into, ...(newname === undefined ? {} : { name: newname }), overwrite: force });
+        moved = await backend.move(cred, path, { into, ...(newname === undefined ? {} : { name: newname }), overwrite: force }, viaOf(request));
       } catch (err) {
         if (force || !isLadingError(err, 'CONFLICT')) throw err;
         throw await adviseForce(err, backend, cred, childOf(into, newname ?? baseName(path)), 'dataobject', 'Use force=true to replace it.');
@@ -273,7 +273,7 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
     const into = parsePath(request.body.copy_to);
     let outcome: { entity: Entity; jobIds: string[] };
     try {
-      outcome = await backend.copy(cred, path, { into, ...(newname === undefined ? {} : { name: newname }), overwrite: force });
+      outcome = await backend.copy(cred, path, { into, ...(newname === undefined ? {} : { name: newname }), overwrite: force }, viaOf(request));
     } catch (err) {
       if (force || !isLadingError(err, 'CONFLICT')) throw err;
       throw await adviseForce(err, backend, cred, childOf(into, newname ?? baseName(path)), 'dataobject', 'Use force=true to replace it.');

@@ -6,7 +6,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Backend } from '../core/backend.ts';
 import { MAX_S3_KEY_LABEL, type S3KeyView, type S3Keys } from '../core/s3-keys.ts';
-import type { Authenticate } from './authorization.ts';
+import { type Authenticate, viaOf } from './authorization.ts';
 import { envelope } from './envelope.ts';
 import { Envelope, type TypedApp, errorResponses } from './schemas.ts';
 import { Type } from './typebox.ts';
@@ -50,7 +50,7 @@ export function registerS3KeyRoutes(app: TypedApp, deps: S3KeyRouteDeps): void {
   const common = { tags: ['s3'], security: [{ bearer: [] }, { session: [] }] as Record<string, string[]>[] };
   const actorOf = async (request: FastifyRequest) => {
     await deps.authenticate(request);
-    return deps.backend.actorOf(request.auth!.credential);
+    return deps.backend.actorOf(request.auth!.credential, viaOf(request));
   };
 
   app.get(KEYS, {

@@ -12,7 +12,7 @@ import type { PublicBase } from '../core/public-base.ts';
 import type { SessionRecord } from '../core/types.ts';
 import type { OidcLogin } from '../identity/oidc/oidc-login.ts';
 import { type SessionService, TOKEN_LABEL_MAX, TOKEN_LIFETIME_MIN, csrfTokenOf } from '../identity/sessions/sessions.ts';
-import { type Authenticate, secureCookies, sessionCookie } from './authorization.ts';
+import { type Authenticate, secureCookies, sessionCookie, viaOf } from './authorization.ts';
 import { envelope } from './envelope.ts';
 import { Envelope, type TypedApp, errorResponses } from './schemas.ts';
 
@@ -147,7 +147,7 @@ export function registerSessionRoutes(app: TypedApp, deps: SessionRouteDeps): vo
       if (isLadingError(err, 'UNAUTHENTICATED')) reply.header('set-cookie', clear);
       throw err;
     }
-    await sessions.logout(token);
+    await sessions.logout(token, viaOf(request, 'web'));
     reply.header('set-cookie', clear);
     request.log.info({ user: request.auth!.session.user }, 'signed out');
     const next = (await deps.oidc?.endProviderLogin(token, request.raw)) ?? '/';
@@ -176,7 +176,7 @@ export function registerSessionRoutes(app: TypedApp, deps: SessionRouteDeps): vo
     preHandler,
   }, async (request, reply) => {
     const { session } = request.auth!;
-    const made = await sessions.createToken(session.user, request.body.label, request.body.lifetime);
+    const made = await sessions.createToken(session.user, request.body.label, request.body.lifetime, viaOf(request));
     request.log.info({ user: session.user, token: made.session.id }, 'API token made');
     reply.code(201);
     return envelope({ ...tokenRecord(made.session, session), token: made.token }, 201);
@@ -193,7 +193,7 @@ export function registerSessionRoutes(app: TypedApp, deps: SessionRouteDeps): vo
     preHandler,
   }, async (request) => {
     const { session } = request.auth!;
-    await sessions.revokeToken(session.user, request.params.id);
+    await sessions.revokeToken(session.user, request.params.id, viaOf(request));
     request.log.info({ user: session.user, token: request.params.id }, 'API token revoked');
     return envelope({ Completed: 'The token was revoked.' });
   });

@@ -12,7 +12,7 @@ import { LadingError } from '../core/errors.ts';
 import { type Path, parsePath, parseUrlPath } from '../core/path.ts';
 import { MAX_SHARE_PASSWORD_LENGTH, type ShareAccess, type ShareService, type ShareView } from '../core/shares.ts';
 import type { DataObject, Entity } from '../core/types.ts';
-import { type Authenticate, basicPassword, secureCookies, sharePasswordCookie, sharePasswordOf } from './authorization.ts';
+import { type Authenticate, basicPassword, secureCookies, sharePasswordCookie, sharePasswordOf, viaOf } from './authorization.ts';
 import { announcedDigests } from './conditional.ts';
 import { sendDownload } from './download.ts';
 import { type ArchiveLimits, downloadMode, sendArchive } from './archive-download.ts';
@@ -207,7 +207,7 @@ export function registerShareRoutes(app: TypedApp, deps: ShareRouteDeps): void {
   const preHandler = async (request: FastifyRequest) => {
     await deps.authenticate(request);
   };
-  const actorOf = (request: FastifyRequest) => backend.actorOf(request.auth!.credential);
+  const actorOf = (request: FastifyRequest) => backend.actorOf(request.auth!.credential, viaOf(request));
   const shareUrl = (request: FastifyRequest, token: string) => `${deps.urls(request).base}${SHARED}/${encodeURIComponent(token)}`;
 
   app.post('/api/shares', {

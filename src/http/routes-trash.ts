@@ -9,7 +9,7 @@ import { LadingError } from '../core/errors.ts';
 import { parsePath } from '../core/path.ts';
 import type { Trash } from '../core/trash.ts';
 import type { Entity, TrashEntry } from '../core/types.ts';
-import type { Authenticate } from './authorization.ts';
+import { type Authenticate, viaOf } from './authorization.ts';
 import { type Urls, envelope, linkOf, pidLinkOf } from './envelope.ts';
 import { Envelope, type TypedApp, errorResponses } from './schemas.ts';
 import { Type } from './typebox.ts';
@@ -98,7 +98,7 @@ export function registerTrashRoutes(app: TypedApp, deps: TrashRouteDeps): void {
   const common = { tags: ['trash'], security: [{ bearer: [] }, { session: [] }] as Record<string, string[]>[] };
   const actorOf = async (request: FastifyRequest) => {
     await deps.authenticate(request);
-    return backend.actorOf(request.auth!.credential);
+    return backend.actorOf(request.auth!.credential, viaOf(request));
   };
   const entryData = (request: FastifyRequest, e: TrashEntry) => ({
     id: e.id, path: e.path, name: e.name, kind: e.kind, owner: e.owner, size: e.size, PID: e.pid,

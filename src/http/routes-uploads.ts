@@ -10,7 +10,7 @@ import { Type } from './typebox.ts';
 import type { Backend } from '../core/backend.ts';
 import { LadingError } from '../core/errors.ts';
 import { CHECKSUM_ALGORITHMS, type ChecksumAlgorithm, type ResumableUploads, type UploadTarget, type UploadView } from '../core/uploads.ts';
-import type { Authenticate } from './authorization.ts';
+import { type Authenticate, viaOf } from './authorization.ts';
 import { type Urls, entityRecord, envelope, linkOf } from './envelope.ts';
 import { announcedSha256 } from './conditional.ts';
 import { hasBody } from './protocol.ts';
@@ -134,7 +134,7 @@ export function registerUploadRoutes(app: TypedApp, deps: UploadRoutesDeps): voi
   const secured = { security: [{ bearer: [] }], tags: ['uploads'] };
   const actorOf = async (request: FastifyRequest) => {
     await deps.authenticate(request);
-    return backend.actorOf(request.auth!.credential);
+    return backend.actorOf(request.auth!.credential, viaOf(request));
   };
   const urlOf = (request: FastifyRequest, id: string) => `${deps.urls(request).base}${PREFIX}/${id}`;
   const stateOf = (request: FastifyRequest, view: UploadView) => {

@@ -111,7 +111,7 @@ async function handle(o: S3FrontOptions, req: IncomingMessage, res: ServerRespon
   const claim = parseSignature(req.headers, query);
   if (!claim) throw new S3Error('AccessDenied', 'Anonymous access is not served; sign the request with an S3 key of lading (lading s3 key create).');
   checkTime(claim, o.clock.now().getTime());
-  const { actor, secret } = await o.keys.resolve(claim.keyId).catch((err: unknown) => {
+  const { actor, secret } = await o.keys.resolve(claim.keyId, { door: 's3', address: req.socket.remoteAddress ?? null }).catch((err: unknown) => {
     if (isLadingError(err, 'INVALID_CREDENTIAL')) throw new S3Error('InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records (or was revoked, or its user is disabled).');
     throw err;
   });

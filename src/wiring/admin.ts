@@ -10,6 +10,7 @@ import { openDataDir } from './data-dir.ts';
 import { createDeps } from './deps.ts';
 import type { AdminService } from '../core/admin.ts';
 import type { QuotaService } from '../core/quotas.ts';
+import { type AuditQuery, type AuditRecord, AuditReader, type ChainCheck, auditRecords, verifyAuditChain } from '../core/audit.ts';
 import { LadingError } from '../core/errors.ts';
 import type { TrashEntry } from '../core/types.ts';
 import { exportGridSecurity } from '../identity/x509/ca.ts';
@@ -53,8 +54,15 @@ export interface AdminConsole {
    * path: `INVALID_PATH` otherwise) and looks for no orphans.
    */
   fsck(options: { repair: boolean; path?: string }): Promise<FsckReport>;
+  /** The audit trail's records matching `query`, in order (read a page at a time). */
+  auditRecords(query: Omit<AuditQuery, 'limit'>): AsyncGenerator<AuditRecord>;
+  /** Walks the whole audit trail and checks its chain (see `verifyAuditChain`). */
+  verifyAudit(): Promise<ChainCheck>;
   close(): Promise<void>;
 }
+
+/** Who reads the trail at the server's shell: the catalog's owner, with every right. */
+const OPERATOR_READER = { admin: true };
 
 /**
  * Opens the data directory `config.data`. Rejects with `ConfigError` when it does not exist,
@@ -98,6 +106,8 @@ export async function openAdmin(config: Config, options: { create?: boolean } = 
       ...(path === undefined ? {} : { path: parsePath(path) }),
       ...(deps.observer ? { observer: deps.observer } : {}),
     }),
+    auditRecords: (query) => new AuditReader(deps.catalog).records(OPERATOR_READER, query),
+    verifyAudit: () => verifyAuditChain(auditRecords(deps.catalog)),
     // NOTE: the jobs a takedown enqueues (its PID's tombstone record) are run by a server's
     // job worker, which looks for jobs enqueued elsewhere when idle.
     close: () => deps.close(),

@@ -145,6 +145,9 @@ export const CONFIG_SCHEMA = Type.Object({
     max_entries: amount(200000, 'Files and collections one archive of a collection (download=zip or download=bag) may hold; a larger collection is refused with 413 before anything is sent. The node holds about 200 bytes a member while it writes an archive (its ZIP directory and, for a bag, its manifest lines).'),
     concurrent_per_user: amount(2, 'Archives of collections (download=zip or download=bag) one user, or one client address for share links and published data, may download at once from one node; one more gets 429 with Retry-After.'),
   }),
+  audit: Type.Object({
+    retention: amount(31536000, 'Seconds an audit record is kept before the periodic sweep (on any node) removes it; the oldest record kept anchors the hash chain `lading audit verify` checks. 0 keeps every record. Default 365 days.'),
+  }),
   trash: Type.Object({
     retention: amount(2592000, 'Seconds a trashed data object or collection keeps its bytes before the periodic sweep (on any node) purges them; its PID keeps resolving to a tombstone. Default 30 days.'),
   }),

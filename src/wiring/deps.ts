@@ -8,6 +8,7 @@
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { type Config, ConfigError } from './config.ts';
+import { Auditor } from '../core/audit.ts';
 import { Backend } from '../core/backend.ts';
 import { AdminService } from '../core/admin.ts';
 import { hashPassword, verifyPassword } from '../identity/secrets/password.ts';
@@ -97,6 +98,8 @@ export interface Deps {
   observer: Observer | undefined;
   /** Quotas: set by the admin commands, shown by the API (`/api/quota`) and WebDAV. */
   quotas: QuotaService;
+  /** The audit trail every service records its events in. */
+  trail: Auditor;
   close(): Promise<void>;
 }
 
@@ -168,8 +171,12 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     log: logger,
     observer,
   });
+  const trail = new Auditor({
+    store: catalog, clock,
+    onError: (err, input) => logger.error({ err, audit: input.action, user: input.actor, path: input.path }, 'audit: the record of an event could not be stored'),
+  });
   const backend = new Backend({
-    node,
+    node, trail,
     rules, onJobs: () => jobs.wake(),
     catalog, resource, clock, zone: config.zone, maxUploadBytes: config.limits.upload_bytes,
     copyLimits: { bytes: config.limits.copy_bytes, entries: config.limits.copy_entries },
@@ -181,23 +188,23 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     observer,
   });
   const admin = new AdminService({
-    backend, catalog, credentials, clock, hashPassword, revokeProviderGrants: (user) => revokeAccount(catalog, clock, user),
+    backend, catalog, credentials, clock, hashPassword, trail, revokeProviderGrants: (user) => revokeAccount(catalog, clock, user),
   });
-  const accessControl = new AccessControl({ backend, catalog });
-  const metadata = new Metadata({ backend, catalog });
+  const accessControl = new AccessControl({ backend, catalog, trail });
+  const metadata = new Metadata({ backend, catalog, trail });
   const publishing = new Publishing({
-    backend, catalog, clock, audit: logger,
+    backend, catalog, clock, audit: logger, trail,
     jobs: rules.rules.length > 0 ? rules.jobsFor : undefined, onJobs: () => jobs.wake(),
   });
-  const login = new LoginService({ catalog, clock, logger, maxFailedLogins: config.oidc.max_failed_logins, observer });
+  const login = new LoginService({ catalog, clock, logger, trail, maxFailedLogins: config.oidc.max_failed_logins, observer });
   const oidc = await createOidc(config, { catalog, backend, clock, logger, login, publicBase }, x509);
   const sessions = new SessionService({
-    catalog, clock, credentials, login, tokenTtlSeconds: config.auth.token_ttl, tokenTtlMaxSeconds: config.auth.token_ttl_max,
+    catalog, clock, credentials, login, trail, tokenTtlSeconds: config.auth.token_ttl, tokenTtlMaxSeconds: config.auth.token_ttl_max,
     browser: { idleSeconds: config.web.session_idle, maxSeconds: config.web.session_max },
     reauthorize: oidc.reauthorize, externalBearer: oidc.externalBearer,
   });
   const shares = new ShareService({
-    backend, catalog, clock, log: logger, observer,
+    backend, catalog, clock, log: logger, observer, trail,
     passwords: { hash: hashPassword, verify: verifyPassword },
     limits: {
       maxActivePerUser: config.shares.max_active_per_user,
@@ -211,7 +218,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     },
   });
   const trash = new Trash({
-    backend, catalog, resource, clock, audit: logger, retentionSeconds: config.trash.retention,
+    backend, catalog, resource, clock, audit: logger, trail, retentionSeconds: config.trash.retention,
     jobs: rules.rules.length > 0 ? rules.jobsFor : undefined, onJobs: () => jobs.wake(),
   });
   const locks = new Locks({ catalog, backend, clock });
@@ -222,7 +229,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
   return {
     config, dataDir, logger, clock, catalog, resource, backend, uploads, admin, accessControl, metadata, publishing,
     sessions, credentials, x509, caEndpoint: x509.caEndpoint, oidc,
-    rules, pids, jobs, publicBase, node, shares, trash, locks, s3Keys: new S3Keys({ catalog, backend, sealer: x509.sealer, clock }),
+    rules, pids, jobs, publicBase, node, shares, trash, locks, s3Keys: new S3Keys({ catalog, backend, sealer: x509.sealer, clock, trail }), trail,
     fixity, observer,
     quotas: new QuotaService({ catalog, backend }),
     async close() {

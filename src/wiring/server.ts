@@ -4,6 +4,7 @@
  * listening, and graceful shutdown. Used by `lading serve` and by end-to-end tests, so tests
  * run exactly what users run. Installs no signal handler and prints nothing; it logs.
  */
+import { AuditReader, pruneAudit } from '../core/audit.ts';
 import type { IncomingMessage, Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { createS3Handler } from '../s3/s3-front.ts';
@@ -102,7 +103,7 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
       readiness, instrument: metrics ? (a) => metrics.http.instrumentApp(a) : null,
       backend: deps.backend, accessControl: deps.accessControl, metadata: deps.metadata, publishing: deps.publishing, sessions: deps.sessions, logger: deps.logger, publicBase: deps.publicBase,
       backendUrl: config.backend_url, maxUploadBytes: config.limits.upload_bytes, trustProxy: config.trust_proxy,
-      version: VERSION, ca: deps.caEndpoint, oidc: deps.oidc, shares: deps.shares, uploads: deps.uploads, trash: deps.trash, locks: deps.locks, s3Keys: deps.s3Keys, quotas: deps.quotas,
+      version: VERSION, ca: deps.caEndpoint, oidc: deps.oidc, shares: deps.shares, uploads: deps.uploads, trash: deps.trash, locks: deps.locks, s3Keys: deps.s3Keys, quotas: deps.quotas, audit: new AuditReader(deps.catalog),
       jobs: deps.rules.rules.length > 0 ? deps.jobs : undefined, pids: deps.pids, pidAwaitMs: config.pid.await_timeout * 1000,
       bodyIdleTimeoutMs: config.limits.body_idle_timeout * 1000,
       archives: { maxEntries: config.archives.max_entries, concurrentPerUser: config.archives.concurrent_per_user },
@@ -148,7 +149,8 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
     // and leftovers of uploads on nodes that died, go once `recovery.grace` has passed.
     // Resumable uploads past their expiry go too, with their bytes, whichever node notices, and
     // share links expired for longer than `shares.expired_retention`, and the bytes of what
-    // has been in the trash longer than `trash.retention`.
+    // has been in the trash longer than `trash.retention`, and audit records older than
+    // `audit.retention`.
     const sweeper = setInterval(() => {
       deps.backend.sweep(recoveryCutoff(config, new Date(), false))
         .catch((err: unknown) => deps.logger.warn({ err }, 'sweeping replaced blobs failed'));
@@ -162,6 +164,9 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
       deps.trash.purgeExpired()
         .then((purged) => { if (purged > 0) deps.logger.info({ purged }, 'purged trash entries past trash.retention'); })
         .catch((err: unknown) => deps.logger.warn({ err }, 'purging the trash failed'));
+      pruneAudit(deps.catalog, new Date(), config.audit.retention)
+        .then((removed) => { if (removed > 0) deps.logger.info({ removed }, 'removed audit records past audit.retention'); })
+        .catch((err: unknown) => deps.logger.warn({ err }, 'removing old audit records failed'));
     }, SWEEP_EVERY_MS);
     sweeper.unref();
     // NOTE: a CA another node or `lading ca rotate` added signs here once this has read it;

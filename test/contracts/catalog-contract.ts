@@ -6,6 +6,7 @@
  */
 import type { CatalogRole } from '../../src/core/ports.ts';
 import type { CatalogTarget, ContractSuite } from './catalog-contract-support.ts';
+import { auditContract } from './catalog-audit-contract.ts';
 import { accountsContract } from './catalog-accounts-contract.ts';
 import { caContract } from './catalog-ca-contract.ts';
 import { blobsContract } from './catalog-blobs-contract.ts';
@@ -42,6 +43,7 @@ export const CATALOG_CONTRACTS = {
   fixity: fixityContract,
   cas: caContract,
   quotas: quotasContract,
+  audit: auditContract,
 } satisfies Record<CatalogRole, ContractSuite>;
 
 /** Registers every role's suite for the driver `target`. */

@@ -43,6 +43,7 @@ const ERRORS: Record<string, number[]> = {
   'DELETE /auth/tokens/{id}': [400, 401, 403, 404, 408, 431],
   'GET /api/s3/keys': [400, 401, 408, 431],
   'GET /api/quota': [400, 401, 403, 404, 408, 431],
+  'GET /api/admin/audit': [400, 401, 403, 408, 431],
   'POST /api/s3/keys': [400, 401, 403, 408, 413, 415, 429, 431],
   'DELETE /api/s3/keys/{id}': [400, 401, 403, 404, 408, 431],
   'GET /api/registered': [400, 401, 403, 404, 408, 431],

@@ -35,5 +35,6 @@ export function composeCatalog(driver: string, close: () => Promise<void>, roles
     ...roles.fixity,
     ...roles.cas,
     ...roles.quotas,
+    ...roles.audit,
   };
 }

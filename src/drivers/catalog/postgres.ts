@@ -9,6 +9,7 @@
 import type { Catalog } from '../../core/ports.ts';
 import { composeCatalog } from './compose.ts';
 import { CatalogOptionError } from './options.ts';
+import { createPostgresAudit } from './postgres/audit.ts';
 import { createPostgresAccounts } from './postgres/accounts.ts';
 import { createPostgresBlobs } from './postgres/blobs.ts';
 import { type PgPoolLike, openPostgres } from './postgres/connection.ts';
@@ -79,6 +80,7 @@ export async function createPostgresCatalog(options: PostgresCatalogOptions): Pr
     fixity: createPostgresFixity(db),
     cas: createPostgresCas(db),
     quotas: createPostgresQuotas(db),
+    audit: createPostgresAudit(db),
   }, {
     ping: async () => {
       await db.pool.query('SELECT 1');

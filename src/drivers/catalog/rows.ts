@@ -3,6 +3,7 @@
  * row means the same in SQLite and in PostgreSQL. Pure functions; no driver is imported here.
  */
 import type { QuotaRecord } from '../../core/quotas.ts';
+import type { AuditRecord } from '../../core/audit.ts';
 import { LadingError } from '../../core/errors.ts';
 import { type Path, TRASH_PREFIX } from '../../core/path.ts';
 import type { JobQueueFigures, OidcRecord, StoredCa, StoredObject, TrackedBlob, UploadRecord } from '../../core/ports.ts';
@@ -280,5 +281,15 @@ export function toQuota(row: Row): QuotaRecord {
     maxObjects: row.max_objects === null || row.max_objects === undefined ? null : Number(row.max_objects),
     bytes: Number(row.bytes_used),
     objects: Number(row.objects_used),
+  };
+}
+
+/** An audit record from its row (both drivers store the same columns). */
+export function toAuditRecord(row: Row): AuditRecord {
+  return {
+    seq: Number(row.seq), at: new Date(Number(row.at)), actor: (row.actor as string | null) ?? null, address: (row.address as string | null) ?? null,
+    door: row.door as AuditRecord['door'], action: row.action as AuditRecord['action'], path: (row.path as string | null) ?? null,
+    detail: JSON.parse(row.detail as string) as AuditRecord['detail'], outcome: row.outcome as AuditRecord['outcome'],
+    prevHash: row.prev_hash as string, hash: row.hash as string,
   };
 }

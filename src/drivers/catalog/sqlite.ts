@@ -9,6 +9,7 @@ import type { Catalog, CatalogRoles } from '../../core/ports.ts';
 import { composeCatalog } from './compose.ts';
 import { CatalogOptionError } from './options.ts';
 import { createSqliteAccounts } from './sqlite/accounts.ts';
+import { createSqliteAudit } from './sqlite/audit.ts';
 import { createSqliteBlobs } from './sqlite/blobs.ts';
 import { type SqliteConnection, openSqlite } from './sqlite/connection.ts';
 import { createSqliteFixity } from './sqlite/fixity.ts';
@@ -63,6 +64,7 @@ export function createSqliteCatalog(options: SqliteCatalogOptions): Catalog {
     fixity: createSqliteFixity(db),
     cas: createSqliteCas(db),
     quotas: createSqliteQuotas(db),
+    audit: createSqliteAudit(db),
   };
   for (const role of Object.values(roles) as Record<string, unknown>[]) durableWrites(db, role);
   const ping = async (): Promise<void> => {

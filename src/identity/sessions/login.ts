@@ -11,6 +11,7 @@
  * (a guesser spread over many addresses), and the address over every account (a password spray;
  * much higher, since many users may share one NAT or reverse proxy).
  */
+import { type AuditDoor, type AuditVia, type Auditor, noAudit } from '../../core/audit.ts';
 import { LadingError } from '../../core/errors.ts';
 import type { AccountStore, Clock, OidcStore } from '../../core/ports.ts';
 import type { Observer } from '../../core/observer.ts';
@@ -50,6 +51,12 @@ export interface LoginServiceOptions {
   maxFailedLogins: number;
   /** Told of each failed login and each refusal by the limiter (the metrics); none by default. */
   observer?: Pick<Observer, 'loginFailed' | 'limited'>;
+  /**
+   * The audit trail failed and refused sign-ins are recorded in (a success is recorded when its
+   * session opens); none when absent. Attempts the limiter refuses are not recorded: it bounds
+   * them, and the log line and the metric count them.
+   */
+  trail?: Auditor;
 }
 
 export interface LoginAttempt {
@@ -59,6 +66,13 @@ export interface LoginAttempt {
   address: string;
   /** Which door the attempt came through, for the audit line: `api` or `browser`. */
   via: 'api' | 'browser';
+  /** The door for the audit trail, when not the one `via` implies (`api` or `web`): WebDAV's Basic password. */
+  door?: AuditDoor;
+}
+
+/** Where a login attempt came from, for the audit trail. */
+export function viaOfAttempt(attempt: LoginAttempt): AuditVia {
+  return { door: attempt.door ?? (attempt.via === 'browser' ? 'web' : 'api'), address: attempt.address };
 }
 
 // NOTE: verifying against a real hash for unknown users keeps the time of a failed login the
@@ -114,12 +128,15 @@ export class LoginService {
       await Promise.all(keys.map((key) => catalog.oidcCount(key, now, LOGIN_WINDOW_SECONDS, true)));
       await this.#purgeCounters(now);
       logger.warn(audit, 'login failed: wrong user name or password');
+      // NOTE: the name tried is kept only when it names an account: an unknown one may be a password typed in the wrong field.
+      await (this.#o.trail ?? noAudit).record({ user: user ? user.name : null, via: viaOfAttempt(attempt) }, 'login', null, 'denied', { error: 'WRONG_PASSWORD' });
       this.#o.observer?.loginFailed?.(attempt.via);
       throw new LadingError('UNAUTHENTICATED', 'Wrong user name or password.');
     }
     await catalog.oidcResetCount(pairKey);
     if (user.disabled) {
       logger.warn({ ...audit, user: user.name }, 'login refused: the account is disabled');
+      await (this.#o.trail ?? noAudit).record({ user: user.name, via: viaOfAttempt(attempt) }, 'login', null, 'denied', { error: 'DISABLED' });
       throw new LadingError('UNAUTHENTICATED', 'This account is disabled; ask the operators of this service.');
     }
     logger.info({ ...audit, user: user.name }, 'login succeeded');

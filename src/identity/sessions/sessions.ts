@@ -6,8 +6,9 @@
  * token derived from its own token. It reads no request: `http/authorization.ts` does.
  */
 import { createHmac, hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { type AuditVia, type Auditor, noAudit } from '../../core/audit.ts';
 import { LadingError } from '../../core/errors.ts';
-import type { LoginAttempt, LoginService } from './login.ts';
+import { type LoginAttempt, type LoginService, viaOfAttempt } from './login.ts';
 import type { BackendCredential, Clock, CredentialStatus, SessionStore } from '../../core/ports.ts';
 import type { SessionKind, SessionRecord } from '../../core/types.ts';
 import type { CredentialManager } from '../../core/ports.ts';
@@ -18,6 +19,8 @@ export interface SessionServiceOptions {
   credentials: CredentialManager;
   /** Checks passwords for `login`. */
   login: LoginService;
+  /** The audit trail sign-ins, sign-outs and tokens are recorded in; none when absent. */
+  trail?: Auditor;
   /** Lifetime of a bearer token, in seconds. */
   tokenTtlSeconds: number;
   /** Longest lifetime a user may choose for an API token, in seconds (default: `tokenTtlSeconds`). */
@@ -96,20 +99,30 @@ export class SessionService {
    */
   async login(attempt: LoginAttempt): Promise<{ token: string; user: string }> {
     const user = await this.#o.login.verify(attempt);
-    return { token: await this.open(user), user };
+    return { token: await this.open(user, viaOfAttempt(attempt)), user };
   }
 
-  /** Opens a session for a user whose identity was already proven; returns the bearer token. */
-  async open(user: string): Promise<string> {
-    return (await this.#open(user, 'api', null)).token;
+  /** Opens a session for a user whose identity was already proven; returns the bearer token. Recorded as a `login` through `via`. */
+  async open(user: string, via?: AuditVia): Promise<string> {
+    return (await this.#signIn(user, 'api', via)).token;
+  }
+
+  async #signIn(user: string, kind: SessionKind, via: AuditVia | undefined): Promise<OpenedSession> {
+    const opened = await this.#open(user, kind, null);
+    await this.#trail.record({ user, via }, 'login', null, 'ok', { kind, session: opened.session.id });
+    return opened;
+  }
+
+  get #trail(): Auditor {
+    return this.#o.trail ?? noAudit;
   }
 
   /**
    * Opens a browser session (the cookie's token) for a user whose identity was already proven,
    * with the idle and absolute timeouts of `browser`.
    */
-  async openBrowser(user: string): Promise<OpenedSession> {
-    return this.#open(user, 'browser', null);
+  async openBrowser(user: string, via?: AuditVia): Promise<OpenedSession> {
+    return this.#signIn(user, 'browser', via ?? { door: 'web', address: null });
   }
 
   /**
@@ -117,7 +130,7 @@ export class SessionService {
    * `TOKEN_LABEL_MAX` characters, no control characters, else `BAD_REQUEST`), living as long as
    * a login's token. The token is in the answer and nowhere else.
    */
-  async createToken(user: string, label: string, lifetimeSeconds?: number): Promise<OpenedSession> {
+  async createToken(user: string, label: string, lifetimeSeconds?: number, via?: AuditVia): Promise<OpenedSession> {
     const clean = label.trim();
     if (clean.length === 0 || clean.length > TOKEN_LABEL_MAX || /[\u0000-\u001f\u007f-\u009f]/.test(clean)) {
       throw new LadingError('BAD_REQUEST', `A token's label is 1 to ${TOKEN_LABEL_MAX} characters, without control characters.`);
@@ -126,7 +139,9 @@ export class SessionService {
     if (lifetimeSeconds !== undefined && (!Number.isSafeInteger(lifetimeSeconds) || lifetimeSeconds < TOKEN_LIFETIME_MIN || lifetimeSeconds > max)) {
       throw new LadingError('BAD_REQUEST', `A token's lifetime is ${TOKEN_LIFETIME_MIN} seconds to ${max} seconds (${Math.floor(max / 86400)} days) here.`);
     }
-    return this.#open(user, 'api', clean, lifetimeSeconds);
+    const opened = await this.#open(user, 'api', clean, lifetimeSeconds);
+    await this.#trail.record({ user, via }, 'token.create', null, 'ok', { token: opened.session.id, label: clean });
+    return opened;
   }
 
   /** The lifetime of an API token when its maker chooses none, and the longest they may choose, in seconds. */
@@ -140,12 +155,14 @@ export class SessionService {
   }
 
   /** Revokes the API token of `user` named `id`, on every node at once. `NOT_FOUND` when `user` has no live token by that id. */
-  async revokeToken(user: string, id: string): Promise<void> {
-    const tokens = await this.listTokens(user);
-    const token = tokens.find((t) => t.id === id);
-    if (!token || !(await this.#o.catalog.deleteSessionById(user, id))) {
-      throw new LadingError('NOT_FOUND', 'You have no API token with this id (it may have been revoked or have expired).');
-    }
+  async revokeToken(user: string, id: string, via?: AuditVia): Promise<void> {
+    await this.#trail.track({ user, via }, 'token.revoke', null, async () => {
+      const tokens = await this.listTokens(user);
+      const token = tokens.find((t) => t.id === id);
+      if (!token || !(await this.#o.catalog.deleteSessionById(user, id))) {
+        throw new LadingError('NOT_FOUND', 'You have no API token with this id (it may have been revoked or have expired).');
+      }
+    }, undefined, { token: id });
   }
 
   async #open(user: string, kind: SessionKind, label: string | null, lifetimeSeconds?: number): Promise<OpenedSession> {
@@ -262,7 +279,10 @@ export class SessionService {
     return { session, status: await this.#o.credentials.inspect(session.credential!), now: this.#o.clock.now() };
   }
 
-  async logout(token: string): Promise<void> {
+  /** Ends the session of `token`; recorded as a `logout` of its user through `via` when it was live. */
+  async logout(token: string, via?: AuditVia): Promise<void> {
+    const session = await this.#o.catalog.getSession(hashToken(token), this.#o.clock.now());
     await this.#o.catalog.deleteSession(hashToken(token));
+    if (session) await this.#trail.record({ user: session.user, via }, 'logout', null, 'ok', { kind: session.kind, session: session.id });
   }
 }

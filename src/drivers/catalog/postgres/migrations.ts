@@ -310,6 +310,28 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: (S: string) =
     `,
   },
   {
+    // The audit trail (see `AuditStore`): one row per event, each chained to the one before
+    // by its hash; `detail` is a small JSON object kept as text, hashed as it is stored.
+    version: 16,
+    sql: (S) => `
+      CREATE TABLE ${S}audit_records (
+        seq BIGINT PRIMARY KEY,
+        at BIGINT NOT NULL,
+        actor TEXT,
+        address TEXT,
+        door TEXT NOT NULL,
+        action TEXT NOT NULL,
+        path TEXT,
+        detail TEXT NOT NULL,
+        outcome TEXT NOT NULL,
+        prev_hash TEXT NOT NULL,
+        hash TEXT NOT NULL
+      );
+      CREATE INDEX audit_records_by_at ON ${S}audit_records (at);
+      CREATE INDEX audit_records_by_actor ON ${S}audit_records (actor, seq);
+    `,
+  },
+  {
     // Quotas: the bounds of a collection's tree (a user's home, for a user's quota) and its
     // usage, counted only while a quota exists, in the transaction of each change (see
     // `QuotaStore`).

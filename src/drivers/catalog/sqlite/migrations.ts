@@ -305,6 +305,28 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
     `,
   },
   {
+    // The audit trail (see `AuditStore`): one row per event, each chained to the one before
+    // by its hash; `detail` is a small JSON object.
+    version: 17,
+    sql: `
+      CREATE TABLE audit_records (
+        seq INTEGER PRIMARY KEY,
+        at INTEGER NOT NULL,
+        actor TEXT,
+        address TEXT,
+        door TEXT NOT NULL,
+        action TEXT NOT NULL,
+        path TEXT,
+        detail TEXT NOT NULL,
+        outcome TEXT NOT NULL,
+        prev_hash TEXT NOT NULL,
+        hash TEXT NOT NULL
+      );
+      CREATE INDEX audit_records_by_at ON audit_records (at);
+      CREATE INDEX audit_records_by_actor ON audit_records (actor, seq);
+    `,
+  },
+  {
     // Quotas: the bounds of a collection's tree (a user's home, for a user's quota) and its
     // usage, counted only while a quota exists, in the transaction of each change (see
     // `QuotaStore`).
