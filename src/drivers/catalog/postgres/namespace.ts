@@ -13,7 +13,7 @@ import type { NamespaceStore } from '../../../core/ports.ts';
 import {
   ACCESS_RANK, type AccessEntry, type Avu, type BackendEvent, type Collection, type DataObject, type Entity, type JobsFor,
 } from '../../../core/types.ts';
-import { abandonedBlob, levelOf, toEntity, toTrashEntry, trashEntryColumns, trashRootOf, uploadNotHeld } from '../rows.ts';
+import { abandonedBlob, levelOf, toEntity, toUser, toTrashEntry, trashEntryColumns, trashRootOf, uploadNotHeld } from '../rows.ts';
 import { trackBlobRow, untrackBlobRow } from './blobs.ts';
 import { type PgClientLike, type PgQueryable, type PostgresConnection, all, one } from './connection.ts';
 import { insertJobs } from './jobs.ts';
@@ -25,6 +25,20 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
   const ENTITY = `SELECT e.id, e.uid, e.path, e.name, e.kind, e.owner, e.size, e.checksum, e.etag, e.blob, e.created_at, e.modified_at,
     (SELECT value FROM ${S}avus v WHERE v.entity_id = e.id AND v.attribute = 'PID' ORDER BY v.value LIMIT 1) AS pid
     FROM ${S}entities e`;
+  const LOOKUP = `WITH who AS (
+      SELECT u.name, u.kind, u.password_hash, u.created_at, u.disabled FROM ${S}users u
+      WHERE u.name = COALESCE($1::text, (SELECT m.user_name FROM ${S}subject_map m WHERE m.dn = $2::text))
+    ), grp AS (
+      SELECT array_agg(g.group_name ORDER BY g.group_name) AS groups FROM ${S}group_members g WHERE g.user_name = (SELECT name FROM who)
+    )
+    SELECT who.name AS user_name, who.kind AS user_kind, who.password_hash AS user_password_hash, who.created_at AS user_created_at,
+      who.disabled AS user_disabled, grp.groups,
+      CASE WHEN who.name IS NULL THEN NULL ELSE (SELECT MAX(a.level) FROM ${S}acls a JOIN ${S}entities le ON le.id = a.entity_id
+        WHERE le.path = ANY($3::text[]) AND a.principal = ANY(array_append(COALESCE(grp.groups, '{}'::text[]), who.name) || $5::text[])) END AS level,
+      e.id, e.uid, e.path, e.name, e.kind, e.owner, e.size, e.checksum, e.etag, e.blob, e.created_at, e.modified_at,
+      (SELECT value FROM ${S}avus v WHERE v.entity_id = e.id AND v.attribute = 'PID' ORDER BY v.value LIMIT 1) AS pid,
+      (SELECT pe.kind FROM ${S}entities pe WHERE pe.path = $6::text) AS parent_kind
+    FROM grp LEFT JOIN who ON true LEFT JOIN ${S}entities e ON e.path = $4::text`;
   const entityAt = async (c: PgQueryable, path: string): Promise<Entity | null> => {
     const row = await one(c, `${ENTITY} WHERE e.path = $1`, [path]);
     return row ? toEntity(row) : null;
@@ -311,6 +325,23 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
       const row = await one(pool, `SELECT MAX(a.level) AS level FROM ${S}acls a JOIN ${S}entities e ON e.id = a.entity_id
         WHERE e.path = ANY($1::text[]) AND a.principal = ANY($2::text[])`, [lineage(path), [...principals]]);
       return row?.level === null || row?.level === undefined ? null : levelOf(Number(row.level));
+    },
+
+    async lookup({ path, user, subject, also }) {
+      // NOTE: one statement, so one round trip and one snapshot: the account (by name, or
+      // through the subject's mapping), its groups, the level on the lineage and the entity.
+      const row = (await one(pool, LOOKUP, [user ?? null, subject ?? null, lineage(path), path, [...also], parentOf(path)]))!;
+      const groups = (row.groups as string[] | null) ?? [];
+      const account = row.user_name === null ? null : toUser({
+        name: row.user_name, kind: row.user_kind, password_hash: row.user_password_hash, created_at: row.user_created_at, disabled: row.user_disabled,
+      });
+      return {
+        user: account,
+        groups: account ? groups : [],
+        level: account && row.level !== null ? levelOf(Number(row.level)) : null,
+        entity: row.id === null ? null : toEntity(row),
+        parentKind: (row.parent_kind as Entity['kind'] | null) ?? null,
+      };
     },
 
     async addMeta(path, { attribute, value, unit }) {
