@@ -326,15 +326,17 @@ export const namespaceContract: ContractSuite = ({ name, create }) => {
       const events: string[] = [];
       const jobs = (e: { type: string; entityId: string }) => {
         events.push(e.type);
-        return [{ kind: 'pid', payload: JSON.stringify(e) }];
+        return e.type === 'object.created' ? [{ kind: 'pid', payload: JSON.stringify(e) }, { kind: 'other', payload: '2' }] : [{ kind: 'pid', payload: JSON.stringify(e) }];
       };
       const z = await c.createCollection({ path: p('/z'), owner: 'alice', now: t0, jobs });
       const made = await c.commitObject({ path: p('/z/f'), owner: 'alice', size: 1, checksum: 'sha2:x', blob: 'blob-1', now: t0, overwrite: false, jobs });
-      assert.equal(made.jobIds.length, 1);
+      assert.equal(made.jobIds.length, 2);
+      const listed = await c.listJobs(null, 10);
+      assert.deepEqual(made.jobIds.map((id) => listed.find((j) => j.id === id)?.kind), ['pid', 'other'], 'every job of a change, in order');
       await rejectsWith(c.commitObject({ path: p('/z/f'), owner: 'alice', size: 1, checksum: 'sha2:y', blob: 'blob-2', now: t0, overwrite: false, jobs }), 'CONFLICT');
       await c.rename(p('/z'), p('/y'), t0, jobs);
       assert.deepEqual(events.filter((e) => e !== 'object.overwritten'), ['collection.created', 'object.created', 'collection.renamed']);
-      assert.equal((await c.listJobs(null, 10)).length, 3, 'the refused commit enqueued nothing');
+      assert.equal((await c.listJobs(null, 10)).length, 4, 'the refused commit enqueued nothing');
       assert.equal((await c.getEntityById(made.object.id))?.path, '/y/f', 'the id survives the rename');
       assert.equal((await c.getEntityById(z.id))?.path, '/y');
     });

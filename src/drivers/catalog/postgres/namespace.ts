@@ -15,7 +15,7 @@ import {
 } from '../../../core/types.ts';
 import { abandonedBlob, levelOf, toEntity, toUser, toTrashEntry, trashEntryColumns, trashRootOf, uploadNotHeld } from '../rows.ts';
 import { trackBlobRow, untrackBlobRow } from './blobs.ts';
-import { type PgClientLike, type PgQueryable, type PostgresConnection, all, one } from './connection.ts';
+import { type PgClientLike, type PgQueryable, type PostgresConnection, type Row, all, one } from './connection.ts';
 import { insertJobs } from './jobs.ts';
 import { completeUploadRow, uploadHeldRow } from './uploads.ts';
 
@@ -61,6 +61,43 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
     if (!row) throw new LadingError('NOT_FOUND', `The collection '${parent}' does not exist.`);
     if (row.kind !== 'collection') throw new LadingError('NOT_A_COLLECTION', `'${parent}' is a data object, not a collection.`);
   };
+
+  /**
+   * Locks what a commit at `path` relies on, in one statement: key-share locks on the parent
+   * and every collection above it (as `lockParent`) and an update lock on the row at `path`,
+   * which it returns (null when there is none). `NOT_FOUND`, `NOT_A_COLLECTION` as `lockParent`.
+   */
+  const lockTarget = async (c: PgClientLike, path: Path): Promise<Row | null> => {
+    const parent = parentOf(path);
+    const row = (await one(c, `WITH up AS MATERIALIZED (SELECT path, kind FROM ${S}entities WHERE path = ANY($1::text[]) ORDER BY path FOR KEY SHARE),
+        here AS MATERIALIZED (SELECT id, uid, kind, blob FROM ${S}entities WHERE path = $2 FOR UPDATE)
+      SELECT (SELECT kind FROM up WHERE path = $3) AS parent_kind, here.id, here.uid, here.kind, here.blob
+      FROM (SELECT 1) AS one LEFT JOIN here ON true`, [lineage(parent), path, parent]))!;
+    if (row.parent_kind === null) throw new LadingError('NOT_FOUND', `The collection '${parent}' does not exist.`);
+    if (row.parent_kind !== 'collection') throw new LadingError('NOT_A_COLLECTION', `'${parent}' is a data object, not a collection.`);
+    return row.id === null ? null : row;
+  };
+  const WRITTEN = 'id, uid, path, name, kind, owner, size, checksum, etag, blob, created_at, modified_at';
+  /** A new data object's row and its owner's entry, and the end of its blob's tracking, in one statement. */
+  const INSERT_OBJECT = `WITH ins AS (
+      INSERT INTO ${S}entities (uid, path, parent, name, kind, owner, size, checksum, blob, created_at, modified_at, etag)
+      VALUES ($1, $2, $3, $4, 'dataobject', $5, $6, $7, $8, $9, $9, $10) ON CONFLICT (path) DO NOTHING RETURNING ${WRITTEN}
+    ), acl AS (
+      INSERT INTO ${S}acls (entity_id, principal, level) SELECT id, $5, $11 FROM ins
+    ), untracked AS (
+      DELETE FROM ${S}blobs WHERE blob = $8 AND EXISTS (SELECT 1 FROM ins) RETURNING 1
+    )
+    SELECT ins.*, NULL::text AS pid, (SELECT count(*) FROM untracked) AS untracked FROM (SELECT 1) AS one LEFT JOIN ins ON true`;
+  /** An overwrite: the row's new bytes, the replaced blob tracked, the new one no longer, in one statement. */
+  const OVERWRITE_OBJECT = `WITH upd AS (
+      UPDATE ${S}entities SET size = $1, checksum = $2, blob = $3, modified_at = $4, etag = $6 WHERE id = $5 RETURNING ${WRITTEN}
+    ), tracked AS (
+      INSERT INTO ${S}blobs (blob, since, owner) VALUES ($7, $4, NULL) ON CONFLICT (blob) DO NOTHING
+    ), untracked AS (
+      DELETE FROM ${S}blobs WHERE blob = $3 RETURNING 1
+    )
+    SELECT upd.*, (SELECT value FROM ${S}avus v WHERE v.entity_id = upd.id AND v.attribute = 'PID' ORDER BY v.value LIMIT 1) AS pid,
+      (SELECT count(*) FROM untracked) AS untracked FROM upd`;
 
   const TRASH_ENTRY = `SELECT ${trashEntryColumns(S)} FROM ${S}trash_entries t JOIN ${S}entities e ON e.uid = t.entity_uid`;
   const entryOf = async (c: PgQueryable, id: string) => {
@@ -148,22 +185,25 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
     async commitObject({ path, owner, size, checksum, blob, now, overwrite, jobs, fenced, upload, meta, etag = null }) {
       return tx(async (c) => {
         if (upload && !(await uploadHeldRow(db, c, upload.id, upload.holder))) throw uploadNotHeld(upload.id);
-        await lockParent(c, path);
-        const lockExisting = async () => one(c, `SELECT id, uid, kind, blob FROM ${S}entities WHERE path = $1 FOR UPDATE`, [path]);
-        let existing = await lockExisting();
+        // NOTE: a round trip per statement is what a small commit costs most: the parent and
+        // the object are locked in one, the object's row, its owner's entry and the end of its
+        // blob's tracking written in another, and the object read back from what it wrote.
+        let existing = await lockTarget(c, path);
         let event: BackendEvent | undefined;
+        let untracked: boolean | null = null;
+        let written: Row | null = null;
         if (!existing) {
           // NOTE: ON CONFLICT waits for a concurrent insert of the same path to finish; when it
           // committed, the object is there now and this commit is an overwrite (or a CONFLICT).
           const uid = randomUUID();
-          const inserted = await one(c, `INSERT INTO ${S}entities (uid, path, parent, name, kind, owner, size, checksum, blob, created_at, modified_at, etag)
-            VALUES ($1, $2, $3, $4, 'dataobject', $5, $6, $7, $8, $9, $9, $10) ON CONFLICT (path) DO NOTHING RETURNING id`,
-          [uid, path, parentOf(path), baseName(path), owner, size, checksum, blob, now.getTime(), etag]);
-          if (inserted) {
-            await c.query(`INSERT INTO ${S}acls (entity_id, principal, level) VALUES ($1, $2, $3)`, [inserted.id, owner, ACCESS_RANK.own]);
+          const inserted = (await one(c, INSERT_OBJECT,
+            [uid, path, parentOf(path), baseName(path), owner, size, checksum, blob, now.getTime(), etag, ACCESS_RANK.own]))!;
+          if (inserted.id !== null) {
             event = { type: 'object.created', entityId: uid, path };
+            untracked = Number(inserted.untracked) > 0;
+            written = inserted;
           } else {
-            existing = await lockExisting();
+            existing = await lockTarget(c, path);
             if (!existing) throw new LadingError('CONFLICT', `'${path}' is being changed; try again.`);
           }
         }
@@ -172,20 +212,26 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
           if (existing.kind === 'collection') throw new LadingError('CONFLICT', `'${path}' is a collection.`);
           if (!overwrite) throw new LadingError('CONFLICT', `'${path}' already exists.`);
           replacedBlob = existing.blob as string;
-          await c.query(`UPDATE ${S}entities SET size = $1, checksum = $2, blob = $3, modified_at = $4, etag = $6 WHERE id = $5`,
-            [size, checksum, blob, now.getTime(), existing.id, etag]);
-          await trackBlobRow(db, c, replacedBlob, now);
+          if (replacedBlob === blob) {
+            await c.query(`UPDATE ${S}entities SET size = $1, checksum = $2, blob = $3, modified_at = $4, etag = $6 WHERE id = $5`,
+              [size, checksum, blob, now.getTime(), existing.id, etag]);
+            await trackBlobRow(db, c, replacedBlob, now);
+          } else {
+            written = (await one(c, OVERWRITE_OBJECT, [size, checksum, blob, now.getTime(), existing.id, etag, replacedBlob]))!;
+            untracked = Number(written.untracked) > 0;
+          }
           event = { type: 'object.overwritten', entityId: existing.uid as string, path };
         }
-        if (!(await untrackBlobRow(db, c, blob)) && fenced && !upload) throw abandonedBlob(path);
+        if (!(untracked ?? await untrackBlobRow(db, c, blob)) && fenced && !upload) throw abandonedBlob(path);
         if (meta && meta.length > 0) {
           const id = await idOf(c, path);
           for (const avu of meta) {
             await c.query(`INSERT INTO ${S}avus (entity_id, attribute, value, unit) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`, [id, avu.attribute, avu.value, avu.unit]);
           }
+          written = null;
         }
         const jobIds = event ? await insertJobs(db, c, jobs?.(event) ?? [], now) : [];
-        const object = (await entityAt(c, path)) as DataObject;
+        const object = (written ? toEntity(written) : await entityAt(c, path)) as DataObject;
         if (upload && !(await completeUploadRow(db, c, { ...upload, entityId: object.id, jobIds, now }))) throw uploadNotHeld(upload.id);
         return { object, replacedBlob, jobIds };
       });
