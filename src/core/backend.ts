@@ -465,7 +465,7 @@ export class Backend {
    * `INCOMPLETE_BODY`, `STORAGE_FULL`.
    */
   async upload(cred: BackendCredential, path: Path, source: Readable, options: UploadOptions): Promise<{ object: DataObject; jobIds: string[] }> {
-    const { actor, level, entity, parentKind } = await this.#actorAt(cred, path);
+    const { actor, level, entity, parentKind } = await this.#actorAt(cred, path, true);
     // NOTE: nothing at `path` has no access list of its own: the level on it is its parent's.
     refuseUploadTarget(path, options.overwrite !== false, level, entity, parentKind);
     return this.#upload(actor, path, source, options);
@@ -804,13 +804,13 @@ export class Backend {
    * `path` and the kind of its parent, read from the catalog together (`lookup`: one round trip to a shared catalog),
    * for the requests that begin by reading one path. Refuses as `#actor` does.
    */
-  async #actorAt(cred: BackendCredential, path: Path): Promise<{ actor: Actor; level: AccessLevel | null; entity: Entity | null; parentKind: Entity['kind'] | null }> {
+  async #actorAt(cred: BackendCredential, path: Path, parent = false): Promise<{ actor: Actor; level: AccessLevel | null; entity: Entity | null; parentKind: Entity['kind'] | null }> {
     const now = this.#clock.now();
     const also = [PUBLIC_GROUP];
     const subject = this.#authority.subjectOf ? await this.#authority.subjectOf(cred, now) : null;
     const found = await this.#catalog.lookup(subject === null
-      ? { path, user: await this.#authority.resolve(cred, now), also }
-      : { path, subject, also });
+      ? { path, user: await this.#authority.resolve(cred, now), also, parent }
+      : { path, subject, also, parent });
     if (!found.user && subject !== null) throw new LadingError('INVALID_CREDENTIAL', `The certificate subject '${subject}' is not mapped to a backend user.`);
     refuseAccount(found.user);
     const { name } = found.user;

@@ -14,7 +14,12 @@ import type {
 } from './types.ts';
 
 /** Whose view of which path `NamespaceStore.lookup` reads: the account by name or by subject DN. */
-export type PathLookupInput = { path: Path; also: readonly string[] } & ({ user: string; subject?: undefined } | { subject: string; user?: undefined });
+export type PathLookupInput = {
+  path: Path;
+  also: readonly string[];
+  /** Whether `parentKind` is wanted; a driver may leave it null without (default false). */
+  parent?: boolean;
+} & ({ user: string; subject?: undefined } | { subject: string; user?: undefined });
 
 /** What `NamespaceStore.lookup` read. */
 export interface PathLookup {
@@ -26,7 +31,7 @@ export interface PathLookup {
   level: AccessLevel | null;
   /** The entity at the path, or null. */
   entity: Entity | null;
-  /** The kind of the entity at the path's parent (the root's parent is the root), or null when there is none. */
+  /** With `parent`, the kind of the entity at the path's parent (the root's parent is the root), or null when there is none. */
   parentKind: Entity['kind'] | null;
 }
 

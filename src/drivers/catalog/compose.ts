@@ -51,7 +51,7 @@ export function lookupOf(
     const groups = user ? await accounts.groupsOf(user.name) : [];
     const level = user ? await namespace.accessLevel(input.path, [user.name, ...input.also, ...groups]) : null;
     const entity = await namespace.getEntity(input.path);
-    const parentKind = (await namespace.getEntity(parentOf(input.path)))?.kind ?? null;
+    const parentKind = input.parent ? (await namespace.getEntity(parentOf(input.path)))?.kind ?? null : null;
     return { user, groups, level, entity, parentKind };
   };
 }
