@@ -58,7 +58,8 @@ backend_ticks() { # -> CPU ticks of the PostgreSQL backends serving the bench's 
   local pids total=0 p
   pids=$(psql -qAt "$BENCH_DB_URL" -c "SELECT pid FROM pg_stat_activity WHERE application_name = '$APP'")
   for p in $pids; do
-    [ -r "/proc/$p/stat" ] && total=$((total + $(cpu_ticks "$p")))
+    t=$(cpu_ticks "$p" 2>/dev/null) || continue
+    total=$((total + t))
   done
   echo "$total"
 }
