@@ -15,7 +15,7 @@ import { type Path, baseName, childOf, isWithin, lineage, parentOf, parseName, p
 import type { Authority, BackendCredential, ByteRange, Catalog, Clock, Resource, ResourceStream, TrackedBlob } from './ports.ts';
 import type { RuleSet } from './rules.ts';
 import {
-  ACCESS_RANK, type AccessLevel, type Avu, type Collection, type DataObject, type Entity, type JobsFor, type PrincipalKind,
+  ACCESS_RANK, type AccessLevel, type Avu, type Collection, type DataObject, type Entity, type JobsFor, type PrincipalKind, type UserRecord,
 } from './types.ts';
 
 /** How many children a streamed listing reads from the catalog at a time. */
@@ -333,7 +333,10 @@ export class Backend {
    * not it exists, so existence does not leak) and `NOT_FOUND` when it does not exist.
    */
   async stat(cred: BackendCredential, path: Path): Promise<Entity> {
-    return this.statAs(await this.#actor(cred), path);
+    const { level, entity } = await this.#actorAt(cred, path);
+    refuseBelow(level, 'read', path);
+    if (!entity) throw new LadingError('NOT_FOUND', `'${path}' does not exist.`);
+    return entity;
   }
 
   /** `stat` as `actor`. */
@@ -437,7 +440,9 @@ export class Backend {
   async openObject(
     cred: BackendCredential, path: Path, plan: (object: DataObject) => ReadPlan = () => ({}),
   ): Promise<{ object: DataObject; range: ByteRange | undefined; stream: ResourceStream | null }> {
-    return this.openObjectAs(await this.#actor(cred), path, plan);
+    const { level, entity } = await this.#actorAt(cred, path);
+    refuseBelow(level, 'read', path);
+    return this.#open(path, plan, entity);
   }
 
   /** `openObject` as `actor`. */
@@ -445,8 +450,16 @@ export class Backend {
     actor: Actor, path: Path, plan: (object: DataObject) => ReadPlan = () => ({}),
   ): Promise<{ object: DataObject; range: ByteRange | undefined; stream: ResourceStream | null }> {
     await this.#require(actor, path, 'read');
+    return this.#open(path, plan);
+  }
+
+  /** `openObjectAs` once read access is established; `found` is the entity just read at `path`, if it was. */
+  async #open(
+    path: Path, plan: (object: DataObject) => ReadPlan, found?: Entity | null,
+  ): Promise<{ object: DataObject; range: ByteRange | undefined; stream: ResourceStream | null }> {
     for (let attempt = 0; ; attempt++) {
-      const entity = await this.#mustExist(path);
+      const entity = attempt === 0 && found !== undefined ? found : await this.#catalog.getEntity(path);
+      if (!entity) throw new LadingError('NOT_FOUND', `'${path}' does not exist.`);
       if (entity.kind !== 'dataobject') throw new LadingError('IS_A_COLLECTION', `'${path}' is a collection; only data objects can be downloaded.`);
       refuseDamaged(entity);
       const { range, skipBody } = plan(entity);
@@ -470,22 +483,33 @@ export class Backend {
    * `INCOMPLETE_BODY`, `STORAGE_FULL`.
    */
   async upload(cred: BackendCredential, path: Path, source: Readable, options: UploadOptions, via?: AuditVia): Promise<{ object: DataObject; jobIds: string[] }> {
-    return this.uploadAs(await this.#actor(cred, via), path, source, options);
+    const { actor, level, entity, parentKind } = await this.#actorAt(cred, path, true, via);
+    return this.#trackedUpload(actor, path, source, options, async () => {
+      // NOTE: nothing at `path` has no access list of its own: the level on it is its parent's.
+      refuseUploadTarget(path, options.overwrite !== false, level, entity, parentKind);
+      const size = options.declaredSize;
+      if (size !== undefined) await this.checkQuota(path, { bytes: size - (entity?.kind === 'dataobject' ? entity.size : 0), objects: entity ? 0 : 1 });
+    });
   }
 
   /** `upload` as `actor`; the new object is owned by `actor.user`. Recorded as `upload` or `overwrite`. */
   async uploadAs(actor: Actor, path: Path, source: Readable, options: UploadOptions): Promise<{ object: DataObject; jobIds: string[] }> {
+    return this.#trackedUpload(actor, path, source, options, () => this.checkUploadTarget(actor, path, options.overwrite !== false, options.declaredSize));
+  }
+
+  /** An upload recorded in the audit trail, refused first by `check` as its commit would refuse it. */
+  async #trackedUpload(actor: Actor, path: Path, source: Readable, options: UploadOptions, check: () => Promise<void>): Promise<{ object: DataObject; jobIds: string[] }> {
     let replaced = false;
     return this.#trail.track(actor, () => (replaced ? 'overwrite' : 'upload'), path, async () => {
-      const outcome = await this.#uploadAs(actor, path, source, options);
+      const outcome = await this.#uploadAs(actor, path, source, options, check);
       replaced = outcome.replaced;
       return outcome;
     }, ({ object }) => ({ size: object.size }));
   }
 
-  async #uploadAs(actor: Actor, path: Path, source: Readable, options: UploadOptions): Promise<{ object: DataObject; jobIds: string[]; replaced: boolean }> {
+  async #uploadAs(actor: Actor, path: Path, source: Readable, options: UploadOptions, check: () => Promise<void>): Promise<{ object: DataObject; jobIds: string[]; replaced: boolean }> {
     // Refuse before reading the body what would be refused at commit anyway.
-    await this.checkUploadTarget(actor, path, options.overwrite !== false, options.declaredSize);
+    await check();
 
     const blob = randomUUID();
     // NOTE: the blob must be tracked (durably) before it can appear under its key, or a crash
@@ -860,18 +884,35 @@ export class Backend {
   async #actor(cred: BackendCredential, via?: AuditVia): Promise<Actor> {
     const user = await this.#authority.resolve(cred, this.#clock.now());
     const record = await this.#catalog.getUser(user);
-    if (!record || record.kind === 'group') throw new LadingError('INVALID_CREDENTIAL', `The credential names no backend user.`);
+    refuseAccount(record);
     const groups = await this.#catalog.groupsOf(user);
     return { user, principals: [user, PUBLIC_GROUP, ...groups], admin: record.kind === 'admin', ...(via ? { via } : {}) };
+  }
+
+  /**
+   * The actor of `cred`, the level it holds on `path` (as `levelOf` says), the entity at
+   * `path` and the kind of its parent, read from the catalog together (`lookup`: one round trip to a shared catalog),
+   * for the requests that begin by reading one path. Refuses as `#actor` does.
+   */
+  async #actorAt(cred: BackendCredential, path: Path, parent = false, via?: AuditVia): Promise<{ actor: Actor; level: AccessLevel | null; entity: Entity | null; parentKind: Entity['kind'] | null }> {
+    const now = this.#clock.now();
+    const also = [PUBLIC_GROUP];
+    const subject = this.#authority.subjectOf ? await this.#authority.subjectOf(cred, now) : null;
+    const found = await this.#catalog.lookup(subject === null
+      ? { path, user: await this.#authority.resolve(cred, now), also, parent }
+      : { path, subject, also, parent });
+    if (!found.user && subject !== null) throw new LadingError('INVALID_CREDENTIAL', `The certificate subject '${subject}' is not mapped to a backend user.`);
+    refuseAccount(found.user);
+    const { name } = found.user;
+    const actor: Actor = { user: name, principals: [name, PUBLIC_GROUP, ...found.groups], admin: found.user.kind === 'admin', ...(via ? { via } : {}) };
+    const level = actor.admin || this.#ownsAsHome(actor, path) ? 'own' : found.level;
+    return { actor, level, entity: found.entity, parentKind: found.parentKind };
   }
 
   /** Refuses unless `actor` holds `level` on `path`, whose access is that of `from` (by default itself). */
   async #require(actor: Actor, path: Path, level: AccessLevel, from: Path = path): Promise<void> {
     if (actor.admin || this.#ownsAsHome(actor, from)) return;
-    const held = await this.#catalog.accessLevel(from, actor.principals);
-    if (held === null || ACCESS_RANK[held] < ACCESS_RANK[level]) {
-      throw new LadingError('FORBIDDEN', `You do not have ${level} access to '${path}'.`);
-    }
+    refuseBelow(await this.#catalog.accessLevel(from, actor.principals), level, path);
   }
 
   /**
@@ -925,6 +966,35 @@ export class Backend {
 function refuseDamaged(object: DataObject): void {
   if (!object.damaged) return;
   throw new LadingError('OBJECT_DAMAGED', `The stored bytes of '${object.path}' are damaged (${object.damaged.reason}, found ${object.damaged.at.toISOString()}); they are not served until an operator restores them or the object is uploaded again.`);
+}
+
+/**
+ * Refuses a credential whose account is gone, is a group or is disabled (`INVALID_CREDENTIAL`):
+ * a disabled user is refused at the next request, whatever sessions are still open.
+ */
+function refuseAccount(record: UserRecord | null): asserts record is UserRecord {
+  if (!record || record.kind === 'group') throw new LadingError('INVALID_CREDENTIAL', `The credential names no backend user.`);
+  if (record.disabled) throw new LadingError('INVALID_CREDENTIAL', `The account '${record.name}' is disabled.`);
+}
+
+/**
+ * Refuses what a commit of a new data object at `path` would refuse, given what is there
+ * (`existing`), the kind of its parent and the level held on it (see `checkUploadTarget`).
+ */
+function refuseUploadTarget(path: Path, overwrite: boolean, held: AccessLevel | null, existing: Entity | null, parentKind: Entity['kind'] | null): void {
+  refuseBelow(held, 'write', path);
+  if (existing?.kind === 'collection') throw new LadingError('CONFLICT', `'${path}' is a collection.`);
+  if (existing && !overwrite) throw new LadingError('CONFLICT', `'${path}' already exists.`);
+  const parent = parentOf(path);
+  if (parentKind === null) throw new LadingError('NOT_FOUND', `The collection '${parent}' does not exist.`);
+  if (parentKind !== 'collection') throw new LadingError('NOT_A_COLLECTION', `'${parent}' is a data object, not a collection.`);
+}
+
+/** Refuses with `FORBIDDEN` unless `held` is at least `level`. */
+function refuseBelow(held: AccessLevel | null, level: AccessLevel, path: Path): void {
+  if (held === null || ACCESS_RANK[held] < ACCESS_RANK[level]) {
+    throw new LadingError('FORBIDDEN', `You do not have ${level} access to '${path}'.`);
+  }
 }
 
 function copyTooLarge(what: string, limit: string): LadingError {

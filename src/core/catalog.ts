@@ -15,6 +15,28 @@ import type {
   DavLock, JobRecord, JobState, JobsFor, PublicationEvent, S3KeyRecord, SessionInput, SessionKind, SessionRecord, ShareRecord, TrashEntry, UserRecord,
 } from './types.ts';
 
+/** Whose view of which path `NamespaceStore.lookup` reads: the account by name or by subject DN. */
+export type PathLookupInput = {
+  path: Path;
+  also: readonly string[];
+  /** Whether `parentKind` is wanted; a driver may leave it null without (default false). */
+  parent?: boolean;
+} & ({ user: string; subject?: undefined } | { subject: string; user?: undefined });
+
+/** What `NamespaceStore.lookup` read. */
+export interface PathLookup {
+  /** The account, or null when there is none by that name or the subject is mapped to none. */
+  user: UserRecord | null;
+  /** The groups of `user`, sorted as `groupsOf` sorts them; [] without a user. */
+  groups: string[];
+  /** The highest level `user`, `groups` or `also` hold on the path or above it; null when none, or without a user. */
+  level: AccessLevel | null;
+  /** The entity at the path, or null. */
+  entity: Entity | null;
+  /** With `parent`, the kind of the entity at the path's parent (the root's parent is the root), or null when there is none. */
+  parentKind: Entity['kind'] | null;
+}
+
 /**
  * The namespace: collections and data objects, their access lists and their attribute-value-unit
  * metadata. Every method is atomic on its own. The mutating methods take `jobs`, called inside
@@ -150,6 +172,15 @@ export interface NamespaceStore {
    * (access granted on a collection covers everything inside it), or null.
    */
   accessLevel(path: Path, principals: readonly string[]): Promise<AccessLevel | null>;
+  /**
+   * What a request on `path` reads before it acts, as of one moment: the account named `user`
+   * (or the one `subject`, a certificate subject DN, is mapped to), its groups, the highest
+   * level that account, its groups or any of `also` hold on `path` or on a collection above
+   * it, the entity at `path` and the kind of its parent. One read where the driver can make it one (a request's
+   * round trip to a shared catalog). It decides nothing: the caller refuses a missing,
+   * disabled or group account and a level too low, and hides what it may not see.
+   */
+  lookup(input: PathLookupInput): Promise<PathLookup>;
 
   /** Adds an AVU to the entity at `path` (no-op when the same triple exists). `NOT_FOUND`. */
   addMeta(path: Path, avu: Avu): Promise<void>;

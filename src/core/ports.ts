@@ -13,7 +13,7 @@ export const systemClock: Clock = { now: () => new Date() };
 
 export type {
   AccountStore, BlobTracker, CaStore, Catalog, FixityStore, StoredObject, JobQueueFigures, PoolFigures, CatalogRole, CatalogRoles, HandleStore, InlineStore, JobStore, LockStore, NamespaceStore, OidcRecord, OidcRecordInput,
-  OidcStore, PublicationStore, QuotaStore, S3KeyStore, SessionStore, ShareStore, StoredCa, TrackedBlob, UploadInput, UploadRecord, UploadStore,
+  OidcStore, PathLookup, PathLookupInput, PublicationStore, QuotaStore, S3KeyStore, SessionStore, ShareStore, StoredCa, TrackedBlob, UploadInput, UploadRecord, UploadStore,
 } from './catalog.ts';
 export type { AuditStore } from './audit.ts';
 
@@ -203,6 +203,13 @@ export interface StagedWrites {
  */
 export interface Authority {
   resolve(credential: BackendCredential, now: Date): Promise<string>;
+  /**
+   * The subject DN of a credential that verifies, whose mapping to a user the caller looks up
+   * itself (in the same catalog read as what it needs next: see `NamespaceStore.lookup`).
+   * Rejects as `resolve` does, except for a DN with no mapping, which it cannot know. Absent
+   * where credentials name their user directly.
+   */
+  subjectOf?(credential: BackendCredential, now: Date): Promise<string>;
 }
 
 /** What the HTTP layer hands the backend on behalf of a user; opaque to the HTTP layer. */

@@ -245,6 +245,44 @@ export const namespaceContract: ContractSuite = ({ name, create }) => {
       assert.equal(await c.accessLevel(p('/z'), []), null);
     });
 
+    it('looks up, as one read, the account by name or subject, its groups, its level on a path and what is there', async () => {
+      await c.createUser({ name: 'bob', kind: 'user', passwordHash: null, createdAt: t0 });
+      await c.createUser({ name: 'team', kind: 'group', passwordHash: null, createdAt: t0 });
+      await c.createUser({ name: 'crew', kind: 'group', passwordHash: null, createdAt: t0 });
+      await c.addToGroup('team', 'bob');
+      await c.addToGroup('crew', 'bob');
+      await c.mapSubject('/O=Grid/CN=bob', 'bob');
+      await c.createCollection({ path: p('/z'), owner: 'alice', now: t0 });
+      await c.createCollection({ path: p('/z/shared'), owner: 'alice', now: t0 });
+      const f = await obj('/z/shared/f', 'blob00000001');
+      const also = ['public'];
+      const byName = await c.lookup({ path: p('/z/shared/f'), user: 'bob', also, parent: true });
+      assert.equal(byName.user?.name, 'bob');
+      assert.equal(byName.user?.kind, 'user');
+      assert.equal(byName.user?.disabled, false);
+      assert.deepEqual(byName.groups, ['crew', 'team']);
+      assert.equal(byName.level, null);
+      assert.deepEqual(byName.entity, f.object);
+      assert.equal(byName.parentKind, 'collection');
+      await c.setAccess(p('/z/shared'), 'team', 'read');
+      assert.equal((await c.lookup({ path: p('/z/shared/f'), user: 'bob', also })).level, 'read', 'through a group, from a collection above');
+      await c.setAccess(p('/z/shared/f'), 'public', 'write');
+      assert.equal((await c.lookup({ path: p('/z/shared/f'), user: 'bob', also })).level, 'write', 'through a principal every user holds');
+      assert.equal((await c.lookup({ path: p('/z/shared/f'), user: 'bob', also: [] })).level, 'read');
+      const bySubject = await c.lookup({ path: p('/z/shared/new'), subject: '/O=Grid/CN=bob', also, parent: true });
+      assert.equal(bySubject.user?.name, 'bob');
+      assert.equal(bySubject.level, 'read', 'a path not there yet has the access of the collection above');
+      assert.equal(bySubject.entity, null);
+      assert.equal(bySubject.parentKind, 'collection');
+      assert.equal((await c.lookup({ path: p('/z/shared/f/x'), user: 'bob', also, parent: true })).parentKind, 'dataobject');
+      assert.equal((await c.lookup({ path: p('/z/none/x'), user: 'bob', also, parent: true })).parentKind, null);
+      await c.setDisabled('bob', true);
+      assert.equal((await c.lookup({ path: p('/z/shared/f'), user: 'bob', also })).user?.disabled, true);
+      const nobody = await c.lookup({ path: p('/z/shared/f'), subject: '/O=Grid/CN=nobody', also, parent: true });
+      assert.deepEqual({ ...nobody, entity: nobody.entity?.path }, { user: null, groups: [], level: null, entity: '/z/shared/f', parentKind: 'collection' });
+      assert.equal((await c.lookup({ path: p('/z'), user: 'carol', also })).user, null);
+    });
+
     it('lists the entities principals hold entries on, in path order, outside one subtree, from a path', async () => {
       for (const path of ['/z', '/z/home', '/z/home/bob', '/z/home/bob/mine', '/z/home/bobby', '/z/p', '/z/p/q', '/z/p q', '/z/p0', '/z/r']) {
         await c.createCollection({ path: p(path), owner: 'alice', now: t0 });
@@ -299,15 +337,17 @@ export const namespaceContract: ContractSuite = ({ name, create }) => {
       const events: string[] = [];
       const jobs = (e: { type: string; entityId: string }) => {
         events.push(e.type);
-        return [{ kind: 'pid', payload: JSON.stringify(e) }];
+        return e.type === 'object.created' ? [{ kind: 'pid', payload: JSON.stringify(e) }, { kind: 'other', payload: '2' }] : [{ kind: 'pid', payload: JSON.stringify(e) }];
       };
       const z = await c.createCollection({ path: p('/z'), owner: 'alice', now: t0, jobs });
       const made = await c.commitObject({ path: p('/z/f'), owner: 'alice', size: 1, checksum: 'sha2:x', blob: 'blob-1', now: t0, overwrite: false, jobs });
-      assert.equal(made.jobIds.length, 1);
+      assert.equal(made.jobIds.length, 2);
+      const listed = await c.listJobs(null, 10);
+      assert.deepEqual(made.jobIds.map((id) => listed.find((j) => j.id === id)?.kind), ['pid', 'other'], 'every job of a change, in order');
       await rejectsWith(c.commitObject({ path: p('/z/f'), owner: 'alice', size: 1, checksum: 'sha2:y', blob: 'blob-2', now: t0, overwrite: false, jobs }), 'CONFLICT');
       await c.rename(p('/z'), p('/y'), t0, jobs);
       assert.deepEqual(events.filter((e) => e !== 'object.overwritten'), ['collection.created', 'object.created', 'collection.renamed']);
-      assert.equal((await c.listJobs(null, 10)).length, 3, 'the refused commit enqueued nothing');
+      assert.equal((await c.listJobs(null, 10)).length, 4, 'the refused commit enqueued nothing');
       assert.equal((await c.getEntityById(made.object.id))?.path, '/y/f', 'the id survives the rename');
       assert.equal((await c.getEntityById(z.id))?.path, '/y');
     });

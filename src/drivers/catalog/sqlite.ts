@@ -6,7 +6,7 @@
  * rules it enforces are those of the `Catalog` port.
  */
 import type { Catalog, CatalogRoles } from '../../core/ports.ts';
-import { composeCatalog } from './compose.ts';
+import { composeCatalog, lookupOf } from './compose.ts';
 import { CatalogOptionError } from './options.ts';
 import { createSqliteAccounts } from './sqlite/accounts.ts';
 import { createSqliteAudit } from './sqlite/audit.ts';
@@ -48,9 +48,11 @@ export function createSqliteCatalog(options: SqliteCatalogOptions): Catalog {
   if (typeof options.file !== 'string' || options.file === '') throw new CatalogOptionError('sqlite', 'file', 'is required');
   const db = openSqlite(options.file, { checkIntegrity: options.checkIntegrity === true });
   const kept: KeptBytes = new Map();
+  const namespace = createSqliteNamespace(db, kept);
+  const accounts = createSqliteAccounts(db);
   const roles: CatalogRoles = {
-    namespace: createSqliteNamespace(db, kept),
-    accounts: createSqliteAccounts(db),
+    namespace: { ...namespace, lookup: lookupOf(accounts, namespace) },
+    accounts,
     sessions: createSqliteSessions(db),
     jobs: createSqliteJobs(db),
     handles: createSqliteHandles(db),

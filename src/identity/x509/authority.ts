@@ -44,7 +44,8 @@ export interface ProxyAuthorityOptions {
  * `validUntil`): a later request with the same chain skips the signature checks, and the first
  * request after the earliest `notAfter` verifies again and gets `PROXY_EXPIRED`. Refusals are
  * never remembered. The DN-to-user mapping is looked up on every call, so unmapping a DN or
- * removing a user takes effect at once, on every node.
+ * removing a user takes effect at once, on every node; `subjectOf` leaves it to the caller,
+ * who looks it up on every call too.
  */
 export function createProxyAuthority(o: ProxyAuthorityOptions): Authority {
   const given = o.trustAnchors;
@@ -79,13 +80,17 @@ export function createProxyAuthority(o: ProxyAuthorityOptions): Authority {
     verdicts.set(key, fresh);
     return fresh;
   };
+  const subjectOf = async (credential: Parameters<Authority['resolve']>[0], now: Date): Promise<string> => {
+    const chain = credential.chain;
+    if (credential.kind !== PROXY_CREDENTIAL_KIND || !Array.isArray(chain) || !chain.every((c) => typeof c === 'string')) {
+      throw new LadingError('INVALID_CREDENTIAL', 'The backend accepts only X.509 proxy credentials.');
+    }
+    return (await verified(chain as string[], now)).identity;
+  };
   return {
+    subjectOf,
     async resolve(credential, now) {
-      const chain = credential.chain;
-      if (credential.kind !== PROXY_CREDENTIAL_KIND || !Array.isArray(chain) || !chain.every((c) => typeof c === 'string')) {
-        throw new LadingError('INVALID_CREDENTIAL', 'The backend accepts only X.509 proxy credentials.');
-      }
-      const { identity } = await verified(chain as string[], now);
+      const identity = await subjectOf(credential, now);
       const user = await o.catalog.userForSubject(identity);
       if (!user) throw new LadingError('INVALID_CREDENTIAL', `The certificate subject '${identity}' is not mapped to a backend user.`);
       return user;

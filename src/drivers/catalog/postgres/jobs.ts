@@ -21,16 +21,17 @@ function channelOf(db: PostgresConnection): string {
  * notifies the other nodes when that transaction commits.
  */
 export async function insertJobs(db: PostgresConnection, c: PgClientLike, jobs: readonly JobInput[], now: Date): Promise<string[]> {
-  const ids: string[] = [];
-  for (const j of jobs) {
-    const row = await one(c, `INSERT INTO ${db.S}jobs (kind, payload, state, run_after, created_at, updated_at)
-      VALUES ($1, $2, 'pending', $3, $3, $3) RETURNING id`, [j.kind, j.payload, now.getTime()]);
-    ids.push(String(row!.id));
-  }
-  // NOTE: delivered when the transaction commits, so other nodes' workers never wake for
-  // jobs that were rolled back.
-  if (ids.length > 0) await c.query('SELECT pg_notify($1, $2)', [channelOf(db), 'enqueued']);
-  return ids;
+  if (jobs.length === 0) return [];
+  // NOTE: one statement for every job and the notification, which is delivered when the
+  // transaction commits, so other nodes' workers never wake for jobs that were rolled back.
+  const row = (await one(c, `WITH ins AS (
+      INSERT INTO ${db.S}jobs (kind, payload, state, run_after, created_at, updated_at)
+      SELECT j.kind, j.payload, 'pending', $3, $3, $3 FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS j(kind, payload, n) ORDER BY j.n
+      RETURNING id
+    )
+    SELECT array_agg(id::text ORDER BY id) AS ids, pg_notify($4, 'enqueued') AS notified FROM ins`,
+  [jobs.map((j) => j.kind), jobs.map((j) => j.payload), now.getTime(), channelOf(db)]))!;
+  return row.ids as string[];
 }
 
 /** The job role over `db`, shared by every node's workers through row locks and NOTIFY. */

@@ -13,9 +13,9 @@ import type { NamespaceStore } from '../../../core/ports.ts';
 import {
   ACCESS_RANK, type AccessEntry, type Avu, type BackendEvent, type Collection, type DataObject, type Entity, type JobsFor,
 } from '../../../core/types.ts';
-import { abandonedBlob, levelOf, toEntity, toTrashEntry, trashEntryColumns, trashRootOf, uploadNotHeld } from '../rows.ts';
+import { abandonedBlob, levelOf, toEntity, toUser, toTrashEntry, trashEntryColumns, trashRootOf, uploadNotHeld } from '../rows.ts';
 import { trackBlobRow, untrackBlobRow } from './blobs.ts';
-import { type PgClientLike, type PgQueryable, type PostgresConnection, all, one } from './connection.ts';
+import { type PgClientLike, type PgQueryable, type PostgresConnection, type Row, all, one } from './connection.ts';
 import { insertJobs } from './jobs.ts';
 import { chargeQuotas, moveQuotaRows, subtreeUsage } from './quotas.ts';
 import { completeUploadRow, uploadHeldRow } from './uploads.ts';
@@ -26,6 +26,20 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
   const ENTITY = `SELECT e.id, e.uid, e.path, e.name, e.kind, e.owner, e.size, e.checksum, e.etag, e.blob, e.created_at, e.modified_at, e.damaged_at, e.damage,
     (SELECT value FROM ${S}avus v WHERE v.entity_id = e.id AND v.attribute = 'PID' ORDER BY v.value LIMIT 1) AS pid
     FROM ${S}entities e`;
+  const LOOKUP = `WITH who AS (
+      SELECT u.name, u.kind, u.password_hash, u.created_at, u.disabled FROM ${S}users u
+      WHERE u.name = COALESCE($1::text, (SELECT m.user_name FROM ${S}subject_map m WHERE m.dn = $2::text))
+    ), grp AS (
+      SELECT array_agg(g.group_name ORDER BY g.group_name) AS groups FROM ${S}group_members g WHERE g.user_name = (SELECT name FROM who)
+    )
+    SELECT who.name AS user_name, who.kind AS user_kind, who.password_hash AS user_password_hash, who.created_at AS user_created_at,
+      who.disabled AS user_disabled, grp.groups,
+      CASE WHEN who.name IS NULL THEN NULL ELSE (SELECT MAX(a.level) FROM ${S}acls a JOIN ${S}entities le ON le.id = a.entity_id
+        WHERE le.path = ANY($3::text[]) AND a.principal = ANY(array_append(COALESCE(grp.groups, '{}'::text[]), who.name) || $5::text[])) END AS level,
+      e.id, e.uid, e.path, e.name, e.kind, e.owner, e.size, e.checksum, e.etag, e.blob, e.created_at, e.modified_at, e.damaged_at, e.damage,
+      (SELECT value FROM ${S}avus v WHERE v.entity_id = e.id AND v.attribute = 'PID' ORDER BY v.value LIMIT 1) AS pid,
+      (SELECT pe.kind FROM ${S}entities pe WHERE pe.path = $6::text) AS parent_kind
+    FROM grp LEFT JOIN who ON true LEFT JOIN ${S}entities e ON e.path = $4::text`;
   const entityAt = async (c: PgQueryable, path: string): Promise<Entity | null> => {
     const row = await one(c, `${ENTITY} WHERE e.path = $1`, [path]);
     return row ? toEntity(row) : null;
@@ -48,6 +62,44 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
     if (!row) throw new LadingError('NOT_FOUND', `The collection '${parent}' does not exist.`);
     if (row.kind !== 'collection') throw new LadingError('NOT_A_COLLECTION', `'${parent}' is a data object, not a collection.`);
   };
+
+  /**
+   * Locks what a commit at `path` relies on, in one statement: key-share locks on the parent
+   * and every collection above it (as `lockParent`) and an update lock on the row at `path`,
+   * which it returns (null when there is none). `NOT_FOUND`, `NOT_A_COLLECTION` as `lockParent`.
+   */
+  const lockTarget = async (c: PgClientLike, path: Path): Promise<Row | null> => {
+    const parent = parentOf(path);
+    const row = (await one(c, `WITH up AS MATERIALIZED (SELECT path, kind FROM ${S}entities WHERE path = ANY($1::text[]) ORDER BY path FOR KEY SHARE),
+        here AS MATERIALIZED (SELECT id, uid, kind, blob, size FROM ${S}entities WHERE path = $2 FOR UPDATE)
+      SELECT (SELECT kind FROM up WHERE path = $3) AS parent_kind, here.id, here.uid, here.kind, here.blob, here.size
+      FROM (SELECT 1) AS one LEFT JOIN here ON true`, [lineage(parent), path, parent]))!;
+    if (row.parent_kind === null) throw new LadingError('NOT_FOUND', `The collection '${parent}' does not exist.`);
+    if (row.parent_kind !== 'collection') throw new LadingError('NOT_A_COLLECTION', `'${parent}' is a data object, not a collection.`);
+    return row.id === null ? null : row;
+  };
+  const WRITTEN = 'id, uid, path, name, kind, owner, size, checksum, etag, blob, created_at, modified_at';
+  /** A new data object's row and its owner's entry, and the end of its blob's tracking, in one statement. */
+  const INSERT_OBJECT = `WITH ins AS (
+      INSERT INTO ${S}entities (uid, path, parent, name, kind, owner, size, checksum, blob, created_at, modified_at, etag, verified_at)
+      VALUES ($1, $2, $3, $4, 'dataobject', $5, $6, $7, $8, $9, $9, $10, $9) ON CONFLICT (path) DO NOTHING RETURNING ${WRITTEN}
+    ), acl AS (
+      INSERT INTO ${S}acls (entity_id, principal, level) SELECT id, $5, $11 FROM ins
+    ), untracked AS (
+      DELETE FROM ${S}blobs WHERE blob = $8 AND EXISTS (SELECT 1 FROM ins) RETURNING 1
+    )
+    SELECT ins.*, NULL::text AS pid, (SELECT count(*) FROM untracked) AS untracked FROM (SELECT 1) AS one LEFT JOIN ins ON true`;
+  /** An overwrite: the row's new bytes, the replaced blob tracked, the new one no longer, in one statement. */
+  const OVERWRITE_OBJECT = `WITH upd AS (
+      UPDATE ${S}entities SET size = $1, checksum = $2, blob = $3, modified_at = $4, etag = $6,
+        verified_at = $4, damaged_at = NULL, damage = NULL, fixity_holder = NULL, fixity_until = NULL WHERE id = $5 RETURNING ${WRITTEN}
+    ), tracked AS (
+      INSERT INTO ${S}blobs (blob, since, owner) VALUES ($7, $4, NULL) ON CONFLICT (blob) DO NOTHING
+    ), untracked AS (
+      DELETE FROM ${S}blobs WHERE blob = $3 RETURNING 1
+    )
+    SELECT upd.*, (SELECT value FROM ${S}avus v WHERE v.entity_id = upd.id AND v.attribute = 'PID' ORDER BY v.value LIMIT 1) AS pid,
+      (SELECT count(*) FROM untracked) AS untracked FROM upd`;
 
   const TRASH_ENTRY = `SELECT ${trashEntryColumns(S)} FROM ${S}trash_entries t JOIN ${S}entities e ON e.uid = t.entity_uid`;
   const entryOf = async (c: PgQueryable, id: string) => {
@@ -147,23 +199,27 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
     async commitObject({ path, owner, size, checksum, blob, now, overwrite, jobs, fenced, upload, meta, replaceMeta, etag = null }) {
       return tx(async (c) => {
         if (upload && !(await uploadHeldRow(db, c, upload.id, upload.holder))) throw uploadNotHeld(upload.id);
-        await lockParent(c, path);
-        const lockExisting = async () => one(c, `SELECT id, uid, kind, blob, size FROM ${S}entities WHERE path = $1 FOR UPDATE`, [path]);
-        let existing = await lockExisting();
+        // NOTE: a round trip per statement is what a small commit costs most: the parent and
+        // the object are locked in one, the object's row, its owner's entry and the end of its
+        // blob's tracking written in another, and the object read back from what it wrote.
+        let existing = await lockTarget(c, path);
         let event: BackendEvent | undefined;
+        let untracked: boolean | null = null;
+        let written: Row | null = null;
         if (!existing) {
           // NOTE: ON CONFLICT waits for a concurrent insert of the same path to finish; when it
           // committed, the object is there now and this commit is an overwrite (or a CONFLICT).
           const uid = randomUUID();
-          const inserted = await one(c, `INSERT INTO ${S}entities (uid, path, parent, name, kind, owner, size, checksum, blob, created_at, modified_at, etag, verified_at)
-            VALUES ($1, $2, $3, $4, 'dataobject', $5, $6, $7, $8, $9, $9, $10, $9) ON CONFLICT (path) DO NOTHING RETURNING id`,
-          [uid, path, parentOf(path), baseName(path), owner, size, checksum, blob, now.getTime(), etag]);
-          if (inserted) {
+          const inserted = (await one(c, INSERT_OBJECT,
+            [uid, path, parentOf(path), baseName(path), owner, size, checksum, blob, now.getTime(), etag, ACCESS_RANK.own]))!;
+          if (inserted.id !== null) {
+            // NOTE: refused past a quota, the whole transaction (the row just written too) is undone.
             await chargeQuotas(db, c, [{ removed: null, added: path, amount: async () => ({ bytes: size, objects: 1 }) }]);
-            await c.query(`INSERT INTO ${S}acls (entity_id, principal, level) VALUES ($1, $2, $3)`, [inserted.id, owner, ACCESS_RANK.own]);
             event = { type: 'object.created', entityId: uid, path };
+            untracked = Number(inserted.untracked) > 0;
+            written = inserted;
           } else {
-            existing = await lockExisting();
+            existing = await lockTarget(c, path);
             if (!existing) throw new LadingError('CONFLICT', `'${path}' is being changed; try again.`);
           }
         }
@@ -176,24 +232,31 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
           await chargeQuotas(db, c, [{ removed: null, added: path, amount: async () => ({ bytes: size - before, objects: 0 }) }]);
           // NOTE: the new bytes were hashed as they were stored: a check at the commit, which
           // clears a mark of damage the replaced ones had.
-          await c.query(`UPDATE ${S}entities SET size = $1, checksum = $2, blob = $3, modified_at = $4, etag = $6,
-              verified_at = $4, damaged_at = NULL, damage = NULL, fixity_holder = NULL, fixity_until = NULL WHERE id = $5`,
-            [size, checksum, blob, now.getTime(), existing.id, etag]);
-          await trackBlobRow(db, c, replacedBlob, now);
+          if (replacedBlob === blob) {
+            await c.query(`UPDATE ${S}entities SET size = $1, checksum = $2, blob = $3, modified_at = $4, etag = $6,
+                verified_at = $4, damaged_at = NULL, damage = NULL, fixity_holder = NULL, fixity_until = NULL WHERE id = $5`,
+              [size, checksum, blob, now.getTime(), existing.id, etag]);
+            await trackBlobRow(db, c, replacedBlob, now);
+          } else {
+            written = (await one(c, OVERWRITE_OBJECT, [size, checksum, blob, now.getTime(), existing.id, etag, replacedBlob]))!;
+            untracked = Number(written.untracked) > 0;
+          }
           if (replaceMeta && replaceMeta.length > 0) {
             await c.query(`DELETE FROM ${S}avus WHERE entity_id = $1 AND attribute = ANY($2::text[])`, [existing.id, [...replaceMeta]]);
+            written = null;
           }
           event = { type: 'object.overwritten', entityId: existing.uid as string, path };
         }
-        if (!(await untrackBlobRow(db, c, blob)) && fenced && !upload) throw abandonedBlob(path);
+        if (!(untracked ?? await untrackBlobRow(db, c, blob)) && fenced && !upload) throw abandonedBlob(path);
         if (meta && meta.length > 0) {
           const id = await idOf(c, path);
           for (const avu of meta) {
             await c.query(`INSERT INTO ${S}avus (entity_id, attribute, value, unit) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`, [id, avu.attribute, avu.value, avu.unit]);
           }
+          written = null;
         }
         const jobIds = event ? await insertJobs(db, c, jobs?.(event) ?? [], now) : [];
-        const object = (await entityAt(c, path)) as DataObject;
+        const object = (written ? toEntity(written) : await entityAt(c, path)) as DataObject;
         if (upload && !(await completeUploadRow(db, c, { ...upload, entityId: object.id, jobIds, now }))) throw uploadNotHeld(upload.id);
         return { object, replacedBlob, jobIds };
       });
@@ -338,6 +401,23 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
       const row = await one(pool, `SELECT MAX(a.level) AS level FROM ${S}acls a JOIN ${S}entities e ON e.id = a.entity_id
         WHERE e.path = ANY($1::text[]) AND a.principal = ANY($2::text[])`, [lineage(path), [...principals]]);
       return row?.level === null || row?.level === undefined ? null : levelOf(Number(row.level));
+    },
+
+    async lookup({ path, user, subject, also }) {
+      // NOTE: one statement, so one round trip and one snapshot: the account (by name, or
+      // through the subject's mapping), its groups, the level on the lineage and the entity.
+      const row = (await one(pool, LOOKUP, [user ?? null, subject ?? null, lineage(path), path, [...also], parentOf(path)]))!;
+      const groups = (row.groups as string[] | null) ?? [];
+      const account = row.user_name === null ? null : toUser({
+        name: row.user_name, kind: row.user_kind, password_hash: row.user_password_hash, created_at: row.user_created_at, disabled: row.user_disabled,
+      });
+      return {
+        user: account,
+        groups: account ? groups : [],
+        level: account && row.level !== null ? levelOf(Number(row.level)) : null,
+        entity: row.id === null ? null : toEntity(row),
+        parentKind: (row.parent_kind as Entity['kind'] | null) ?? null,
+      };
     },
 
     async addMeta(path, { attribute, value, unit }) {

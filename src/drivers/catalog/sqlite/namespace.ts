@@ -32,7 +32,7 @@ const ENTITY_COLUMNS = `e.id, e.uid, e.path, e.name, e.kind, e.owner, e.size, e.
  * The namespace role over `db`; each mutating method runs in one transaction of its own. A
  * commit of an object whose blob has bytes in `kept` stores them in its transaction.
  */
-export function createSqliteNamespace(db: SqliteConnection, kept: KeptBytes = new Map()): NamespaceStore {
+export function createSqliteNamespace(db: SqliteConnection, kept: KeptBytes = new Map()): Omit<NamespaceStore, 'lookup'> {
   const { q, tx } = db;
   const entityAt = (path: string): Entity | null => {
     const row = q(`SELECT ${ENTITY_COLUMNS} FROM entities e WHERE e.path = ?`).get(path) as Row | undefined;

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# The metadata GET of one data object (bearer token, warm) on a node with the SQLite catalog
+# and on a node with the PostgreSQL catalog, one after the other on this machine: requests per
+# second (wrk -t1), the CPU the node spends per request, and, for PostgreSQL, the CPU its
+# backends serving the node spend per request and the statements (transactions) and tuples
+# read per request, from pg_stat_database of a database of the bench's own (created and
+# dropped here, so nobody else's statements are counted). The backends are those whose
+# application_name is the bench's. The SQLite node and the PostgreSQL node are measured in
+# alternate rounds, so they see the same background load; the load average is printed with
+# the figures.
+#
+# Usage: bench/pg-metadata.sh   (env: PG_URL=postgresql://postgres@127.0.0.1:5432/postgres
+#                                ROUNDS=3 DURATION=10 WARMUP=5 CONNECTIONS=16)
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+need curl curl
+need wrk wrk
+need psql postgresql-client
+
+ROUNDS=${ROUNDS:-3}
+DURATION=${DURATION:-10}
+WARMUP=${WARMUP:-5}
+CONNECTIONS=${CONNECTIONS:-16}
+PG_URL=${PG_URL:-postgresql://postgres@127.0.0.1:5432/postgres}
+DB="lading_bench_$$"
+APP="lading-bench-$$"
+
+echo "lading metadata GET, SQLite and PostgreSQL catalogs, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+psql -qAt "$PG_URL" -c "CREATE DATABASE $DB" >/dev/null
+BENCH_DB_URL="${PG_URL%/*}/$DB"
+drop_db() { psql -qAt "$PG_URL" -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1 || true; }
+trap 'cleanup; drop_db' EXIT
+
+cat > "$WORK/auth.lua" <<'EOF'
+wrk.headers["Authorization"] = "Bearer " .. os.getenv("BENCH_TOKEN")
+EOF
+
+# One node: start_lading with the environment given, one small object, its URL and token kept.
+node_up() { # name [VAR=value…]
+  local name=$1
+  shift
+  env "$@" bash -c "source '$BENCH_DIR/lib.sh'; WORK='$WORK/$name'; mkdir -p \"\$WORK\"; trap - EXIT;
+    start_lading; echo \"\$LADING_PID \$HOME_URL \$BENCH_TOKEN\" > '$WORK/$name.node'; wait" &
+  PIDS+=("$!")
+  local i
+  for i in $(seq 300); do [ -s "$WORK/$name.node" ] && break; sleep 0.1; done
+  [ -s "$WORK/$name.node" ] || { echo "bench: the $name node did not start" >&2; exit 1; }
+  read -r pid url token < "$WORK/$name.node"
+  PIDS+=("$pid")
+  head -c 4096 /dev/urandom > "$WORK/meta.bin"
+  curl -sf -o /dev/null -T "$WORK/meta.bin" -H 'Content-Type: application/octet-stream' -H "@-" "$url/meta.bin" <<<"Authorization: Bearer $token"
+}
+
+pg_stat() { # -> "transactions tuples-read" of the bench's database so far
+  psql -qAt -F' ' "$BENCH_DB_URL" -c "SELECT xact_commit + xact_rollback, tup_returned + tup_fetched FROM pg_stat_database WHERE datname = '$DB'"
+}
+backend_ticks() { # -> CPU ticks of the PostgreSQL backends serving the bench's node
+  local pids total=0 p
+  pids=$(psql -qAt "$BENCH_DB_URL" -c "SELECT pid FROM pg_stat_activity WHERE application_name = '$APP'")
+  for p in $pids; do
+    t=$(cpu_ticks "$p" 2>/dev/null) || continue
+    total=$((total + t))
+  done
+  echo "$total"
+}
+
+node_up sqlite
+read -r SQ_PID SQ_URL SQ_TOKEN < "$WORK/sqlite.node"
+node_up postgres LADING_CATALOG_DRIVER=postgres LADING_CATALOG_URL="$BENCH_DB_URL?application_name=$APP" LADING_CATALOG_SCHEMA=bench
+read -r PG_PID PG_URL_NODE PG_TOKEN < "$WORK/postgres.node"
+
+BENCH_TOKEN=$SQ_TOKEN wrk -t1 -c"$CONNECTIONS" -d"${WARMUP}s" -s "$WORK/auth.lua" "$SQ_URL/meta.bin" >/dev/null
+BENCH_TOKEN=$PG_TOKEN wrk -t1 -c"$CONNECTIONS" -d"${WARMUP}s" -s "$WORK/auth.lua" "$PG_URL_NODE/meta.bin" >/dev/null
+
+: > "$WORK/rows"
+hz=$(getconf CLK_TCK)
+for r in $(seq "$ROUNDS"); do
+  read -r sq_rps sq_cpu < <(BENCH_TOKEN=$SQ_TOKEN wrk_cpu "$SQ_PID" "$DURATION" "$SQ_URL/meta.bin" -s "$WORK/auth.lua")
+  sleep 1.5
+  read -r tx0 tup0 < <(pg_stat)
+  ticks0=$(backend_ticks)
+  out=$(BENCH_TOKEN=$PG_TOKEN wrk_cpu "$PG_PID" "$DURATION" "$PG_URL_NODE/meta.bin" -s "$WORK/auth.lua")
+  ticks1=$(backend_ticks)
+  read -r pg_rps pg_cpu <<<"$out"
+  # NOTE: a backend reports its statistics at most once a second, when idle.
+  sleep 1.5
+  read -r tx1 tup1 < <(pg_stat)
+  reqs=$(awk -v r="$pg_rps" -v d="$DURATION" 'BEGIN { printf "%d", r * d }')
+  # the two pg_stat queries themselves: one transaction each
+  awk -v r="$r" -v sr="$sq_rps" -v sc="$sq_cpu" -v pr="$pg_rps" -v pc="$pg_cpu" -v t="$((ticks1 - ticks0))" -v hz="$hz" \
+    -v n="$reqs" -v tx="$((tx1 - tx0 - 1))" -v tup="$((tup1 - tup0))" -v la="$(cut -d' ' -f1 /proc/loadavg)" 'BEGIN {
+    printf "round %d: sqlite %s req/s %s µs/req | postgres %s req/s, node %s µs/req, backends %.1f µs/req, %.2f statements/req, %.1f tuples/req (load %s)\n",
+      r, sr, sc, pr, pc, t / hz * 1e6 / n, tx / n, tup / n, la
+    print sr, sc, pr, pc, t / hz * 1e6 / n, tx / n, tup / n > "/dev/stderr"
+  }' 2>> "$WORK/rows"
+done
+
+col() { awk -v c="$1" '{ print $c }' "$WORK/rows" | median; }
+echo
+printf '%-34s %10s %12s %14s %10s %9s\n' 'metadata GET (median of rounds)' 'req/s' 'node µs/req' 'backend µs/req' 'stmts/req' 'tuples'
+printf '%-34s %10.0f %12.1f %14s %10s %9s\n' 'SQLite catalog' "$(col 1)" "$(col 2)" '-' '-' '-'
+printf '%-34s %10.0f %12.1f %14.1f %10.2f %9.1f\n' 'PostgreSQL catalog' "$(col 3)" "$(col 4)" "$(col 5)" "$(col 6)" "$(col 7)"
+awk -v s="$(col 1)" -v p="$(col 3)" 'BEGIN { printf "PostgreSQL / SQLite: %.2f\n", p / s }'
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
