@@ -2,7 +2,8 @@
  * What a request costs the PostgreSQL catalog, counted in statements (round trips), not timed:
  * a warm metadata GET with a bearer token and a download's lookup are two statements (the
  * session, then the account, its groups, the access level and the entity in one), with no
- * transaction around them; a small upload's commit stays within its budget. And what two
+ * transaction around them; a small upload's commit, its quota checks and its audit record each
+ * stay within their budgets. And what two
  * nodes on one PostgreSQL catalog (and one S3 store) decide stays current: a token revoked, a
  * grant revoked, an account disabled on one node is refused by the other at its very next
  * request. Needs `.ci/services/postgres.sh` and `.ci/services/swift.sh`; skips without them,
@@ -19,8 +20,12 @@ import { json, startTestServer, type TestServer } from '../helpers/server.ts';
 
 /** Statements of a warm metadata GET: the session, and the lookup of account, access and entity. */
 const METADATA_GET_STATEMENTS = 2;
-/** Statements of a new small object's upload, its commit's transaction included. */
+/** Statements of a new small object's upload, its commit's transaction included (quotas and the audit trail apart). */
 const SMALL_UPLOAD_STATEMENTS = 7;
+/** Statements of the quotas on an upload: the early check of its announced size, and the lock of the quotas its commit charges. */
+const QUOTA_STATEMENTS = 2;
+/** Statements of an audit record: its own transaction, the trail's lock, the last record, the new one. */
+const AUDIT_STATEMENTS = 5;
 
 const services = postgresS3('requests on a PostgreSQL catalog', 'Counting the statements of requests on PostgreSQL and S3 needs', 'trips');
 
@@ -89,7 +94,7 @@ if (services) {
       assert.ok(statements.length <= METADATA_GET_STATEMENTS, `a download sent ${statements.length} statements:\n${statements.join('\n')}`);
     });
 
-    it(`uploads a new small object with at most ${SMALL_UPLOAD_STATEMENTS} statements`, async () => {
+    it(`uploads a new small object with at most ${SMALL_UPLOAD_STATEMENTS} statements, besides the quotas' ${QUOTA_STATEMENTS} and the audit record's ${AUDIT_STATEMENTS}`, async () => {
       let n = 0;
       const put = async () => {
         const res = await fetch(a.home('alice', `new-${n++}.txt`), { method: 'PUT', headers: { authorization: alice, 'content-type': 'application/octet-stream' }, body: 'x' });
@@ -97,7 +102,17 @@ if (services) {
       };
       await put();
       const statements = await statementsOf(put);
-      assert.ok(statements.length <= SMALL_UPLOAD_STATEMENTS, `a small upload sent ${statements.length} statements:\n${statements.join('\n')}`);
+      const all = `a small upload sent ${statements.length} statements:\n${statements.join('\n')}`;
+      // NOTE: the audit record is appended in a transaction of its own, after the commit's.
+      const lockAt = statements.findIndex((s) => s.includes('pg_advisory_xact_lock'));
+      assert.ok(lockAt > 0 && statements[lockAt - 1]!.startsWith('BEGIN'), `the upload is recorded in the audit trail: ${all}`);
+      const auditEnd = statements.findIndex((s, i) => i > lockAt && s.startsWith('COMMIT'));
+      const audit = statements.slice(lockAt - 1, auditEnd + 1);
+      assert.ok(audit.some((s) => /INSERT INTO \S+audit_records/.test(s)) && audit.length <= AUDIT_STATEMENTS, `the audit record: ${all}`);
+      const rest = [...statements.slice(0, lockAt - 1), ...statements.slice(auditEnd + 1)];
+      const quotas = rest.filter((s) => /\S+\.quotas\b/.test(s));
+      assert.ok(quotas.length <= QUOTA_STATEMENTS, `the quotas: ${all}`);
+      assert.ok(rest.length - quotas.length <= SMALL_UPLOAD_STATEMENTS, `the upload and its commit: ${all}`);
     });
 
     it('refuses on one node a token revoked on the other, at the next request', async () => {

@@ -1018,15 +1018,12 @@ function sha256Text(text: string): string {
 }
 
 /**
- * The server goes away under an open page and a running upload, and comes back: the folder
- * keeps its last listing with "Reconnecting…" (never "empty"), the upload says it waits for the
- * server (no rate, no time left), and once the server is back both go on by themselves: the
- * notice leaves and the upload finishes, whole.
+ * A fresh browser context at desktop width, signed in as `d.user`, with a new collection
+ * `name` in the home: the page, its checks (axe-core, screenshots) and the page errors seen.
  */
-export async function runReconnectScenario(t: TestContext, browser: Browser, d: Deployment, outage: { stop: () => Promise<void>; start: () => Promise<void> }): Promise<void> {
+async function signedInWithCollection(browser: Browser, d: Deployment, name: string) {
   await mkdir(d.shots, { recursive: true });
-  const home = `/${d.zone}/home/${d.user}`;
-  const base = `${home}/outage`;
+  const base = `/${d.zone}/home/${d.user}/${name}`;
   const visited: string[] = [];
   const check = pageCheck(d.shots, visited);
   const context = await browser.newContext({ viewport: DESKTOP });
@@ -1035,6 +1032,17 @@ export async function runReconnectScenario(t: TestContext, browser: Browser, d: 
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   await signIn(page, d);
   assert.ok((await inPage(page, 'POST', '/api/registered', { path: base })).status < 300);
+  return { base, check, context, page, problems, visited };
+}
+
+/**
+ * The server goes away under an open page and a running upload, and comes back: the folder
+ * keeps its last listing with "Reconnecting…" (never "empty"), the upload says it waits for the
+ * server (no rate, no time left), and once the server is back both go on by themselves: the
+ * notice leaves and the upload finishes, whole.
+ */
+export async function runReconnectScenario(t: TestContext, browser: Browser, d: Deployment, outage: { stop: () => Promise<void>; start: () => Promise<void> }): Promise<void> {
+  const { base, check, context, page, problems } = await signedInWithCollection(browser, d, 'outage');
   assert.ok((await inPage(page, 'PUT', `/api/registered${base}/kept.csv`, 'a,b\n1,2\n')).status < 300);
   const rowLink = (name: string) => page.locator('tbody').getByRole('link', { name, exact: true });
   await page.evaluate(`location.hash = '#/browse${base}'`);
@@ -1094,17 +1102,7 @@ export async function runReconnectScenario(t: TestContext, browser: Browser, d: 
  * says where each file went and when.
  */
 export async function runUploadsPanelScenario(t: TestContext, browser: Browser, d: Deployment): Promise<void> {
-  await mkdir(d.shots, { recursive: true });
-  const home = `/${d.zone}/home/${d.user}`;
-  const base = `${home}/panel`;
-  const visited: string[] = [];
-  const check = pageCheck(d.shots, visited);
-  const context = await browser.newContext({ viewport: DESKTOP });
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  await signIn(page, d);
-  assert.ok((await inPage(page, 'POST', '/api/registered', { path: base })).status < 300);
+  const { base, check, context, page, problems, visited } = await signedInWithCollection(browser, d, 'panel');
 
   // An upload started elsewhere: created through the API, 100 of its 1,000 bytes sent.
   const created = await page.evaluate(async (path) => {
