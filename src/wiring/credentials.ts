@@ -60,6 +60,10 @@ export async function createCredentialStack(o: { config: Config; dataDir: string
   const caDir = join(dataDir, 'ca');
   if (config.ca.issuer === 'embedded') {
     if (config.ca.cert || config.ca.key) {
+      if (!config.ca.cert || !config.ca.key) throw new ConfigError(`${config.ca.cert ? 'ca.key' : 'ca.cert'}: must be set together with ${config.ca.cert ? 'ca.cert' : 'ca.key'} (an operator's CA is its certificate and its key).`);
+      for (const [key, file] of [['ca.cert', config.ca.cert], ['ca.key', config.ca.key]] as const) {
+        await readFile(file).catch((err: NodeJS.ErrnoException) => { throw new ConfigError(`${key}: cannot read '${file}' (${err.code ?? err.message})`); });
+      }
       fileCa = await loadOrCreateCa({
         dir: caDir, zone: config.zone, sealer, now: o.clock.now(), certFile: config.ca.cert, keyFile: config.ca.key,
       });

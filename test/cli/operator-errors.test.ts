@@ -86,6 +86,13 @@ describe('operator errors are one line, never a stack', () => {
     assert.equal(oneLineError(res, 2, /--config: cannot read '.*missing\.json' \(ENOENT\)/), null);
   });
 
+  it('says an operator\'s CA file cannot be read, or lacks its other half (exit 2)', async () => {
+    const res = await runLading(['ca', 'export', join(dir, 'anchors'), '--data', data], { env: { LADING_CA_CERT: join(dir, 'no-ca.pem'), LADING_CA_KEY: join(dir, 'no-ca.key') } });
+    assert.equal(oneLineError(res, 2, /ca\.cert: cannot read '.*no-ca\.pem' \(ENOENT\)/), null);
+    const half = await runLading(['ca', 'export', join(dir, 'anchors'), '--data', data], { env: { LADING_CA_CERT: join(dir, 'no-ca.pem') } });
+    assert.equal(oneLineError(half, 2, /ca\.key: must be set together with ca\.cert/), null);
+  });
+
   it('names the valid log levels (exit 2)', async () => {
     for (const args of [['serve'], ['user', 'list']]) {
       const res = await runLading([...args, '--data', data], { env: { LADING_LOG_LEVEL: 'verbose' } });
