@@ -3,6 +3,7 @@
  * itself, through its own S3 API. Needs `.ci/services/postgres.sh` and `.ci/services/swift.sh`;
  * skips without them, except under CI, where that fails.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { postgresS3 } from '../helpers/postgres-s3.ts';
 import { fsckSuite } from './fsck-suite.ts';
@@ -28,6 +29,9 @@ if (services) {
     },
     async addOrphan(_s, key, bytes) {
       await client.send(new PutObjectCommand({ Bucket, Key: prefix + key, Body: bytes, ContentLength: bytes.length }));
+      // NOTE: the store gives an object's time in whole seconds, rounded up (Swift's S3 API):
+      // only once that time has passed is the key older than recovery.grace, even at 0.
+      await sleep(1100);
     },
     holds: (_s, key) => client.send(new HeadObjectCommand({ Bucket, Key: prefix + key })).then(() => true, () => false),
   }, {
