@@ -12,7 +12,7 @@ import { LadingError } from '../core/errors.ts';
 import { parsePath } from '../core/path.ts';
 import { type Authenticate, viaOf } from './authorization.ts';
 import { envelope } from './envelope.ts';
-import { Envelope, type TypedApp, errorResponses } from './schemas.ts';
+import { PagedEnvelope, type TypedApp, errorResponses } from './schemas.ts';
 import { Type } from './typebox.ts';
 
 interface AuditRouteDeps {
@@ -45,14 +45,7 @@ const AuditRecordSchema = Type.Object({
     detail: { size: 18211 }, outcome: 'ok', prev_hash: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08', hash: '60303ae22b998861bce3b28f33eec1be758a213c86c93c076dbe9f558c11c752',
   }],
 });
-const Listed = Envelope(Type.Array(AuditRecordSchema), 'Audit records, oldest first.');
-const AuditList = Type.Object({
-  Meta: Type.Object({
-    ...Listed.properties.Meta.properties,
-    continuation_token: Nullable(Type.String(), 'Pass it as `after` for the next page; null on the last page.'),
-  }),
-  Response: Listed.properties.Response,
-}, { description: 'Audit records, oldest first.' });
+const AuditList = PagedEnvelope(AuditRecordSchema, 'Audit records, oldest first.');
 
 const AuditQuerySchema = Type.Object({
   user: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only records of this user.' })),

@@ -11,7 +11,7 @@ import type { Trash } from '../core/trash.ts';
 import type { Entity, TrashEntry } from '../core/types.ts';
 import { type Authenticate, viaOf } from './authorization.ts';
 import { type Urls, envelope, linkOf, pidLinkOf } from './envelope.ts';
-import { Envelope, type TypedApp, errorResponses } from './schemas.ts';
+import { Envelope, PagedEnvelope, type TypedApp, errorResponses } from './schemas.ts';
 import { Type } from './typebox.ts';
 
 interface TrashRouteDeps {
@@ -57,14 +57,7 @@ export const TrashEntrySchema = Type.Object({
 });
 
 const TrashResult = Envelope(TrashEntrySchema, 'A trash entry.');
-const Listed = Envelope(Type.Array(TrashEntrySchema), 'Your trash, newest first.');
-const TrashList = Type.Object({
-  Meta: Type.Object({
-    ...Listed.properties.Meta.properties,
-    continuation_token: Nullable(Type.String(), 'Pass it as `after` for the next page; null on the last page.'),
-  }),
-  Response: Listed.properties.Response,
-}, { description: 'Your trash, newest first.' });
+const TrashList = PagedEnvelope(TrashEntrySchema, 'Your trash, newest first.');
 const RestoredResult = Envelope(Type.Object({
   id: Type.String(),
   path: Type.String({ description: 'Where it now stands.' }),

@@ -58,6 +58,18 @@ export function Envelope<T extends TSchema>(data: T, description: string) {
   }, { description });
 }
 
+/** The envelope around a page of `item`s; `Meta.continuation_token` is the next page's `after`. */
+export function PagedEnvelope<T extends TSchema>(item: T, description: string) {
+  const listed = Envelope(Type.Array(item), description);
+  return Type.Object({
+    Meta: Type.Object({
+      ...listed.properties.Meta.properties,
+      continuation_token: Type.Union([Type.String(), Type.Null()], { description: 'Pass it as `after` for the next page; null on the last page.' }),
+    }),
+    Response: listed.properties.Response,
+  }, { description });
+}
+
 export const ErrorEnvelope = Envelope(Type.Null(), 'Error: Response.errors lists {title: message} objects.');
 
 export const EntityRecord = Type.Object({

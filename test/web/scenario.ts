@@ -797,21 +797,9 @@ export async function runMoveCopyScenario(t: TestContext, browser: Browser, d: D
  * dialogs are checked by axe-core and photographed at both widths, light and dark.
  */
 export async function runTrashScenario(t: TestContext, browser: Browser, d: Deployment): Promise<void> {
-  await mkdir(d.shots, { recursive: true });
-  const home = `/${d.zone}/home/${d.user}`;
-  const base = `${home}/cleanup`;
-  const visited: string[] = [];
-  const check = pageCheck(d.shots, visited);
-  const context = await browser.newContext({ viewport: DESKTOP });
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  await signIn(page, d);
-
-  for (const path of [base, `${base}/drafts`]) {
-    const created = await inPage(page, 'POST', '/api/registered', { path });
-    assert.ok(created.status < 300, `created ${path}: ${created.text}`);
-  }
+  const { base, check, context, page, problems, visited } = await signedInWithCollection(browser, d, 'cleanup');
+  const drafts = await inPage(page, 'POST', '/api/registered', { path: `${base}/drafts` });
+  assert.ok(drafts.status < 300, `created ${base}/drafts: ${drafts.text}`);
   const files: Record<string, string> = {
     'old.csv': 'a,b\n1,2\n', 'report.txt': 'the first report\n', 'keep.csv': 'kept\n',
     'drafts/one.txt': 'x'.repeat(3000), 'drafts/two.txt': 'y'.repeat(2000),
