@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Client benchmark: `lading put`/`lading get` against the same lading server as curl (one large
 # file) and as bench's own small-upload loop (create-objects.ts, 8 in flight, many small files),
-# with rclone (`rclone copy` against `rclone serve webdav` on the same disk) side by side.
+# with rclone side by side twice: against `rclone serve webdav` on the same disk, and against
+# lading's own WebDAV front (`/dav`, the same server, bearer token from the environment).
 # Prints seconds, MB/s (10^6 bytes per second), the CPU seconds of the client (user + system,
 # all threads) and of the lading server for each transfer, and the ratios lading/curl and
 # lading/bench. A script, not a test: run it by hand on a quiet machine (CPU seconds vary far
@@ -30,6 +31,10 @@ rclone serve webdav "$WORK/rclone-root" --addr "127.0.0.1:$RCLONE_PORT" --log-le
 PIDS+=("$!")
 RCLONE_REMOTE=":webdav,url='http://127.0.0.1:$RCLONE_PORT':"
 wait_http "http://127.0.0.1:$RCLONE_PORT/"
+# rclone's webdav backend against lading's /dav: the token reaches rclone through its
+# environment (RCLONE_WEBDAV_BEARER_TOKEN), never argv.
+LDAV_REMOTE=":webdav,url='$LADING/dav/$ZONE/home/bench':"
+ldav() { RCLONE_WEBDAV_BEARER_TOKEN="$BENCH_TOKEN" rclone "$@"; }
 
 mkdir -p "$WORK/large" "$WORK/small"
 head -c $((LARGE_MIB * 1024 * 1024)) /dev/urandom > "$WORK/large/file"
@@ -59,16 +64,21 @@ for r in $(seq "$ROUNDS"); do
   T[curl_up]+="$(secs curl -sf -o /dev/null -T "$WORK/large/file" -H 'Content-Type: application/octet-stream' -H @"$AUTH_HEADER" "$HOME_URL/curl-large?force=true") "
   T[lading_up]+="$(secs "$ROOT/bin/lading" put -q --force "$WORK/large/file" "$HOME_PATH/lading-large") "
   T[rclone_up]+="$(secs rclone copyto "$WORK/large/file" "$RCLONE_REMOTE/large" --transfers 4) "
+  T[davrc_up]+="$(secs ldav copyto "$WORK/large/file" "$LDAV_REMOTE/dav-large-$r" --transfers 4) "
   T[curl_down]+="$(secs curl -sf -o "$WORK/back/curl" -H @"$AUTH_HEADER" "$HOME_URL/lading-large?download=true") "
   T[lading_down]+="$(secs "$ROOT/bin/lading" get -q --force "$HOME_PATH/lading-large" "$WORK/back/lading") "
   T[rclone_down]+="$(secs rclone copyto "$RCLONE_REMOTE/large" "$WORK/rclone-back/large") "
+  T[davrc_down]+="$(secs ldav copyto "$LDAV_REMOTE/dav-large-$r" "$WORK/rclone-back/dav-large") "
+  cmp -s "$WORK/large/file" "$WORK/rclone-back/dav-large" || { echo "bench: rclone got other bytes from lading's /dav" >&2; exit 1; }
   cmp -s "$WORK/large/file" "$WORK/back/lading" || { echo "bench: lading get returned other bytes" >&2; exit 1; }
   curl -sf -o /dev/null -H @"$AUTH_HEADER" -H 'Content-Type: application/json' -d "{\"path\": \"$HOME_PATH/bench-small-$r\"}" "$LADING/api/registered"
   T[bench_small]+="$(secs "$NODE" "$BENCH_DIR/create-objects.ts" "$HOME_URL/bench-small-$r" "$SMALL_FILES" 8) "
   T[lading_small_up]+="$(secs "$ROOT/bin/lading" put -q -r -j 8 "$WORK/small" "$HOME_PATH/lading-small-$r") "
   T[rclone_small_up]+="$(secs rclone copy "$WORK/small" "$RCLONE_REMOTE/small-$r" --transfers 8) "
+  T[davrc_small_up]+="$(secs ldav copy "$WORK/small" "$LDAV_REMOTE/dav-small-$r" --transfers 8) "
   T[lading_small_down]+="$(secs "$ROOT/bin/lading" get -q -r -j 8 "$HOME_PATH/lading-small-$r" "$WORK/back/small-$r") "
   T[rclone_small_down]+="$(secs rclone copy "$RCLONE_REMOTE/small-$r" "$WORK/rclone-back/small-$r" --transfers 8) "
+  T[davrc_small_down]+="$(secs ldav copy "$LDAV_REMOTE/dav-small-$r" "$WORK/rclone-back/dav-small-$r" --transfers 8) "
 done
 med() { # key [field: 1 wall s, 2 client CPU s, 3 lading server CPU s]
   tr ' ' '\n' <<<"${T[$1]}" | grep -v '^$' | cut -d: -f"${2:-1}" | median
@@ -80,9 +90,10 @@ row() { # key label bytes
 }
 
 printf '\n%-34s %9s %9s %9s %9s\n' "transfer (median of $ROUNDS)" seconds MB/s 'cpu s' 'srv cpu s'
-for k in curl_up lading_up rclone_up curl_down lading_down rclone_down; do row "$k" "$k ${LARGE_MIB} MiB" "$LARGE_BYTES"; done
-for k in bench_small lading_small_up rclone_small_up lading_small_down rclone_small_down; do row "$k" "$k ${SMALL_FILES}x${SMALL_KIB} KiB" "$SMALL_BYTES"; done
-echo "(cpu s: the client's user + system seconds, all threads; srv cpu s: the lading server's)"
+for k in curl_up lading_up rclone_up davrc_up curl_down lading_down rclone_down davrc_down; do row "$k" "$k ${LARGE_MIB} MiB" "$LARGE_BYTES"; done
+for k in bench_small lading_small_up rclone_small_up davrc_small_up lading_small_down rclone_small_down davrc_small_down; do row "$k" "$k ${SMALL_FILES}x${SMALL_KIB} KiB" "$SMALL_BYTES"; done
+echo "(cpu s: the client's user + system seconds, all threads; srv cpu s: the lading server's;"
+echo " rclone_*: rclone against rclone serve webdav; davrc_*: rclone against lading's /dav)"
 echo
 echo "ratios (throughput, lading / other; target >= 0.9 vs curl, >= 0.8 vs bench small uploads):"
 echo "  put ${LARGE_MIB} MiB / curl:             $(ratio "$(med curl_up)" "$(med lading_up)")"
@@ -92,4 +103,6 @@ echo "  put ${LARGE_MIB} MiB / rclone webdav:    $(ratio "$(med rclone_up)" "$(m
 echo "  get ${LARGE_MIB} MiB / rclone webdav:    $(ratio "$(med rclone_down)" "$(med lading_down)")"
 echo "  put ${SMALL_FILES} small / rclone webdav:   $(ratio "$(med rclone_small_up)" "$(med lading_small_up)")"
 echo "  get ${SMALL_FILES} small / rclone webdav:   $(ratio "$(med rclone_small_down)" "$(med lading_small_down)")"
+echo "  lading's /dav with rclone / rclone serve webdav with rclone (same client, server vs server):"
+echo "    put ${LARGE_MIB} MiB: $(ratio "$(med rclone_up)" "$(med davrc_up)")   get ${LARGE_MIB} MiB: $(ratio "$(med rclone_down)" "$(med davrc_down)")   put small: $(ratio "$(med rclone_small_up)" "$(med davrc_small_up)")   get small: $(ratio "$(med rclone_small_down)" "$(med davrc_small_down)")"
 echo "(lading's seconds include starting the CLI: $(secs "$ROOT/bin/lading" --version | cut -d: -f1-2 | sed 's/:/ s, CPU /') s for lading --version)"

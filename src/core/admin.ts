@@ -191,6 +191,15 @@ export class AdminService {
     return this.#o.catalog.listJobs(state as JobState | null, limit);
   }
 
+  /**
+   * Runs an operator command that another service carries out (`quota.set`, `fsck.repair`,
+   * `ca.rotate`, …) and records it and its outcome in the audit trail as this service's own
+   * commands are. `detail` must hold no secret.
+   */
+  async recorded<T>(command: string, path: string | null, detail: AuditDetail, fn: () => Promise<T>): Promise<T> {
+    return this.#audited(command, path, detail, fn);
+  }
+
   /** Runs the command `command` and records it and its outcome (never a password: `detail` says only whether one was given). */
   async #audited<T>(command: string, path: string | null, detail: AuditDetail, fn: () => Promise<T>): Promise<T> {
     const subject: AuditSubject = { user: this.#o.operator ?? OPERATOR, via: { door: 'admin', address: null } };

@@ -22,8 +22,8 @@ export interface AdminConsole {
   /** The data directory's absolute path. */
   dataDir: string;
   admin: AdminService;
-  /** Quotas: set, shown and cleared by `lading quota`. */
-  quotas: QuotaService;
+  /** Quotas: set, shown and cleared by `lading quota` (setting and clearing are audited). */
+  quotas: Pick<QuotaService, 'set' | 'clear' | 'get' | 'list'>;
   /**
    * Writes lading's CA certificates — the signing one and, during a rotation's overlap, the one
    * it replaced — as `<hash>.0` and `<hash>.signing_policy` into `dir` and resolves with the
@@ -61,6 +61,14 @@ export interface AdminConsole {
   close(): Promise<void>;
 }
 
+/** A quota command's bounds as an audit record's detail (`null`: no bound). */
+function limitsDetail(limits: { maxBytes?: number | null; maxObjects?: number | null }): Record<string, number | null> {
+  return {
+    ...(limits.maxBytes === undefined ? {} : { max_bytes: limits.maxBytes }),
+    ...(limits.maxObjects === undefined ? {} : { max_objects: limits.maxObjects }),
+  };
+}
+
 /** Who reads the trail at the server's shell: the catalog's owner, with every right. */
 const OPERATOR_READER = { admin: true };
 
@@ -82,7 +90,13 @@ export async function openAdmin(config: Config, options: { create?: boolean } = 
   return {
     dataDir: deps.dataDir,
     admin: deps.admin,
-    quotas: deps.quotas,
+    quotas: {
+      set: (target, limits) => deps.admin.recorded('quota.set', target.startsWith('/') ? target : null,
+        { target, ...limitsDetail(limits) }, () => deps.quotas.set(target, limits)),
+      clear: (target) => deps.admin.recorded('quota.clear', target.startsWith('/') ? target : null, { target }, () => deps.quotas.clear(target)),
+      get: (target) => deps.quotas.get(target),
+      list: () => deps.quotas.list(),
+    },
     async exportCa(dir) {
       const ca = deps.x509.ca;
       if (!ca) throw new LadingError('NOT_FOUND', 'lading runs no CA of its own (ca.issuer is a URL); export that CA from its operator.');
@@ -91,21 +105,25 @@ export async function openAdmin(config: Config, options: { create?: boolean } = 
       for (const certPem of pems) files.push(...await exportGridSecurity({ certPem }, dir));
       return files;
     },
-    async rotateCa() {
+    rotateCa: () => deps.admin.recorded('ca.rotate', null, {}, async () => {
       if (!deps.x509.caRing) throw new LadingError('NOT_FOUND', 'lading\'s CA is not kept in the catalog here (ca.cert names an operator\'s CA, or ca.issuer is a URL): rotate that CA where it is kept.');
       const rotated = await rotateCa({ catalog: deps.catalog, sealer: deps.x509.sealer, zone: deps.config.zone, clock: deps.clock });
       // NOTE: republishes <data>/ca/ca.pem here too, for a data directory no server runs on.
       await deps.x509.refreshCa({ force: true });
       return { generation: rotated.generation, subject: new X509Certificate(rotated.certPem).subject.replace(/\n/g, ', ') };
-    },
+    }),
     takedown: (target, reason, by) => deps.trash.takedownByOperator(target, reason, by),
     pidRules: deps.rules.rules.length > 0,
-    fsck: ({ repair, path }) => fsck({
-      catalog: deps.catalog, resource: deps.resource, clock: deps.clock, repair,
-      orphanAgeMs: config.recovery.grace * 1000,
-      ...(path === undefined ? {} : { path: parsePath(path) }),
-      ...(deps.observer ? { observer: deps.observer } : {}),
-    }),
+    fsck: ({ repair, path }) => {
+      const check = () => fsck({
+        catalog: deps.catalog, resource: deps.resource, clock: deps.clock, repair,
+        orphanAgeMs: config.recovery.grace * 1000,
+        ...(path === undefined ? {} : { path: parsePath(path) }),
+        ...(deps.observer ? { observer: deps.observer } : {}),
+      });
+      // NOTE: only a repair changes anything (it removes orphaned bytes), so only it is recorded.
+      return repair ? deps.admin.recorded('fsck.repair', path ?? null, {}, check) : check();
+    },
     auditRecords: (query) => new AuditReader(deps.catalog).records(OPERATOR_READER, query),
     verifyAudit: () => verifyAuditChain(auditRecords(deps.catalog)),
     // NOTE: the jobs a takedown enqueues (its PID's tombstone record) are run by a server's

@@ -60,3 +60,32 @@ describe('lading audit', () => {
     assert.match(broken.stderr, /^lading: the audit trail is broken at record 2: its content does not match its hash \(1 record before it verified\)\n$/);
   });
 });
+
+describe('lading audit: the commands of other services an operator runs', () => {
+  let dir: string;
+  const run = (args: string[], input = '') => runLading([...args, '--data', dir], { input });
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'lading-audit-ops-'));
+    assert.equal((await run(['user', 'add', 'bo'], 'secret-pw-bo\n')).code, 0);
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  it('records quota set and clear, a repairing fsck and a CA rotation, and not a checking fsck', async () => {
+    for (const args of [['quota', 'set', 'bo', '--bytes', '1GiB'], ['quota', 'set', '/lading/home/bo', '--objects', '10'], ['quota', 'clear', 'bo'],
+      ['fsck'], ['fsck', '--repair'], ['ca', 'rotate']]) {
+      const res = await run(args);
+      assert.equal(res.code, 0, `${args.join(' ')}: ${res.stderr}`);
+    }
+    assert.notEqual((await run(['quota', 'set', 'nobody', '--bytes', '1'])).code, 0);
+    const res = await run(['audit', '--json']);
+    assert.equal(res.code, 0, res.stderr);
+    const records = res.stdout.trim().split('\n').map((l) => JSON.parse(l) as { path: string | null; detail: Record<string, unknown>; outcome: string });
+    assert.deepEqual(records.slice(1).map((r) => [r.detail.command, r.path, r.outcome]), [
+      ['quota.set', null, 'ok'], ['quota.set', '/lading/home/bo', 'ok'], ['quota.clear', null, 'ok'],
+      ['fsck.repair', null, 'ok'], ['ca.rotate', null, 'ok'], ['quota.set', null, 'failed'],
+    ]);
+    assert.deepEqual(records[1]!.detail, { command: 'quota.set', target: 'bo', max_bytes: 1024 ** 3 });
+    assert.deepEqual(records[2]!.detail, { command: 'quota.set', target: '/lading/home/bo', max_objects: 10 });
+    assert.equal(records[6]!.detail.error, 'NOT_FOUND');
+  });
+});

@@ -36,6 +36,16 @@ export const jobsContract: ContractSuite = ({ name, create }) => {
       assert.deepEqual(await c.enqueueJobs([], t0), []);
     });
 
+    it('never claims more than `limit` jobs, nor one job for two workers, when workers claim at once', async () => {
+      const ids = await c.enqueueJobs(Array.from({ length: 60 }, (_, i) => ({ kind: 'pid', payload: `j${i}` })), t0);
+      const claims = await Promise.all(Array.from({ length: 12 }, (_, w) => c.claimJobs(`w${w}`, t0, t1, 3)));
+      for (const [w, claim] of claims.entries()) assert.ok(claim.length <= 3, `worker w${w} claimed ${claim.length} jobs with limit 3`);
+      const claimed = claims.flat().map((j) => j.id);
+      assert.equal(new Set(claimed).size, claimed.length, 'a job claimed by two workers');
+      const left = await c.claimJobs('rest', t0, t1, 100);
+      assert.deepEqual([...claimed, ...left.map((j) => j.id)].sort(), [...ids].sort(), 'every job claimed exactly once');
+    });
+
     it('claims due jobs under a lease, gives each to one worker, and retakes them when the lease has expired', async () => {
       const ids = await c.enqueueJobs([{ kind: 'pid', payload: 'a' }, { kind: 'pid', payload: 'b' }], t0);
       await c.enqueueJobs([{ kind: 'pid', payload: 'later' }], t2);

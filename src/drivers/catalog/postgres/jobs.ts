@@ -46,12 +46,15 @@ export function createPostgresJobs(db: PostgresConnection): JobStore {
     async claimJobs(worker, now, leaseUntil, limit) {
       // NOTE: SKIP LOCKED lets workers on several nodes claim at once, each getting other jobs;
       // a row another worker claimed meanwhile no longer matches when re-checked under its lock.
-      const rows = await all(pool, `UPDATE ${S}jobs SET state = 'running', lease_owner = $1, lease_until = $2,
-          attempts = attempts + 1, updated_at = $3
-        WHERE id IN (SELECT id FROM ${S}jobs
+      // The pick is a MATERIALIZED CTE, run exactly once: as `WHERE id IN (… LIMIT … SKIP
+      // LOCKED)` the planner may run the subquery again per outer row and claim over the limit.
+      const rows = await all(pool, `WITH picked AS MATERIALIZED (SELECT id FROM ${S}jobs
           WHERE (state = 'pending' AND run_after <= $3) OR (state = 'running' AND lease_until < $3)
           ORDER BY run_after, id LIMIT $4 FOR UPDATE SKIP LOCKED)
-        RETURNING *`, [worker, leaseUntil.getTime(), now.getTime(), limit]);
+        UPDATE ${S}jobs AS j SET state = 'running', lease_owner = $1, lease_until = $2,
+          attempts = j.attempts + 1, updated_at = $3
+        FROM picked WHERE j.id = picked.id
+        RETURNING j.*`, [worker, leaseUntil.getTime(), now.getTime(), limit]);
       return rows.map(toJob).sort((x, y) => x.runAfter.getTime() - y.runAfter.getTime() || Number(x.id) - Number(y.id));
     },
 
