@@ -418,8 +418,10 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: (S: string) =
           -- NOTE: an entity that moves or goes changes what the paths below it resolve to,
           -- and the levels read through them: all of both are forgotten.
           IF TG_OP = 'INSERT' THEN SELECT array_agg(k) INTO keys FROM (SELECT path AS k FROM new_rows LIMIT 65) x;
-          ELSIF TG_OP = 'UPDATE' AND NOT EXISTS (SELECT 1 FROM old_rows o JOIN new_rows n ON n.id = o.id WHERE n.path <> o.path) THEN
-            SELECT array_agg(k) INTO keys FROM (SELECT path AS k FROM new_rows LIMIT 65) x;
+          ELSIF TG_OP = 'UPDATE' THEN
+            IF NOT EXISTS (SELECT 1 FROM old_rows o JOIN new_rows n ON n.id = o.id WHERE n.path <> o.path) THEN
+              SELECT array_agg(k) INTO keys FROM (SELECT path AS k FROM new_rows LIMIT 65) x;
+            END IF;
           END IF;
         END IF;
         IF keys IS NULL OR cardinality(keys) > 64 OR octet_length(array_to_string(keys, '')) > 7000 THEN
