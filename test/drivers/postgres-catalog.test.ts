@@ -170,6 +170,64 @@ if (problem !== null) {
       }
     });
 
+    it('forgets on every node what another node changed before any read after the change returns, for each kind of change', async () => {
+      const schema = freshSchema();
+      const a = await createPostgresCatalog({ connectionString: url, schema });
+      const b = await createPostgresCatalog({ connectionString: url, schema });
+      const raw = new pg.Pool({ connectionString: url, max: 1 });
+      const later = new Date(t0.getTime() + 3_600_000);
+      const alice = { path: p('/z/a.txt'), user: 'alice', also: ['public'] } as const;
+      try {
+        await a.createUser({ name: 'alice', kind: 'user', passwordHash: null, createdAt: t0 });
+        await a.createUser({ name: 'team', kind: 'group', passwordHash: null, createdAt: t0 });
+        await a.createCollection({ path: p('/z'), owner: 'root', now: t0 });
+        await a.commitObject({ path: p('/z/a.txt'), owner: 'root', size: 1, checksum: 'sha2:x', blob: 'blob-1', now: t0, overwrite: false });
+        // NOTE: each round reads on b twice (remembered the second time), changes on a, and
+        // reads on b again at once: b must not answer from what it remembered.
+        for (let round = 0; round < 10; round++) {
+          const hash = `token-${round}`;
+          await a.putSession({ tokenHash: hash, user: 'alice', createdAt: t0, expiresAt: later, credential: 'c' });
+          for (let i = 0; i < 2; i++) assert.equal((await b.getSession(hash, t0))?.user, 'alice');
+          await a.deleteSession(hash);
+          assert.equal(await b.getSession(hash, t0), null, 'a session deleted');
+
+          for (let i = 0; i < 2; i++) assert.equal((await b.lookup(alice)).user?.disabled, false);
+          await a.setDisabled('alice', true);
+          assert.equal((await b.lookup(alice)).user?.disabled, true, 'an account disabled');
+          assert.equal((await b.getUser('alice'))?.disabled, true);
+          await a.setDisabled('alice', false);
+
+          await a.addToGroup('team', 'alice');
+          await a.setAccess(p('/z'), 'team', 'read');
+          for (let i = 0; i < 2; i++) assert.equal((await b.lookup(alice)).level, 'read');
+          await raw.query(`DELETE FROM "${schema}".group_members`);
+          assert.equal((await b.lookup(alice)).level, null, 'a membership ended by hand');
+          assert.deepEqual(await b.groupsOf('alice'), []);
+          await a.addToGroup('team', 'alice');
+          for (let i = 0; i < 2; i++) assert.equal(await b.accessLevel(p('/z/a.txt'), ['team']), 'read');
+          await a.setAccess(p('/z'), 'team', null);
+          assert.equal(await b.accessLevel(p('/z/a.txt'), ['team']), null, 'a grant revoked');
+          assert.equal((await b.lookup(alice)).level, null);
+
+          for (let i = 0; i < 2; i++) assert.equal((await b.getEntity(p('/z/a.txt')))?.pid, round === 0 ? null : `pid-${round - 1}`);
+          await a.addMeta(p('/z/a.txt'), { attribute: 'PID', value: `pid-${round}`, unit: '' });
+          if (round > 0) await a.removeMeta(p('/z/a.txt'), 'PID', `pid-${round - 1}`);
+          assert.equal((await b.getEntity(p('/z/a.txt')))?.pid, `pid-${round}`, 'a PID added');
+
+          for (let i = 0; i < 2; i++) assert.equal((await b.lookup(alice)).entity?.kind, 'dataobject');
+          await a.rename(p('/z/a.txt'), p('/z/b.txt'), t0);
+          assert.equal((await b.lookup(alice)).entity, null, 'an entity renamed away');
+          assert.equal((await b.getEntity(p('/z/b.txt')))?.path, '/z/b.txt');
+          await a.rename(p('/z/b.txt'), p('/z/a.txt'), t0);
+          assert.equal((await b.getEntity(p('/z/a.txt')))?.path, '/z/a.txt', 'an entity renamed back');
+        }
+      } finally {
+        await raw.end();
+        await a.close();
+        await b.close();
+      }
+    });
+
     it('refuses a duplicate user created on two nodes at once with CONFLICT', async () => {
       const schema = freshSchema();
       const a = await createPostgresCatalog({ connectionString: url, schema });
