@@ -97,8 +97,9 @@ pg_round() { # pid url token database
   out=$(BENCH_TOKEN=$3 wrk_cpu "$1" "$DURATION" "$2/meta.bin" -s "$WORK/auth.lua")
   ticks1=$(backend_ticks "$4")
   read -r rps cpu <<<"$out"
-  # NOTE: a backend reports its statistics at most once a second, when idle.
-  sleep 1.5
+  # NOTE: a backend reports its statistics at most once a second, when idle; one that
+  # listens (the node's LISTEN connections), only after 10 s idle.
+  sleep 11
   read -r tx1 tup1 < <(pg_stat "$4")
   reqs=$(awk -v r="$rps" -v d="$DURATION" 'BEGIN { printf "%d", r * d }')
   # the two pg_stat queries themselves: one transaction each (the first one's is counted)

@@ -13,6 +13,7 @@ import pg from 'pg';
 import { LadingError, isLadingError } from '../../../core/errors.ts';
 import { catalogError, isConnectionFailure } from './failures.ts';
 import { POSTGRES_MIGRATIONS } from './migrations.ts';
+import { nextMark } from '../../../core/request-scope.ts';
 import type { PoolFigures } from '../../../core/ports.ts';
 
 /** The part of a `pg` query result this driver reads. */
@@ -60,15 +61,16 @@ export interface ListenState {
 export interface Listening {
   (): Promise<void>;
   /**
-   * Resolves true once a trivial statement sent on the LISTEN connection after this call has
-   * been answered: PostgreSQL sends a listener every notification of a transaction committed
-   * before that statement ran ahead of the statement's answer, so by then each has been
-   * handed to `onPayload`. Resolves false, at once or after `BARRIER_TIMEOUT_MS`, when there
+   * Resolves true once a trivial statement sent on the LISTEN connection after this call (or
+   * after the mark `after`, from `nextMark`, when given) has been answered: PostgreSQL sends a
+   * listener every notification of a transaction committed before that statement ran ahead of
+   * the statement's answer, so by then each has been handed to `onPayload`. With `after`, one
+   * already answered on the connection still listening, or on its way, may do. Resolves false, at once or after `BARRIER_TIMEOUT_MS`, when there
    * is no connection listening (lost, not yet made, stopped, or none for a caller's pool):
    * what was notified may then be missed. A call made while one such statement is on its way
    * shares the next one, so there is at most one on the way and one waiting.
    */
-  barrier(): Promise<boolean>;
+  barrier(after?: number): Promise<boolean>;
 }
 
 /** An open PostgreSQL catalog schema. */
@@ -297,6 +299,7 @@ export async function openPostgres(options: PgConnectOptions): Promise<PostgresC
           if (client === c) {
             client = null;
             drop = null;
+            answeredMark = 0;
           }
           if (stopped) return;
           c.removeAllListeners('notification');
@@ -342,15 +345,23 @@ export async function openPostgres(options: PgConnectOptions): Promise<PostgresC
       // others (pg_stat_activity shows a connection's last statement).
       const BARRIER = `SELECT 1 AS ${quoteIdent(channel)}`;
       let onTheWay: Promise<boolean> | null = null;
+      let onTheWayMark = 0;
       let waiting: Promise<boolean> | null = null;
+      /** The mark taken as the last barrier answered on the connection listening now was sent (0: none). */
+      let answeredMark = 0;
       const send = (): Promise<boolean> => {
         const c = client;
         const lose = drop;
         if (!c || !lose) return Promise.resolve(false);
+        const mark = nextMark();
         statementsSent++;
         if (watchers.size > 0) for (const w of watchers) w(BARRIER);
         let timer: ReturnType<typeof setTimeout> | undefined;
-        const answered = c.query(BARRIER).then(() => client === c, () => false);
+        const answered = c.query(BARRIER).then(() => {
+          if (client !== c) return false;
+          answeredMark = Math.max(answeredMark, mark);
+          return true;
+        }, () => false);
         const late = new Promise<boolean>((resolve) => {
           timer = setTimeout(() => {
             lose(new Error(`The LISTEN connection did not answer within ${BARRIER_TIMEOUT_MS} ms`));
@@ -363,9 +374,14 @@ export async function openPostgres(options: PgConnectOptions): Promise<PostgresC
           if (onTheWay === p) onTheWay = null;
         });
         onTheWay = p;
+        onTheWayMark = mark;
         return p;
       };
-      const barrier = (): Promise<boolean> => {
+      const barrier = (after?: number): Promise<boolean> => {
+        if (after !== undefined && client) {
+          if (answeredMark > after) return Promise.resolve(true);
+          if (onTheWay && onTheWayMark > after) return onTheWay;
+        }
         if (!onTheWay) return send();
         // NOTE: the statement on its way was sent before this call, so it proves nothing
         // about what committed since: the next one, sent once it is answered, does.

@@ -4,12 +4,14 @@
  * path. Strictly fresh, across nodes: every write to the tables these read notifies the
  * schema's cache channel when its transaction commits (triggers of migration 20, so no write
  * path can forget), and before answering from memory a read waits for a *barrier* on the
- * LISTEN connection (`Listening.barrier`): a trivial statement sent after the read was called,
- * whose answer PostgreSQL sends only after every notification of a transaction committed
- * before it. So a change committed before a request arrived (a token revoked, a grant revoked,
- * an account disabled, an entity moved) has been forgotten by the time any read of that
- * request is answered, on every node, with no window of staleness. Barriers are shared: the
- * reads of concurrent requests wait for one statement, which costs PostgreSQL next to nothing.
+ * LISTEN connection (`Listening.barrier`): a trivial statement sent after the request being
+ * served arrived (`request-scope.ts`; outside a request, after the read was called), whose
+ * answer PostgreSQL sends only after every notification of a transaction committed before it.
+ * So a change committed before a request arrived (a token revoked, a grant revoked, an account
+ * disabled, an entity moved) has been forgotten by the time any read of that request is
+ * answered, on every node, with no window of staleness. Barriers are shared: one serves every
+ * read of the requests that arrived before it was sent, for one statement that costs
+ * PostgreSQL next to nothing.
  *
  * When the LISTEN connection is down (lost, not yet made, or a caller's pool), reads go to the
  * catalog as if nothing were remembered, and everything is forgotten when it comes back. A
@@ -20,6 +22,7 @@ import { type Path, parentOf } from '../../../core/path.ts';
 import type { AccountStore, NamespaceStore, SessionStore } from '../../../core/ports.ts';
 import type { PathLookup } from '../../../core/catalog.ts';
 import { BoundedCache } from '../../../core/bounded-cache.ts';
+import { requestMark } from '../../../core/request-scope.ts';
 import type { AccessLevel, Entity, SessionRecord, UserRecord } from '../../../core/types.ts';
 import type { Listening, PostgresConnection } from './connection.ts';
 
@@ -112,7 +115,8 @@ export async function rememberReads(db: PostgresConnection, inner: Remembered): 
     interrupted: forgetAll,
     resumed: forgetAll,
   });
-  const fresh = (): Promise<boolean> => listening.barrier();
+  // NOTE: in a request, a barrier sent after it arrived proves memory current for all its reads.
+  const fresh = (): Promise<boolean> => listening.barrier(requestMark());
 
   /** Keeps `value` under `key` in `cache` when no notification of `kinds` came since `since`. */
   const keep = <K, V>(since: Record<Kind, number>, deps: readonly Kind[], cache: BoundedCache<K, V>, key: K, value: V): void => {
