@@ -65,10 +65,11 @@ export interface Listening {
    * after the mark `after`, from `nextMark`, when given) has been answered: PostgreSQL sends a
    * listener every notification of a transaction committed before that statement ran ahead of
    * the statement's answer, so by then each has been handed to `onPayload`. With `after`, one
-   * already answered on the connection still listening, or on its way, may do. Resolves false, at once or after `BARRIER_TIMEOUT_MS`, when there
-   * is no connection listening (lost, not yet made, stopped, or none for a caller's pool):
-   * what was notified may then be missed. A call made while one such statement is on its way
-   * shares the next one, so there is at most one on the way and one waiting.
+   * already answered on the connection still listening, or on its way, may do. Resolves false,
+   * at once or after `BARRIER_TIMEOUT_MS`, when there is no connection listening (lost, not yet
+   * made, stopped, or none for a caller's pool): what was notified may then be missed. A call
+   * made while one such statement is on its way shares the next one, so there is at most one on
+   * the way and one waiting.
    */
   barrier(after?: number): Promise<boolean>;
 }
