@@ -9,8 +9,12 @@
 # alternate rounds, so they see the same background load; the load average is printed with
 # the figures.
 #
+# With BEFORE=<another checkout of lading> (its node_modules installed), a third node, on
+# PostgreSQL too, runs that checkout's code in a database of its own and is measured in the
+# same rounds: a before/after comparison in one run.
+#
 # Usage: bench/pg-metadata.sh   (env: PG_URL=postgresql://postgres@127.0.0.1:5432/postgres
-#                                ROUNDS=3 DURATION=10 WARMUP=5 CONNECTIONS=16)
+#                                ROUNDS=3 DURATION=10 WARMUP=5 CONNECTIONS=16 BEFORE=)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 need curl curl
@@ -24,11 +28,16 @@ CONNECTIONS=${CONNECTIONS:-16}
 PG_URL=${PG_URL:-postgresql://postgres@127.0.0.1:5432/postgres}
 DB="lading_bench_$$"
 APP="lading-bench-$$"
+BEFORE=${BEFORE:-}
 
 echo "lading metadata GET, SQLite and PostgreSQL catalogs, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 psql -qAt "$PG_URL" -c "CREATE DATABASE $DB" >/dev/null
+[ -z "$BEFORE" ] || psql -qAt "$PG_URL" -c "CREATE DATABASE ${DB}_before" >/dev/null
 BENCH_DB_URL="${PG_URL%/*}/$DB"
-drop_db() { psql -qAt "$PG_URL" -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1 || true; }
+drop_db() {
+  psql -qAt "$PG_URL" -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1 || true
+  [ -z "$BEFORE" ] || psql -qAt "$PG_URL" -c "DROP DATABASE IF EXISTS ${DB}_before WITH (FORCE)" >/dev/null 2>&1 || true
+}
 trap 'cleanup; drop_db' EXIT
 
 cat > "$WORK/auth.lua" <<'EOF'
@@ -36,10 +45,11 @@ wrk.headers["Authorization"] = "Bearer " .. os.getenv("BENCH_TOKEN")
 EOF
 
 # One node: start_lading with the environment given, one small object, its URL and token kept.
+# LIB_DIR names the bench/ of the checkout to run (this one by default).
 node_up() { # name [VAR=value…]
   local name=$1
   shift
-  env "$@" bash -c "source '$BENCH_DIR/lib.sh'; WORK='$WORK/$name'; mkdir -p \"\$WORK\"; trap - EXIT;
+  env "$@" bash -c "source '${LIB_DIR:-$BENCH_DIR}/lib.sh'; WORK='$WORK/$name'; mkdir -p \"\$WORK\"; trap - EXIT;
     start_lading; echo \"\$LADING_PID \$HOME_URL \$BENCH_TOKEN\" > '$WORK/$name.node'; wait" &
   PIDS+=("$!")
   local i
@@ -51,12 +61,12 @@ node_up() { # name [VAR=value…]
   curl -sf -o /dev/null -T "$WORK/meta.bin" -H 'Content-Type: application/octet-stream' -H "@-" "$url/meta.bin" <<<"Authorization: Bearer $token"
 }
 
-pg_stat() { # -> "transactions tuples-read" of the bench's database so far
-  psql -qAt -F' ' "$BENCH_DB_URL" -c "SELECT xact_commit + xact_rollback, tup_returned + tup_fetched FROM pg_stat_database WHERE datname = '$DB'"
+pg_stat() { # database -> "transactions tuples-read" of that database so far
+  psql -qAt -F' ' "${PG_URL%/*}/$1" -c "SELECT xact_commit + xact_rollback, tup_returned + tup_fetched FROM pg_stat_database WHERE datname = '$1'"
 }
-backend_ticks() { # -> CPU ticks of the PostgreSQL backends serving the bench's node
+backend_ticks() { # database -> CPU ticks of the PostgreSQL backends serving the bench's node there
   local pids total=0 p
-  pids=$(psql -qAt "$BENCH_DB_URL" -c "SELECT pid FROM pg_stat_activity WHERE application_name = '$APP'")
+  pids=$(psql -qAt "${PG_URL%/*}/$1" -c "SELECT pid FROM pg_stat_activity WHERE application_name = '$APP' AND datname = '$1'")
   for p in $pids; do
     t=$(cpu_ticks "$p" 2>/dev/null) || continue
     total=$((total + t))
@@ -68,37 +78,56 @@ node_up sqlite
 read -r SQ_PID SQ_URL SQ_TOKEN < "$WORK/sqlite.node"
 node_up postgres LADING_CATALOG_DRIVER=postgres LADING_CATALOG_URL="$BENCH_DB_URL?application_name=$APP" LADING_CATALOG_SCHEMA=bench
 read -r PG_PID PG_URL_NODE PG_TOKEN < "$WORK/postgres.node"
+if [ -n "$BEFORE" ]; then
+  LIB_DIR="$BEFORE/bench" node_up before LADING_CATALOG_DRIVER=postgres \
+    LADING_CATALOG_URL="${PG_URL%/*}/${DB}_before?application_name=$APP" LADING_CATALOG_SCHEMA=bench
+  read -r BF_PID BF_URL BF_TOKEN < "$WORK/before.node"
+fi
 
 BENCH_TOKEN=$SQ_TOKEN wrk -t1 -c"$CONNECTIONS" -d"${WARMUP}s" -s "$WORK/auth.lua" "$SQ_URL/meta.bin" >/dev/null
 BENCH_TOKEN=$PG_TOKEN wrk -t1 -c"$CONNECTIONS" -d"${WARMUP}s" -s "$WORK/auth.lua" "$PG_URL_NODE/meta.bin" >/dev/null
+[ -z "$BEFORE" ] || BENCH_TOKEN=$BF_TOKEN wrk -t1 -c"$CONNECTIONS" -d"${WARMUP}s" -s "$WORK/auth.lua" "$BF_URL/meta.bin" >/dev/null
+
+hz=$(getconf CLK_TCK)
+# One PostgreSQL node's round: "req/s node-µs backend-µs statements tuples" per request.
+pg_round() { # pid url token database
+  local tx0 tup0 tx1 tup1 ticks0 ticks1 out rps cpu reqs
+  read -r tx0 tup0 < <(pg_stat "$4")
+  ticks0=$(backend_ticks "$4")
+  out=$(BENCH_TOKEN=$3 wrk_cpu "$1" "$DURATION" "$2/meta.bin" -s "$WORK/auth.lua")
+  ticks1=$(backend_ticks "$4")
+  read -r rps cpu <<<"$out"
+  # NOTE: a backend reports its statistics at most once a second, when idle; one that
+  # listens (the node's LISTEN connections), only after 10 s idle.
+  sleep 11
+  read -r tx1 tup1 < <(pg_stat "$4")
+  reqs=$(awk -v r="$rps" -v d="$DURATION" 'BEGIN { printf "%d", r * d }')
+  # the two pg_stat queries themselves: one transaction each (the first one's is counted)
+  awk -v pr="$rps" -v pc="$cpu" -v t="$((ticks1 - ticks0))" -v hz="$hz" -v n="$reqs" -v tx="$((tx1 - tx0 - 1))" -v tup="$((tup1 - tup0))" \
+    'BEGIN { printf "%s %s %.1f %.2f %.1f\n", pr, pc, t / hz * 1e6 / n, tx / n, tup / n }'
+}
 
 : > "$WORK/rows"
-hz=$(getconf CLK_TCK)
 for r in $(seq "$ROUNDS"); do
   read -r sq_rps sq_cpu < <(BENCH_TOKEN=$SQ_TOKEN wrk_cpu "$SQ_PID" "$DURATION" "$SQ_URL/meta.bin" -s "$WORK/auth.lua")
   sleep 1.5
-  read -r tx0 tup0 < <(pg_stat)
-  ticks0=$(backend_ticks)
-  out=$(BENCH_TOKEN=$PG_TOKEN wrk_cpu "$PG_PID" "$DURATION" "$PG_URL_NODE/meta.bin" -s "$WORK/auth.lua")
-  ticks1=$(backend_ticks)
-  read -r pg_rps pg_cpu <<<"$out"
-  # NOTE: a backend reports its statistics at most once a second, when idle.
-  sleep 1.5
-  read -r tx1 tup1 < <(pg_stat)
-  reqs=$(awk -v r="$pg_rps" -v d="$DURATION" 'BEGIN { printf "%d", r * d }')
-  # the two pg_stat queries themselves: one transaction each
-  awk -v r="$r" -v sr="$sq_rps" -v sc="$sq_cpu" -v pr="$pg_rps" -v pc="$pg_cpu" -v t="$((ticks1 - ticks0))" -v hz="$hz" \
-    -v n="$reqs" -v tx="$((tx1 - tx0 - 1))" -v tup="$((tup1 - tup0))" -v la="$(cut -d' ' -f1 /proc/loadavg)" 'BEGIN {
-    printf "round %d: sqlite %s req/s %s µs/req | postgres %s req/s, node %s µs/req, backends %.1f µs/req, %.2f statements/req, %.1f tuples/req (load %s)\n",
-      r, sr, sc, pr, pc, t / hz * 1e6 / n, tx / n, tup / n, la
-    print sr, sc, pr, pc, t / hz * 1e6 / n, tx / n, tup / n > "/dev/stderr"
-  }' 2>> "$WORK/rows"
+  pg=$(pg_round "$PG_PID" "$PG_URL_NODE" "$PG_TOKEN" "$DB")
+  bf='- - - - -'
+  [ -z "$BEFORE" ] || bf=$(pg_round "$BF_PID" "$BF_URL" "$BF_TOKEN" "${DB}_before")
+  echo "$sq_rps $sq_cpu $pg $bf" >> "$WORK/rows"
+  read -r pr pc pb ps pt <<<"$pg"
+  echo "round $r: sqlite $sq_rps req/s $sq_cpu µs/req | postgres $pr req/s, node $pc µs/req, backends $pb µs/req, $ps statements/req, $pt tuples/req${BEFORE:+ | before: $bf} (load $(cut -d' ' -f1 /proc/loadavg))"
 done
 
 col() { awk -v c="$1" '{ print $c }' "$WORK/rows" | median; }
 echo
-printf '%-34s %10s %12s %14s %10s %9s\n' 'metadata GET (median of rounds)' 'req/s' 'node µs/req' 'backend µs/req' 'stmts/req' 'tuples'
-printf '%-34s %10.0f %12.1f %14s %10s %9s\n' 'SQLite catalog' "$(col 1)" "$(col 2)" '-' '-' '-'
-printf '%-34s %10.0f %12.1f %14.1f %10.2f %9.1f\n' 'PostgreSQL catalog' "$(col 3)" "$(col 4)" "$(col 5)" "$(col 6)" "$(col 7)"
-awk -v s="$(col 1)" -v p="$(col 3)" 'BEGIN { printf "PostgreSQL / SQLite: %.2f\n", p / s }'
+printf '%-34s %10s %12s %14s %10s %9s %8s\n' 'metadata GET (median of rounds)' 'req/s' 'node µs/req' 'backend µs/req' 'stmts/req' 'tuples' '÷ SQLite'
+printf '%-34s %10.0f %12.1f %14s %10s %9s %8s\n' 'SQLite catalog' "$(col 1)" "$(col 2)" '-' '-' '-' '1'
+row() { # label first-column
+  local c=$2
+  printf '%-34s %10.0f %12.1f %14.1f %10.2f %9.1f %8.2f\n' "$1" "$(col "$c")" "$(col $((c + 1)))" "$(col $((c + 2)))" \
+    "$(col $((c + 3)))" "$(col $((c + 4)))" "$(awk -v s="$(col 1)" -v p="$(col "$c")" 'BEGIN { print p / s }')"
+}
+row 'PostgreSQL catalog' 3
+[ -z "$BEFORE" ] || row "PostgreSQL catalog, $(basename "$BEFORE")" 8
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

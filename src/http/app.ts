@@ -56,6 +56,7 @@ import { logSafeUrl } from './log-safe-url.ts';
 import type { OidcLogin } from '../identity/oidc/oidc-login.ts';
 import type { WebAssets } from '../web/bundle.ts';
 import { registerWebRoutes } from './routes-web.ts';
+import { registerRequestScope } from './request-scope.ts';
 
 export interface AppDeps {
   backend: Backend;
@@ -188,6 +189,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // 2 s of the next burst then cost 30–56% more CPU than after a short pause, against 14–19%
   // with one kept (bench/README.md).
   let lastReply: FastifyReply | null = null;
+  registerRequestScope(app);
   // NOTE: synchronous hooks (a throw is the request's error, as a rejection would be) keep a
   // promise and a turn of the microtask queue off every request.
   app.addHook('onRequest', (request, reply, done) => {

@@ -13,6 +13,7 @@ import pg from 'pg';
 import { type PostgresCatalogOptions, createPostgresCatalog } from '../../src/drivers/catalog/postgres.ts';
 import type { Catalog } from '../../src/core/ports.ts';
 import { parsePath } from '../../src/core/path.ts';
+import { runAsRequest } from '../../src/core/request-scope.ts';
 import { rejectsWith, runCatalogContracts } from '../contracts/catalog-contract.ts';
 
 const url = process.env.LADING_TEST_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
@@ -167,6 +168,74 @@ if (problem !== null) {
       } finally {
         await a.close();
         await b.close();
+      }
+    });
+
+    it('forgets on every node what another node changed before any read after the change returns, for each kind of change', async () => {
+      const schema = freshSchema();
+      const a = await createPostgresCatalog({ connectionString: url, schema });
+      const node = await createPostgresCatalog({ connectionString: url, schema });
+      // NOTE: every other round, each read on b is a request of its own (one barrier may then
+      // serve all reads of a request, never one that arrived after it was sent).
+      let asRequests = false;
+      const b = new Proxy(node, {
+        get: (target, key) => {
+          const value = (target as unknown as Record<string | symbol, unknown>)[key];
+          return asRequests && typeof value === 'function' ? (...args: unknown[]) => runAsRequest(() => value(...args)) : value;
+        },
+      });
+      const raw = new pg.Pool({ connectionString: url, max: 1 });
+      const later = new Date(t0.getTime() + 3_600_000);
+      const alice = { path: p('/z/a.txt'), user: 'alice', also: ['public'] } as const;
+      try {
+        await a.createUser({ name: 'alice', kind: 'user', passwordHash: null, createdAt: t0 });
+        await a.createUser({ name: 'team', kind: 'group', passwordHash: null, createdAt: t0 });
+        await a.createCollection({ path: p('/z'), owner: 'root', now: t0 });
+        await a.commitObject({ path: p('/z/a.txt'), owner: 'root', size: 1, checksum: 'sha2:x', blob: 'blob-1', now: t0, overwrite: false });
+        // NOTE: each round reads on b twice (remembered the second time), changes on a, and
+        // reads on b again at once: b must not answer from what it remembered.
+        for (let round = 0; round < 10; round++) {
+          asRequests = round % 2 === 1;
+          const hash = `token-${round}`;
+          await a.putSession({ tokenHash: hash, user: 'alice', createdAt: t0, expiresAt: later, credential: 'c' });
+          for (let i = 0; i < 2; i++) assert.equal((await b.getSession(hash, t0))?.user, 'alice');
+          await a.deleteSession(hash);
+          assert.equal(await b.getSession(hash, t0), null, 'a session deleted');
+
+          for (let i = 0; i < 2; i++) assert.equal((await b.lookup(alice)).user?.disabled, false);
+          await a.setDisabled('alice', true);
+          assert.equal((await b.lookup(alice)).user?.disabled, true, 'an account disabled');
+          assert.equal((await b.getUser('alice'))?.disabled, true);
+          await a.setDisabled('alice', false);
+
+          await a.addToGroup('team', 'alice');
+          await a.setAccess(p('/z'), 'team', 'read');
+          for (let i = 0; i < 2; i++) assert.equal((await b.lookup(alice)).level, 'read');
+          await raw.query(`DELETE FROM "${schema}".group_members`);
+          assert.equal((await b.lookup(alice)).level, null, 'a membership ended by hand');
+          assert.deepEqual(await b.groupsOf('alice'), []);
+          await a.addToGroup('team', 'alice');
+          for (let i = 0; i < 2; i++) assert.equal(await b.accessLevel(p('/z/a.txt'), ['team']), 'read');
+          await a.setAccess(p('/z'), 'team', null);
+          assert.equal(await b.accessLevel(p('/z/a.txt'), ['team']), null, 'a grant revoked');
+          assert.equal((await b.lookup(alice)).level, null);
+
+          for (let i = 0; i < 2; i++) assert.equal((await b.getEntity(p('/z/a.txt')))?.pid, round === 0 ? null : `pid-${round - 1}`);
+          await a.addMeta(p('/z/a.txt'), { attribute: 'PID', value: `pid-${round}`, unit: '' });
+          if (round > 0) await a.removeMeta(p('/z/a.txt'), 'PID', `pid-${round - 1}`);
+          assert.equal((await b.getEntity(p('/z/a.txt')))?.pid, `pid-${round}`, 'a PID added');
+
+          for (let i = 0; i < 2; i++) assert.equal((await b.lookup(alice)).entity?.kind, 'dataobject');
+          await a.rename(p('/z/a.txt'), p('/z/b.txt'), t0);
+          assert.equal((await b.lookup(alice)).entity, null, 'an entity renamed away');
+          assert.equal((await b.getEntity(p('/z/b.txt')))?.path, '/z/b.txt');
+          await a.rename(p('/z/b.txt'), p('/z/a.txt'), t0);
+          assert.equal((await b.getEntity(p('/z/a.txt')))?.path, '/z/a.txt', 'an entity renamed back');
+        }
+      } finally {
+        await raw.end();
+        await a.close();
+        await node.close();
       }
     });
 

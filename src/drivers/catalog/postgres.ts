@@ -3,8 +3,10 @@
  * nodes serve one namespace. Opens the schema and composes the roles in `postgres/` (one
  * module each) into a `Catalog`. Each method runs in one transaction (READ COMMITTED); races
  * between nodes are settled by row locks and unique constraints, never by state kept in a
- * process. It adapts PostgreSQL only; the rules it enforces are those of the `Catalog` port,
- * with the same semantics as the SQLite driver.
+ * process. The reads every request makes are remembered in the node, and forgotten on every
+ * node as soon as what they read changes (`postgres/memory.ts`). It adapts PostgreSQL only;
+ * the rules it enforces are those of the `Catalog` port, with the same semantics as the SQLite
+ * driver.
  */
 import type { Catalog } from '../../core/ports.ts';
 import { composeCatalog } from './compose.ts';
@@ -15,6 +17,7 @@ import { createPostgresBlobs } from './postgres/blobs.ts';
 import { type PgPoolLike, openPostgres } from './postgres/connection.ts';
 import { createPostgresFixity } from './postgres/fixity.ts';
 import { createPostgresHandles } from './postgres/handles.ts';
+import { rememberReads } from './postgres/memory.ts';
 import { createPostgresLocks } from './postgres/locks.ts';
 import { createPostgresJobs } from './postgres/jobs.ts';
 import { createPostgresNamespace } from './postgres/namespace.ts';
@@ -64,10 +67,20 @@ export async function createPostgresCatalog(options: PostgresCatalogOptions): Pr
   const db = await openPostgres(options.pool
     ? { schema, maxConnections, pool: options.pool }
     : { schema, maxConnections, connectionString: options.connectionString });
-  return composeCatalog('postgres', () => db.close(), {
-    namespace: createPostgresNamespace(db),
-    accounts: createPostgresAccounts(db),
-    sessions: createPostgresSessions(db),
+  const namespace = createPostgresNamespace(db);
+  const accounts = createPostgresAccounts(db);
+  const sessions = createPostgresSessions(db);
+  // NOTE: a caller's pool has no LISTEN connection, so nothing is remembered with it.
+  const memory = options.pool ? null : await rememberReads(db, { ...namespace, ...accounts, ...sessions });
+  const reads = memory?.reads ?? { ...namespace, ...accounts, ...sessions };
+  const close = async (): Promise<void> => {
+    await memory?.stop();
+    await db.close();
+  };
+  return composeCatalog('postgres', close, {
+    namespace: { ...namespace, getEntity: reads.getEntity, accessLevel: reads.accessLevel, lookup: reads.lookup },
+    accounts: { ...accounts, getUser: reads.getUser, groupsOf: reads.groupsOf, userForSubject: reads.userForSubject },
+    sessions: { ...sessions, getSession: reads.getSession },
     jobs: createPostgresJobs(db),
     handles: createPostgresHandles(db),
     blobs: createPostgresBlobs(db),

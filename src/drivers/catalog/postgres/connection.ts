@@ -13,6 +13,7 @@ import pg from 'pg';
 import { LadingError, isLadingError } from '../../../core/errors.ts';
 import { catalogError, isConnectionFailure } from './failures.ts';
 import { POSTGRES_MIGRATIONS } from './migrations.ts';
+import { nextMark } from '../../../core/request-scope.ts';
 import type { PoolFigures } from '../../../core/ports.ts';
 
 /** The part of a `pg` query result this driver reads. */
@@ -56,6 +57,23 @@ export interface ListenState {
   resumed(): void;
 }
 
+/** A LISTEN under way: calling it stops it (see `PostgresConnection.listen`). */
+export interface Listening {
+  (): Promise<void>;
+  /**
+   * Resolves true once a trivial statement sent on the LISTEN connection after this call (or
+   * after the mark `after`, from `nextMark`, when given) has been answered: PostgreSQL sends a
+   * listener every notification of a transaction committed before that statement ran ahead of
+   * the statement's answer, so by then each has been handed to `onPayload`. With `after`, one
+   * already answered on the connection still listening, or on its way, may do. Resolves false,
+   * at once or after `BARRIER_TIMEOUT_MS`, when there is no connection listening (lost, not yet
+   * made, stopped, or none for a caller's pool): what was notified may then be missed. A call
+   * made while one such statement is on its way shares the next one, so there is at most one on
+   * the way and one waiting.
+   */
+  barrier(after?: number): Promise<boolean>;
+}
+
 /** An open PostgreSQL catalog schema. */
 export interface PostgresConnection {
   /** The pool, whose failures to reach PostgreSQL reject with `UNAVAILABLE`. */
@@ -81,7 +99,7 @@ export interface PostgresConnection {
    * attempt has succeeded or failed (then it goes on trying). With a caller's pool (no
    * connection string) it listens to nothing: a catalog only one process uses needs no channel.
    */
-  listen(channel: string, onPayload: (payload: string) => void, state?: ListenState): Promise<() => Promise<void>>;
+  listen(channel: string, onPayload: (payload: string) => void, state?: ListenState): Promise<Listening>;
   /** The figures of the pool the driver created (absent for a caller's pool). */
   figures?(): PoolFigures;
   /** Ends the pool when the driver created it; a caller's pool stays open. */
@@ -97,6 +115,11 @@ const MAX_ATTEMPTS = 5;
 /** First and longest wait between two attempts to reopen a lost LISTEN connection. */
 const LISTEN_RETRY_MIN_MS = 250;
 export const LISTEN_RETRY_MAX_MS = 10_000;
+/**
+ * How long a barrier waits for its answer before the LISTEN connection is taken as lost (one
+ * that a network failure broke silently would otherwise hold every barrier until TCP gives up).
+ */
+export const BARRIER_TIMEOUT_MS = 2_000;
 /**
  * Statements sent to PostgreSQL by every catalog of this process so far (transaction control
  * included: BEGIN and COMMIT are round trips too), for tests that count what a request costs.
@@ -254,10 +277,12 @@ export async function openPostgres(options: PgConnectOptions): Promise<PostgresC
     },
     async listen(channel, onPayload, state) {
       const { connectionString } = options;
-      if (!connectionString) return async () => {};
+      if (!connectionString) return Object.assign(async () => {}, { barrier: async () => false });
       // A connection of its own: LISTEN lasts as long as the session, which a pooled
       // connection would lose when it goes back to the pool.
       let client: pg.Client | null = null;
+      /** Ends `client` as a lost connection (then made again). */
+      let drop: ((err: Error) => void) | null = null;
       let stopped = false;
       let interrupted = false;
       let retry: ReturnType<typeof setTimeout> | undefined;
@@ -272,7 +297,11 @@ export async function openPostgres(options: PgConnectOptions): Promise<PostgresC
         const lost = (err: unknown): void => {
           if (gone) return;
           gone = true;
-          if (client === c) client = null;
+          if (client === c) {
+            client = null;
+            drop = null;
+            answeredMark = 0;
+          }
           if (stopped) return;
           c.removeAllListeners('notification');
           void c.end().catch(() => {});
@@ -306,20 +335,72 @@ export async function openPostgres(options: PgConnectOptions): Promise<PostgresC
           return;
         }
         client = c;
+        drop = lost;
         delay = LISTEN_RETRY_MIN_MS;
         if (interrupted) {
           interrupted = false;
           state?.resumed();
         }
       };
+      // NOTE: the text names the channel, so that the connection can be told apart from
+      // others (pg_stat_activity shows a connection's last statement).
+      const BARRIER = `SELECT 1 AS ${quoteIdent(channel)}`;
+      let onTheWay: Promise<boolean> | null = null;
+      let onTheWayMark = 0;
+      let waiting: Promise<boolean> | null = null;
+      /** The mark taken as the last barrier answered on the connection listening now was sent (0: none). */
+      let answeredMark = 0;
+      const send = (): Promise<boolean> => {
+        const c = client;
+        const lose = drop;
+        if (!c || !lose) return Promise.resolve(false);
+        const mark = nextMark();
+        statementsSent++;
+        if (watchers.size > 0) for (const w of watchers) w(BARRIER);
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const answered = c.query(BARRIER).then(() => {
+          if (client !== c) return false;
+          answeredMark = Math.max(answeredMark, mark);
+          return true;
+        }, () => false);
+        const late = new Promise<boolean>((resolve) => {
+          timer = setTimeout(() => {
+            lose(new Error(`The LISTEN connection did not answer within ${BARRIER_TIMEOUT_MS} ms`));
+            resolve(false);
+          }, BARRIER_TIMEOUT_MS);
+          timer.unref();
+        });
+        const p = Promise.race([answered, late]).finally(() => {
+          clearTimeout(timer);
+          if (onTheWay === p) onTheWay = null;
+        });
+        onTheWay = p;
+        onTheWayMark = mark;
+        return p;
+      };
+      const barrier = (after?: number): Promise<boolean> => {
+        if (after !== undefined && client) {
+          if (answeredMark > after) return Promise.resolve(true);
+          if (onTheWay && onTheWayMark > after) return onTheWay;
+        }
+        if (!onTheWay) return send();
+        // NOTE: the statement on its way was sent before this call, so it proves nothing
+        // about what committed since: the next one, sent once it is answered, does.
+        waiting ??= onTheWay.then(() => {
+          waiting = null;
+          return send();
+        });
+        return waiting;
+      };
       await attempt();
-      return async () => {
+      return Object.assign(async () => {
         stopped = true;
         clearTimeout(retry);
         const c = client;
         client = null;
+        drop = null;
         await c?.end().catch(() => {});
-      };
+      }, { barrier });
     },
     async close() {
       if (owned) await raw.end();

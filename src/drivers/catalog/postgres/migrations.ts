@@ -377,4 +377,81 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: (S: string) =
       );
     `,
   },
+  {
+    // What a node may remember of a request's reads (sessions, accounts and groups, subject
+    // mappings, access entries, entities and their PID) is forgotten on every node when it
+    // changes: each write to those tables, whoever makes it and however, notifies the schema's
+    // cache channel when its transaction commits (see `postgres/memory.ts`). Statement-level,
+    // so a write of many rows sends one notification; it names the session tokens or the
+    // entities' paths it touched when they are few, or else only their kind (forget all of it).
+    // No SQLite counterpart: one process holds that catalog, and it knows its own writes.
+    version: 20,
+    sql: (S) => `
+      CREATE FUNCTION ${S}cache_changed() RETURNS trigger LANGUAGE plpgsql AS $fn$
+      DECLARE
+        channel text := left('lading_cache_' || lower(TG_TABLE_SCHEMA), 63);
+        kind text := TG_ARGV[0];
+        keys text[];
+      BEGIN
+        IF TG_OP = 'TRUNCATE' OR kind IN ('a', 'l') THEN
+          PERFORM pg_notify(channel, json_build_object('k', CASE WHEN TG_OP = 'TRUNCATE' THEN '*' ELSE kind END)::text);
+          RETURN NULL;
+        END IF;
+        IF kind = 's' THEN
+          IF TG_OP = 'INSERT' THEN SELECT array_agg(k) INTO keys FROM (SELECT token_hash AS k FROM new_rows LIMIT 65) x;
+          ELSIF TG_OP = 'DELETE' THEN SELECT array_agg(k) INTO keys FROM (SELECT token_hash AS k FROM old_rows LIMIT 65) x;
+          ELSE SELECT array_agg(k) INTO keys FROM (SELECT token_hash AS k FROM old_rows UNION SELECT token_hash FROM new_rows LIMIT 65) x;
+          END IF;
+        ELSIF kind = 'v' THEN
+          kind := 'e';
+          IF TG_OP = 'INSERT' THEN
+            SELECT array_agg(k) INTO keys FROM (SELECT DISTINCT e.path AS k FROM new_rows r JOIN ${S}entities e ON e.id = r.entity_id LIMIT 65) x;
+          ELSIF TG_OP = 'DELETE' THEN
+            SELECT array_agg(k) INTO keys FROM (SELECT DISTINCT e.path AS k FROM old_rows r JOIN ${S}entities e ON e.id = r.entity_id LIMIT 65) x;
+          ELSE
+            SELECT array_agg(k) INTO keys FROM (SELECT e.path AS k FROM ${S}entities e
+              WHERE e.id IN (SELECT entity_id FROM old_rows UNION SELECT entity_id FROM new_rows) LIMIT 65) x;
+          END IF;
+          -- NOTE: the rows of a deleted entity go with it; its own deletion notifies.
+          IF keys IS NULL THEN RETURN NULL; END IF;
+        ELSE
+          -- NOTE: an entity that moves or goes changes what the paths below it resolve to,
+          -- and the levels read through them: all of both are forgotten.
+          IF TG_OP = 'INSERT' THEN SELECT array_agg(k) INTO keys FROM (SELECT path AS k FROM new_rows LIMIT 65) x;
+          ELSIF TG_OP = 'UPDATE' THEN
+            IF NOT EXISTS (SELECT 1 FROM old_rows o JOIN new_rows n ON n.id = o.id WHERE n.path <> o.path) THEN
+              SELECT array_agg(k) INTO keys FROM (SELECT path AS k FROM new_rows LIMIT 65) x;
+            END IF;
+          END IF;
+        END IF;
+        IF keys IS NULL OR cardinality(keys) > 64 OR octet_length(array_to_string(keys, '')) > 7000 THEN
+          PERFORM pg_notify(channel, json_build_object('k', kind)::text);
+        ELSE
+          PERFORM pg_notify(channel, json_build_object('k', kind, 'p', keys)::text);
+        END IF;
+        RETURN NULL;
+      END
+      $fn$;
+      CREATE TRIGGER cache_ins AFTER INSERT ON ${S}sessions REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ${S}cache_changed('s');
+      CREATE TRIGGER cache_upd AFTER UPDATE ON ${S}sessions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ${S}cache_changed('s');
+      CREATE TRIGGER cache_del AFTER DELETE ON ${S}sessions REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION ${S}cache_changed('s');
+      CREATE TRIGGER cache_ins AFTER INSERT ON ${S}entities REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ${S}cache_changed('e');
+      CREATE TRIGGER cache_upd AFTER UPDATE ON ${S}entities REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ${S}cache_changed('e');
+      CREATE TRIGGER cache_del AFTER DELETE ON ${S}entities FOR EACH STATEMENT EXECUTE FUNCTION ${S}cache_changed('e');
+      CREATE TRIGGER cache_ins AFTER INSERT ON ${S}avus REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ${S}cache_changed('v');
+      CREATE TRIGGER cache_upd AFTER UPDATE ON ${S}avus REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ${S}cache_changed('v');
+      CREATE TRIGGER cache_del AFTER DELETE ON ${S}avus REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION ${S}cache_changed('v');
+      CREATE TRIGGER cache_any AFTER INSERT OR UPDATE OR DELETE ON ${S}acls FOR EACH STATEMENT EXECUTE FUNCTION ${S}cache_changed('l');
+      CREATE TRIGGER cache_any AFTER INSERT OR UPDATE OR DELETE ON ${S}users FOR EACH STATEMENT EXECUTE FUNCTION ${S}cache_changed('a');
+      CREATE TRIGGER cache_any AFTER INSERT OR UPDATE OR DELETE ON ${S}group_members FOR EACH STATEMENT EXECUTE FUNCTION ${S}cache_changed('a');
+      CREATE TRIGGER cache_any AFTER INSERT OR UPDATE OR DELETE ON ${S}subject_map FOR EACH STATEMENT EXECUTE FUNCTION ${S}cache_changed('a');
+      CREATE TRIGGER cache_truncate AFTER TRUNCATE ON ${S}sessions FOR EACH STATEMENT EXECUTE FUNCTION ${S}cache_changed('*');
+      CREATE TRIGGER cache_truncate AFTER TRUNCATE ON ${S}entities FOR EACH STATEMENT EXECUTE FUNCTION ${S}cache_changed('*');
+      CREATE TRIGGER cache_truncate AFTER TRUNCATE ON ${S}avus FOR EACH STATEMENT EXECUTE FUNCTION ${S}cache_changed('*');
+      CREATE TRIGGER cache_truncate AFTER TRUNCATE ON ${S}acls FOR EACH STATEMENT EXECUTE FUNCTION ${S}cache_changed('*');
+      CREATE TRIGGER cache_truncate AFTER TRUNCATE ON ${S}users FOR EACH STATEMENT EXECUTE FUNCTION ${S}cache_changed('*');
+      CREATE TRIGGER cache_truncate AFTER TRUNCATE ON ${S}group_members FOR EACH STATEMENT EXECUTE FUNCTION ${S}cache_changed('*');
+      CREATE TRIGGER cache_truncate AFTER TRUNCATE ON ${S}subject_map FOR EACH STATEMENT EXECUTE FUNCTION ${S}cache_changed('*');
+    `,
+  },
 ];
