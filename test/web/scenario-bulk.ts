@@ -4,7 +4,8 @@
  * Shift+Arrow and Ctrl+A, and clears them with Escape; downloads three of them (a collection
  * among them) as one ZIP, whose members and bytes Python's zipfile reads back; copies them into
  * another collection; moves two where one name is taken (one moves, the other is reported and
- * stays); moves two to the trash and brings both back with one Undo. The listing with its
+ * stays); moves two to the trash and brings both back with one Undo; and is told why when an
+ * archive is refused (a row trashed elsewhere meanwhile). The listing with its
  * selection bar and the dialogs are checked by axe-core and photographed at desktop and phone
  * width, light and dark.
  */
@@ -162,6 +163,14 @@ export async function runBulkScenario(t: TestContext, browser: Browser, d: Pick<
   await bar.getByRole('button', { name: 'Copy…' }).click();
   await page.getByRole('dialog', { name: 'Copy 3 items' }).waitFor();
   await check(page, 'bulk-copy-dialog-dark');
+  await page.getByRole('dialog', { name: 'Copy 3 items' }).getByRole('button', { name: 'Cancel' }).click();
+
+  // A row gone behind the page's back: the archive is refused before a byte, and the page says why.
+  await api('POST', '/api/trash', { path: `${base}/d.txt` });
+  await bar.getByRole('button', { name: 'Download as ZIP' }).click();
+  const refused = page.locator('.notice.error').filter({ hasText: 'd.txt' });
+  await refused.waitFor();
+  assert.match(await refused.innerText(), /Not found|does not exist/i);
   await context.close();
 
   assert.deepEqual(problems, [], 'no script error');
