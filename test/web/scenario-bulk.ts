@@ -95,6 +95,10 @@ export async function runBulkScenario(t: TestContext, browser: Browser, d: Pick<
   assert.equal(await page.getByRole('checkbox', { name: 'Select all' }).isChecked(), true);
   await page.keyboard.press('Escape');
   assert.equal(await count(), 0);
+  await box('d.txt').click();
+  await bar.getByRole('button', { name: /^Clear/ }).click();
+  assert.equal(await count(), 0, 'Clear empties the selection');
+  assert.equal(await page.getByRole('checkbox', { name: 'Select all' }).evaluate((el) => el === el.ownerDocument.activeElement), true, 'and the focus stays in the table');
   await row('sub').locator('a.entry-name').focus();
   await page.keyboard.press('Space');
   await page.keyboard.press('Shift+ArrowDown');
@@ -146,6 +150,7 @@ export async function runBulkScenario(t: TestContext, browser: Browser, d: Pick<
   await bar.getByRole('button', { name: 'Move to trash' }).click();
   const toast = page.locator('.toast-slot');
   await toast.getByText('2 items moved to the trash.').waitFor();
+  assert.equal(await toast.getByRole('button', { name: 'Undo' }).evaluate((el) => el === el.ownerDocument.activeElement), true, 'the focus, whose bar is gone, goes to Undo');
   await row('d.txt').waitFor({ state: 'detached' });
   assert.deepEqual(await names(base), ['a.txt', 'dest', 'sub']);
   await check(page, 'bulk-trash-toast');

@@ -485,8 +485,10 @@ export function BrowsePage(props: { session: Session; path: string }) {
   const trashPicked = async () => {
     setError('');
     setMoved(null);
-    const { trashed, failed } = await moveAllToTrash(picked.map((e) => e.path));
+    const paths = picked.map((e) => e.path);
+    // NOTE: the bar goes first, so the focus it had goes to the toast's Undo once it shows.
     setSelected(new Set());
+    const { trashed, failed } = await moveAllToTrash(paths);
     setOutcome(failed.length > 0 ? bulkSummary('moved to the trash', { done: trashed.length, failed }) : null);
   };
   return (
@@ -524,7 +526,8 @@ export function BrowsePage(props: { session: Session; path: string }) {
       {outcome && <Notice kind={outcome.kind} onClose={() => setOutcome(null)}>{outcome.text}</Notice>}
       {picked.length > 0 && (
         <SelectionBar
-          count={picked.length} onClear={() => setSelected(new Set())}
+          count={picked.length}
+          onClear={() => { setSelected(new Set()); document.querySelector<HTMLInputElement>('thead input.select')?.focus(); }}
           onZip={() => { setError(''); downloadArchive(picked.map((e) => e.path), name); }}
           onCopy={() => setBulk('copy')}
           {...(writable ? { onMove: () => setBulk('move') } : {})}
