@@ -15,7 +15,7 @@ import { type Path, baseName, childOf, isWithin, lineage, parentOf, parseName, p
 import type { Authority, BackendCredential, ByteRange, Catalog, Clock, Resource, ResourceStream, TrackedBlob } from './ports.ts';
 import type { RuleSet } from './rules.ts';
 import {
-  ACCESS_RANK, type AccessLevel, type Avu, type Collection, type DataObject, type Entity, type JobsFor, type PrincipalKind, type UserRecord,
+  ACCESS_RANK, type AccessLevel, type Avu, type Collection, type DataObject, type Entity, type EntityMarks, type JobsFor, type PrincipalKind, type UserRecord,
 } from './types.ts';
 
 /** How many children a streamed listing reads from the catalog at a time. */
@@ -164,6 +164,16 @@ export interface CollectionWalk {
    */
   open(object: DataObject): Promise<{ object: DataObject; stream: ResourceStream }>;
 }
+
+/** An entity of a listing, with its marks when they were asked for and the caller owns it. */
+export type Listed = Entity & { marks?: EntityMarks };
+
+export interface ListingOptions {
+  /** Give each entity its marks (`NamespaceStore.marksOf`) when the caller holds own on the collection; one more catalog read a page. */
+  marks?: boolean;
+}
+
+const NO_MARKS: EntityMarks = Object.freeze({ published: false, shared: false, links: false });
 
 /** What `openObject`'s caller decides once it knows the object (size, checksum, dates). */
 export interface ReadPlan {
@@ -365,20 +375,27 @@ export class Backend {
    * time, so memory stays flat however many there are. `FORBIDDEN`, `NOT_FOUND`,
    * `NOT_A_COLLECTION`.
    */
-  async listing(cred: BackendCredential, path: Path, after: string | null = null): Promise<{ collection: Collection; entries: AsyncGenerator<Entity> }> {
-    return this.listingAs(await this.#actor(cred), path, after);
+  async listing(cred: BackendCredential, path: Path, after: string | null = null, options: ListingOptions = {}): Promise<{ collection: Collection; entries: AsyncGenerator<Listed> }> {
+    return this.listingAs(await this.#actor(cred), path, after, options);
   }
 
   /** `listing` as `actor`. */
-  async listingAs(actor: Actor, path: Path, after: string | null = null): Promise<{ collection: Collection; entries: AsyncGenerator<Entity> }> {
+  async listingAs(actor: Actor, path: Path, after: string | null = null, options: ListingOptions = {}): Promise<{ collection: Collection; entries: AsyncGenerator<Listed> }> {
     await this.#require(actor, path, 'read');
     const entity = await this.#mustExist(path);
     if (entity.kind !== 'collection') throw new LadingError('NOT_A_COLLECTION', `'${path}' is a data object, not a collection.`);
     const catalog = this.#catalog;
-    async function* entries(): AsyncGenerator<Entity> {
+    // NOTE: who else may read an entity is its owners' business: marks go to those holding own.
+    const marked = options.marks === true && (await this.levelOf(actor, path)) === 'own';
+    const now = this.#clock.now();
+    async function* entries(): AsyncGenerator<Listed> {
       let from = after;
       for (;;) {
-        const page = await catalog.listChildrenAfter(path, from, LISTING_PAGE);
+        const page: Listed[] = await catalog.listChildrenAfter(path, from, LISTING_PAGE);
+        if (marked && page.length > 0) {
+          const marks = await catalog.marksOf(page.map((e) => e.id), { anonymous: ANONYMOUS, now });
+          for (const e of page) e.marks = marks.get(e.id) ?? NO_MARKS;
+        }
         yield* page;
         if (page.length < LISTING_PAGE) return;
         from = page.at(-1)!.name;

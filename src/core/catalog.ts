@@ -11,7 +11,7 @@ import type { AuditStore } from './audit.ts';
 import type { Path } from './path.ts';
 import type { QuotaRecord } from './quotas.ts';
 import type {
-  AccessEntry, AccessLevel, Avu, Collection, DataObject, Entity, HandleRecord, HandleValues, JobInput,
+  AccessEntry, AccessLevel, Avu, Collection, DataObject, Entity, EntityMarks, HandleRecord, HandleValues, JobInput,
   DavLock, JobRecord, JobState, JobsFor, PublicationEvent, S3KeyRecord, SessionInput, SessionKind, SessionRecord, ShareRecord, TrashEntry, UserRecord,
 } from './types.ts';
 
@@ -172,6 +172,13 @@ export interface NamespaceStore {
    * (access granted on a collection covers everything inside it), or null.
    */
   accessLevel(path: Path, principals: readonly string[]): Promise<AccessLevel | null>;
+  /**
+   * How far each entity of `ids` (stable ids) is open to others, from its own access entries and
+   * links: `published` when `anonymous` holds an entry, `shared` when a principal other than its
+   * owner and `anonymous` does, `links` when a share link on it is live at `now` (not expired,
+   * not used up). Only the ids with at least one mark are in the answer; one read for all.
+   */
+  marksOf(ids: readonly string[], input: { anonymous: string; now: Date }): Promise<Map<string, EntityMarks>>;
   /**
    * What a request on `path` reads before it acts, as of one moment: the account named `user`
    * (or the one `subject`, a certificate subject DN, is mapped to), its groups, the highest

@@ -47,6 +47,16 @@ export interface Collection extends EntityBase {
 
 export type Entity = DataObject | Collection;
 
+/** How far an entity is open to others (see `NamespaceStore.marksOf`). */
+export interface EntityMarks {
+  /** Anyone may read it without signing in. */
+  published: boolean;
+  /** Users or groups other than its owner hold access entries on it. */
+  shared: boolean;
+  /** A share link on it works now. */
+  links: boolean;
+}
+
 export type PrincipalKind = 'user' | 'admin' | 'group';
 
 export interface UserRecord {

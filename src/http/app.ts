@@ -34,6 +34,7 @@ import { registerUploadRoutes } from './routes-uploads.ts';
 import type { ResumableUploads } from '../core/uploads.ts';
 import { registerPidRoutes } from './routes-pids.ts';
 import { registerTrashRoutes } from './routes-trash.ts';
+import { registerArchiveRoutes } from './routes-archive.ts';
 import { registerQuotaRoutes } from './routes-quota.ts';
 import { registerS3KeyRoutes } from './routes-s3-keys.ts';
 import type { QuotaService } from '../core/quotas.ts';
@@ -231,6 +232,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const web = deps.web ? registerWebRoutes(app, { assets: deps.web }) : null;
   const registered = registerRegisteredRoutes(app, { ...deps, urls, authenticate, archives, pidAwaitMs: deps.pidAwaitMs ?? 10_000 });
   registerAccessRoutes(app, { ...deps, urls, authenticate, archives, page: web?.sendPage ?? null });
+  registerArchiveRoutes(app, { backend: deps.backend, authenticate, archives });
   if (deps.pids) {
     registerPidRoutes(app, {
       pids: deps.pids, download: registered.downloadAt, publishing: deps.publishing, urls, trash: deps.trash ?? null,

@@ -11,6 +11,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CollectionWalk } from '../core/backend.ts';
 import { type ArchiveFormat, archiveName, collectionArchive, countMembers } from '../core/collection-archive.ts';
 import { LadingError } from '../core/errors.ts';
+import { type Selection, countSelection } from '../core/selection-archive.ts';
 import { contentDisposition } from './conditional.ts';
 
 /** What a `download` query value asks for: the bytes of a data object, an archive of a collection, or nothing. */
@@ -74,6 +75,13 @@ export interface ArchiveRequest {
   source: string;
 }
 
+/** An archive allowed to start: its file name, what to log it as, and its bytes. */
+interface PreparedArchive {
+  name: string;
+  label: string;
+  bytes: () => AsyncIterable<Buffer>;
+}
+
 /**
  * Answers `request` (GET or HEAD) with the archive of a collection: 200 with
  * `application/zip`, chunked. Rejects before anything is sent with `TOO_MANY_REQUESTS`,
@@ -82,12 +90,40 @@ export interface ArchiveRequest {
  * ones stored, cuts the connection before the archive's central directory: the client sees
  * a broken transfer, never a smaller archive that looks whole.
  */
-export async function sendArchive(request: FastifyRequest, reply: FastifyReply, limits: ArchiveLimits, archive: ArchiveRequest): Promise<FastifyReply> {
-  const release = limits.slots.take(archive.key);
-  try {
+export function sendArchive(request: FastifyRequest, reply: FastifyReply, limits: ArchiveLimits, archive: ArchiveRequest): Promise<FastifyReply> {
+  return streamArchive(request, reply, limits, archive.key, async () => {
     const walk = await archive.open();
     await countMembers(walk, limits.maxEntries);
-    const name = archiveName(walk);
+    return {
+      name: archiveName(walk), label: walk.collection.path,
+      bytes: () => collectionArchive(walk, { format: archive.format, now: new Date(), source: archive.source }),
+    };
+  }, archive.beforeBytes);
+}
+
+/**
+ * Answers `request` with the archive of several entities (`core/selection-archive.ts`), as
+ * `sendArchive` answers a collection's: the same slots, member bound, headers and cut on
+ * failure. `open` checks read access to every entity, before anything is sent.
+ */
+export function sendSelectionArchive(
+  request: FastifyRequest, reply: FastifyReply, limits: ArchiveLimits,
+  archive: { key: string; open: () => Promise<Selection>; write: (selection: Selection) => AsyncIterable<Buffer> },
+): Promise<FastifyReply> {
+  return streamArchive(request, reply, limits, archive.key, async () => {
+    const selection = await archive.open();
+    await countSelection(selection, limits.maxEntries);
+    return { name: selection.name, label: `${selection.picked.length} entities`, bytes: () => archive.write(selection) };
+  });
+}
+
+async function streamArchive(
+  request: FastifyRequest, reply: FastifyReply, limits: ArchiveLimits, key: string,
+  prepare: () => Promise<PreparedArchive>, beforeBytes?: () => Promise<void>,
+): Promise<FastifyReply> {
+  const release = limits.slots.take(key);
+  try {
+    const { name, label, bytes: chunks } = await prepare();
     reply.header('Content-Type', 'application/zip');
     reply.header('Content-Disposition', contentDisposition(`${name}.zip`));
     reply.header('Cache-Control', 'no-store');
@@ -95,7 +131,7 @@ export async function sendArchive(request: FastifyRequest, reply: FastifyReply, 
       release();
       return reply.code(200).send();
     }
-    await archive.beforeBytes?.();
+    await beforeBytes?.();
     // NOTE: hijacked as `sendDownload` is, so that a failure after the status line can only
     // cut the connection (no error envelope can follow bytes already sent).
     reply.hijack();
@@ -105,13 +141,13 @@ export async function sendArchive(request: FastifyRequest, reply: FastifyReply, 
     }
     res.writeHead(200);
     res.once('close', release);
-    const bytes = Readable.from(collectionArchive(walk, { format: archive.format, now: new Date(), source: archive.source }), { objectMode: false });
+    const bytes = Readable.from(chunks(), { objectMode: false });
     try {
       await pipeline(bytes, res);
     } catch (err) {
       // NOTE: a member that failed is worth a warning; a client that went away is not.
-      if ((err as { code?: unknown }).code !== 'ERR_STREAM_PREMATURE_CLOSE') request.log.warn({ err, archive: walk.collection.path }, 'archive interrupted: the transfer was cut');
-      else request.log.info({ err, archive: walk.collection.path }, 'archive interrupted');
+      if ((err as { code?: unknown }).code !== 'ERR_STREAM_PREMATURE_CLOSE') request.log.warn({ err, archive: label }, 'archive interrupted: the transfer was cut');
+      else request.log.info({ err, archive: label }, 'archive interrupted');
       res.destroy();
     }
     return reply;

@@ -146,10 +146,23 @@ export function sessionCookieToken(request: FastifyRequest, publicBase: Pick<Pub
 }
 
 /**
+ * The `csrf_token` field of an HTML form's body (`application/x-www-form-urlencoded`, parsed
+ * before the route authenticates): a form cannot send a header, and its token is the same
+ * secret. Undefined for any other body.
+ */
+function formCsrfToken(request: FastifyRequest): unknown {
+  const type = (request.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
+  const body: unknown = request.body;
+  if (type !== 'application/x-www-form-urlencoded' || typeof body !== 'object' || body === null || !('csrf_token' in body)) return undefined;
+  return body.csrf_token;
+}
+
+/**
  * Refuses an unsafe request authenticated by the session cookie unless it is same-origin and
  * carries the session's CSRF token: `FORBIDDEN` when `Origin` is sent and is not the public
  * base's origin, when `Sec-Fetch-Site` is sent and is not `same-origin`, or when the
- * `X-CSRF-Token` header is missing, repeated or wrong (compared in constant time).
+ * `X-CSRF-Token` header (or without it, a form's `csrf_token` field) is missing, repeated or
+ * wrong (compared in constant time).
  */
 function checkCrossSite(request: FastifyRequest, token: string, publicBase: Pick<PublicBase, 'forRequest'>): void {
   if (SAFE_METHODS.has(request.method)) return;
@@ -161,7 +174,8 @@ function checkCrossSite(request: FastifyRequest, token: string, publicBase: Pick
   if (site !== undefined && site !== 'same-origin') {
     throw new LadingError('FORBIDDEN', 'Cross-site requests may not use the session cookie; send a bearer token instead.');
   }
-  const given = request.headers[CSRF_HEADER];
+  const header = request.headers[CSRF_HEADER];
+  const given = header === undefined ? formCsrfToken(request) : header;
   if (!csrfTokenMatches(token, typeof given === 'string' ? given : undefined)) {
     throw new LadingError('FORBIDDEN', 'This request needs the header X-CSRF-Token with the csrf_token of GET /auth/session.');
   }

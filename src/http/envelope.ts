@@ -3,7 +3,7 @@
  * from domain values to wire shapes; the routes never build envelopes by hand.
  */
 import { baseName, parentOf, type Path } from '../core/path.ts';
-import type { Entity } from '../core/types.ts';
+import type { Entity, EntityMarks } from '../core/types.ts';
 
 export type DataType = "<class 'list'>" | "<class 'dict'>" | "<class 'str'>" | "<class 'NoneType'>";
 
@@ -79,12 +79,15 @@ export interface EntityRecord {
     modified: string;
     /** The user who owns the entity. An addition to spec 2.2, for file browsers. */
     owner: string;
+    /** Its marks (a listing asked with marks=true, by an owner): additions to spec 2.2. */
+    published?: boolean; shared?: boolean; share_links?: boolean;
   };
   path: string;
 }
 
 /** `{<name>: record}` as in spec 2.2; `link` is made by `link` (default: the registered link). */
-export function entityRecord(urls: Urls, entity: Entity, link: (urls: Urls, path: Path) => string = linkOf): Record<string, EntityRecord> {
+export function entityRecord(urls: Urls, entity: Entity & { marks?: EntityMarks }, link: (urls: Urls, path: Path) => string = linkOf): Record<string, EntityRecord> {
+  const { marks } = entity;
   return {
     [entity.name]: {
       dataobject: entity.name,
@@ -98,6 +101,7 @@ export function entityRecord(urls: Urls, entity: Entity, link: (urls: Urls, path
         size: entity.kind === 'dataobject' ? entity.size : null,
         modified: entity.modifiedAt.toISOString(),
         owner: entity.owner,
+        ...(marks ? { published: marks.published, shared: marks.shared, share_links: marks.links } : {}),
       },
       path: parentOf(entity.path),
     },

@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Static } from '@sinclair/typebox';
 import { Type } from './typebox.ts';
-import type { Backend } from '../core/backend.ts';
+import type { Backend, Listed } from '../core/backend.ts';
 import { LadingError, isLadingError } from '../core/errors.ts';
 import { type Path, baseName, childOf, parentOf, parseName, parseNewPath, parsePath } from '../core/path.ts';
 import type { BackendCredential } from '../core/ports.ts';
@@ -73,7 +73,7 @@ export function registerRegisteredRoutes(app: TypedApp, deps: RegisteredDeps): {
   const list = async (request: FastifyRequest, reply: FastifyReply, path: Path, paging: Static<typeof ListQuery>) => {
     const { continuation_token: token } = paging;
     const max = paging.max_keys === undefined ? undefined : Number(paging.max_keys);
-    const { entries } = await backend.listing(credentialOf(request), path, token === undefined ? null : nameOfToken(token));
+    const { entries } = await backend.listing(credentialOf(request), path, token === undefined ? null : nameOfToken(token), { marks: paging.marks === 'true' });
     // NOTE: the first entry is read before the answer starts, so a catalog that fails at once
     // still gets its error envelope; a failure later can only cut the answer short.
     const first = await entries.next();
@@ -349,7 +349,7 @@ const LISTING_CHUNK = 64 * 1024;
  * The JSON text of a listing's envelope, as the entries arrive: its data first, then its Meta
  * (which counts them, and with `max` says where the next page starts).
  */
-async function* listingJson(urls: Urls, first: IteratorResult<Entity>, rest: AsyncIterator<Entity>, max: number | undefined): AsyncGenerator<string> {
+async function* listingJson(urls: Urls, first: IteratorResult<Listed>, rest: AsyncIterator<Listed>, max: number | undefined): AsyncGenerator<string> {
   let text = '{"Response":{"data":[';
   let count = 0;
   let last: string | null = null;

@@ -84,6 +84,9 @@ export const EntityRecord = Type.Object({
     size: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'Bytes of a data object; null for a collection. (Not in spec 2.2: added for listings in long format.)' }),
     modified: Type.String({ format: 'date-time', description: 'When the entity last changed: its content, name or metadata. (Not in spec 2.2.)' }),
     owner: Type.String({ description: 'The user who owns the entity. (Not in spec 2.2: added for file browsers.)' }),
+    published: Type.Optional(Type.Boolean({ description: 'With marks=true, to a caller holding own on the collection: anyone may read it without signing in (/api/public). (Not in spec 2.2.)' })),
+    shared: Type.Optional(Type.Boolean({ description: 'With marks=true, to an owner: users or groups other than its owner hold access entries on it. (Not in spec 2.2.)' })),
+    share_links: Type.Optional(Type.Boolean({ description: 'With marks=true, to an owner: a share link on it works now. (Not in spec 2.2.)' })),
   }),
   path: Type.String(),
 });
@@ -230,6 +233,10 @@ export const ListQuery = Type.Object({
   continuation_token: Type.Optional(Type.String({
     minLength: 1, maxLength: 2048,
     description: 'Listing a collection: start after the entries of the page whose `Meta.continuation_token` this is.',
+  })),
+  marks: Type.Optional(Type.String({
+    enum: ['true', 'false'],
+    description: 'Listing a collection you own: give each entry `metadata.published`, `shared` and `share_links` (how far it is open to others). Costs one more catalog read a page; ignored without own on the collection.',
   })),
 }, { additionalProperties: true });
 

@@ -2,11 +2,13 @@
  * The share-link contract: links found by token hash and by id until revoked, listed by entity
  * and by creator, counted while active, used up atomically (racing uses never take more than
  * the link allows), a drop box's bytes reserved atomically (racing reservations never pass its
- * byte bound), and purged once expired long enough, as every catalog driver must show them.
+ * byte bound), purged once expired long enough, and an entity's marks (published, shared, with
+ * live links) read in one go, as every catalog driver must show them.
  */
 import { describe, it, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { parsePath as p } from '../../src/core/path.ts';
 import type { Catalog } from '../../src/core/ports.ts';
 import type { ShareRecord } from '../../src/core/types.ts';
 import { type ContractSuite, rejectsWith } from './catalog-contract-support.ts';
@@ -29,6 +31,40 @@ export const sharesContract: ContractSuite = ({ name, create }) => {
     });
     afterEach(async () => {
       await c.close();
+    });
+
+    it('marks entities published, shared and with live links, from their own entries and links, in one read', async () => {
+      await c.createCollection({ path: p('/z'), owner: 'alice', now: t0 });
+      const made: Record<string, string> = {};
+      for (const name of ['plain', 'public', 'team', 'linked', 'expired', 'used', 'all']) {
+        made[name] = (await c.createCollection({ path: p(`/z/${name}`), owner: 'alice', now: t0 })).id;
+      }
+      await c.setAccess(p('/z/public'), 'anonymous', 'read');
+      await c.setAccess(p('/z/team'), 'bob', 'read');
+      await c.setAccess(p('/z/all'), 'public', 'read');
+      await c.setAccess(p('/z/all'), 'anonymous', 'read');
+      await c.createShare(share({ entityId: made.linked! }));
+      await c.createShare(share({ entityId: made.all! }));
+      await c.createShare(share({ entityId: made.expired!, expiresAt: later(1000) }));
+      const used = await c.createShare(share({ entityId: made.used!, maxUses: 1 }));
+      assert.equal(await c.consumeShareUse(used.id, later(10)), true);
+      const marks = await c.marksOf([...Object.values(made), 'no-such-id'], { anonymous: 'anonymous', now: later(2000) });
+      const byName = Object.fromEntries(Object.entries(made).map(([name, id]) => [name, marks.get(id) ?? null]));
+      assert.deepEqual(byName, {
+        plain: null,
+        public: { published: true, shared: false, links: false },
+        team: { published: false, shared: true, links: false },
+        linked: { published: false, shared: false, links: true },
+        expired: null,
+        used: null,
+        all: { published: true, shared: true, links: true },
+      });
+      assert.equal((await c.marksOf([made.expired!], { anonymous: 'anonymous', now: later(500) })).get(made.expired!)?.links, true, 'a link not yet expired');
+      assert.deepEqual(await c.marksOf([], { anonymous: 'anonymous', now: t0 }), new Map());
+      // Entries inherited from a collection above do not mark what is in it.
+      await c.createCollection({ path: p('/z/team/inner'), owner: 'alice', now: t0 });
+      const inner = (await c.getEntity(p('/z/team/inner')))!.id;
+      assert.equal((await c.marksOf([inner], { anonymous: 'anonymous', now: t0 })).size, 0);
     });
 
     it('stores a link with no use and finds it by token hash and by id, every field as given', async () => {

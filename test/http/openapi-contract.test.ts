@@ -49,6 +49,7 @@ const ERRORS: Record<string, number[]> = {
   'GET /api/registered': [400, 401, 403, 404, 408, 431],
   'HEAD /api/registered': [400, 401, 403, 404, 408, 431],
   'POST /api/registered': [400, 401, 403, 404, 408, 409, 413, 415, 431],
+  'POST /api/archive': [400, 401, 403, 404, 408, 413, 415, 429, 431],
   'POST /api/registered/{*}': [400, 401, 403, 404, 408, 409, 413, 415, 431],
   'DELETE /api/registered': [400, 401, 403, 405, 408, 431],
   'GET /api/registered/{*}': [400, 401, 403, 404, 408, 412, 413, 416, 429, 431],
@@ -109,6 +110,7 @@ const BODIES: Record<string, string[]> = {
   'POST /auth/exchange': ['application/json'],
   'POST /auth/b2safeproxy': ['application/json', 'application/x-www-form-urlencoded'],
   'POST /api/registered': ['application/json'],
+  'POST /api/archive': ['application/json', 'application/x-www-form-urlencoded'],
   'POST /api/registered/{*}': ['application/json'],
   'PUT /api/registered/{*}': ['application/octet-stream', 'multipart/form-data'],
   'PATCH /api/registered/{*}': ['application/json'],
@@ -139,6 +141,7 @@ const HTML_ERRORS: Record<string, number[]> = {
 /** Success content types where they are not only JSON. */
 const SUCCESS_TYPES: Record<string, Record<string, string[]>> = {
   'GET /api/registered/{*}': { 200: ['application/json', 'application/octet-stream', 'application/zip'], 206: ['application/octet-stream'] },
+  'POST /api/archive': { 200: ['application/zip'] },
   'GET /api/pids/{*}': { 200: ['application/json', 'application/octet-stream', 'text/html'], 206: ['application/octet-stream'] },
   'GET /api/public/{*}': { 200: ['application/json', 'application/octet-stream', 'application/zip', 'text/html'], 206: ['application/octet-stream'] },
   'POST /ca/certificate': { 200: ['application/x-pem-file'] },

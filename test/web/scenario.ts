@@ -139,7 +139,7 @@ export interface Deployment {
  * and phone width into `shots` as `<name>-desktop.png` and `<name>-phone.png`; each page's
  * name goes into `visited`.
  */
-function pageCheck(shots: string, visited: string[]): (page: Page, name: string) => Promise<void> {
+export function pageCheck(shots: string, visited: string[]): (page: Page, name: string) => Promise<void> {
   return async (page: Page, name: string) => {
     await page.waitForLoadState('networkidle');
     const violations = await axeViolations(page);
@@ -574,7 +574,7 @@ export async function runReloadScenario(browser: Browser, d: Deployment): Promis
 }
 
 /** A request to the API from inside the page, as the app makes it: the session cookie and its CSRF token. */
-async function inPage(page: Page, method: string, url: string, body?: string | Record<string, unknown>): Promise<{ status: number; text: string }> {
+export async function inPage(page: Page, method: string, url: string, body?: string | Record<string, unknown>): Promise<{ status: number; text: string }> {
   return page.evaluate(async ({ method, url, body }) => {
     const session = (await (await fetch('/auth/session', { headers: { Accept: 'application/json' } })).json()) as { Response: { data: { csrf_token: string } } };
     const headers: Record<string, string> = { Accept: 'application/json', 'X-CSRF-Token': session.Response.data.csrf_token };
@@ -585,7 +585,7 @@ async function inPage(page: Page, method: string, url: string, body?: string | R
 }
 
 /** The checksum of each data object of a collection's listing, by name. */
-async function checksums(page: Page, path: string): Promise<Record<string, string | null>> {
+export async function checksums(page: Page, path: string): Promise<Record<string, string | null>> {
   const listed = await inPage(page, 'GET', `/api/registered${path}/`);
   assert.equal(listed.status, 200, `${path} is listed: ${listed.text}`);
   const records = (JSON.parse(listed.text) as { Response: { data: Record<string, { metadata: { checksum: string | null; object_type: string } }>[] } }).Response.data;

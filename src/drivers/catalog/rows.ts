@@ -8,11 +8,21 @@ import { LadingError } from '../../core/errors.ts';
 import { type Path, TRASH_PREFIX } from '../../core/path.ts';
 import type { JobQueueFigures, OidcRecord, StoredCa, StoredObject, TrackedBlob, UploadRecord } from '../../core/ports.ts';
 import {
-  ACCESS_LEVELS, type AccessLevel, type DataObject, type DavLock, type Entity, type JobRecord, type JobState, type PrincipalKind,
+  ACCESS_LEVELS, type AccessLevel, type DataObject, type DavLock, type Entity, type EntityMarks, type JobRecord, type JobState, type PrincipalKind,
   type PublicationEvent, type S3KeyRecord, type SessionRecord, type ShareKind, type ShareRecord, type TrashEntry, type UserRecord, type WithdrawnState,
 } from '../../core/types.ts';
 
 export type Row = Record<string, unknown>;
+
+/** The marks of `marksOf`'s rows (`uid`, and `published`, `shared`, `links` as 0/1 or booleans), leaving out the unmarked. */
+export function marksFrom(rows: readonly Row[]): Map<string, EntityMarks> {
+  const out = new Map<string, EntityMarks>();
+  for (const row of rows) {
+    const marks = { published: Boolean(row.published), shared: Boolean(row.shared), links: Boolean(row.links) };
+    if (marks.published || marks.shared || marks.links) out.set(String(row.uid), marks);
+  }
+  return out;
+}
 
 export function levelOf(rank: number): AccessLevel {
   return ACCESS_LEVELS[rank - 1]!;

@@ -11,9 +11,10 @@ import { ApiError, api, baseName, describeError, join, parentOf, registeredUrl, 
 import { humanSize, shortDate } from './format.ts';
 import { browseHref, itemHref } from './router.ts';
 import { type Entry, type RecordFields, type Session, entryOf } from './types.ts';
-import { type Moved, type Transfer, MoveCopyDialog, MovedNotice } from './move-copy.tsx';
-import { moveToTrash, onTrashChange } from './trash.tsx';
-import { Breadcrumbs, Dialog, DownloadIcon, Field, FileIcon, FolderIcon, InfoIcon, MoreIcon, Notice, withQuery } from './ui.tsx';
+import { type Moved, type Transfer, BulkMoveCopyDialog, MoveCopyDialog, MovedNotice, bulkSummary } from './move-copy.tsx';
+import { ArchiveFrame, type RowSelection, SelectionBar, downloadArchive, useSelectionRules } from './selection.tsx';
+import { moveAllToTrash, moveToTrash, onTrashChange } from './trash.tsx';
+import { Breadcrumbs, Dialog, DownloadIcon, EntryMarks, Field, FileIcon, FolderIcon, InfoIcon, MoreIcon, Notice, withQuery } from './ui.tsx';
 import { type ConflictChoice, type Picked, type Planned, droppedFiles, freeName, pickedFiles, uploads } from './uploads.ts';
 
 type SortKey = 'name' | 'size' | 'modified' | 'owner';
@@ -70,7 +71,7 @@ function droppable(entry: Entry, into: string): boolean {
  * a window of rows when there are many. With `transfers`, each row's menu offers "Move to…"
  * and "Copy to…".
  */
-export function EntryTable(props: { entries: Entry[]; caption: string; empty: string; transfers?: RowTransfers }) {
+export function EntryTable(props: { entries: Entry[]; caption: string; empty: string; transfers?: RowTransfers; selection?: RowSelection }) {
   const [sort, setSort] = useState<{ key: SortKey; ascending: boolean }>({ key: 'name', ascending: true });
   const [filter, setFilter] = useState('');
   const [scrollTop, setScrollTop] = useState(0);
@@ -105,6 +106,20 @@ export function EntryTable(props: { entries: Entry[]; caption: string; empty: st
 
   const sortBy = (key: SortKey) => setSort((s) => ({ key, ascending: s.key === key ? !s.ascending : true }));
 
+  // NOTE: a row out of the window is not rendered: the window is scrolled to it first, and it
+  // takes the focus once it is there.
+  const [focusing, setFocusing] = useState<number | null>(null);
+  useEffect(() => {
+    if (focusing === null) return;
+    const box = scroller.current?.querySelector<HTMLInputElement>(`tr[data-index="${focusing}"] input.select`);
+    if (box) { box.focus(); setFocusing(null); }
+    else if (scroller.current) scroller.current.scrollTop = Math.max(0, focusing * ROW_HEIGHT - viewport / 2);
+  }, [focusing, first, last]);
+  const { selection } = props;
+  const { pick, keys } = useSelectionRules(shown, selection, setFocusing);
+  const picked = selection ? shown.filter((e) => selection.selected.has(e.path)).length : 0;
+  const columns = selection ? 6 : 5;
+
   return (
     <div class="entries">
       <div class="filter">
@@ -114,11 +129,20 @@ export function EntryTable(props: { entries: Entry[]; caption: string; empty: st
           {filter ? `${shown.length.toLocaleString('en-US')} of ${props.entries.length.toLocaleString('en-US')} entries` : `${props.entries.length.toLocaleString('en-US')} ${props.entries.length === 1 ? 'entry' : 'entries'}`}
         </span>
       </div>
-      <div class="table-scroll" ref={scroller} onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)} tabIndex={-1}>
+      <div class="table-scroll" ref={scroller} onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)} onKeyDown={keys} tabIndex={-1}>
         <table aria-rowcount={shown.length + 1}>
           <caption class="visually-hidden">{props.caption}</caption>
           <thead>
             <tr>
+              {selection && (
+                <th scope="col" class="col-select">
+                  <input
+                    type="checkbox" class="select" aria-label="Select all" checked={shown.length > 0 && picked === shown.length}
+                    ref={(el) => { if (el) el.indeterminate = picked > 0 && picked < shown.length; }}
+                    onClick={() => selection.set(picked === shown.length ? new Set() : new Set(shown.map((e) => e.path)))}
+                  />
+                </th>
+              )}
               {COLUMNS.map((c) => (
                 <th key={c.key} class={c.class} scope="col" aria-sort={sort.key === c.key ? (sort.ascending ? 'ascending' : 'descending') : 'none'}>
                   <button type="button" class="sort" onClick={() => sortBy(c.key)}>
@@ -130,9 +154,14 @@ export function EntryTable(props: { entries: Entry[]; caption: string; empty: st
             </tr>
           </thead>
           <tbody>
-            {first > 0 && <tr aria-hidden="true" class="spacer" style={{ height: `${first * ROW_HEIGHT}px` }}><td colSpan={5} /></tr>}
-            {rows.map((e, i) => <EntryRow key={e.path} entry={e} index={first + i + 2} transfers={props.transfers} />)}
-            {last < shown.length && <tr aria-hidden="true" class="spacer" style={{ height: `${(shown.length - last) * ROW_HEIGHT}px` }}><td colSpan={5} /></tr>}
+            {first > 0 && <tr aria-hidden="true" class="spacer" style={{ height: `${first * ROW_HEIGHT}px` }}><td colSpan={columns} /></tr>}
+            {rows.map((e, i) => (
+              <EntryRow
+                key={e.path} entry={e} index={first + i + 2} transfers={props.transfers}
+                selected={selection ? { on: selection.selected.has(e.path), pick: (extend) => pick(first + i, extend), at: first + i } : undefined}
+              />
+            ))}
+            {last < shown.length && <tr aria-hidden="true" class="spacer" style={{ height: `${(shown.length - last) * ROW_HEIGHT}px` }}><td colSpan={columns} /></tr>}
           </tbody>
         </table>
         {shown.length === 0 && <p class="empty">{filter ? 'No entry matches the filter.' : props.empty}</p>}
@@ -141,7 +170,10 @@ export function EntryTable(props: { entries: Entry[]; caption: string; empty: st
   );
 }
 
-function EntryRow(props: { entry: Entry; index: number; transfers: RowTransfers | undefined }) {
+/** A row's box: whether it is picked, what a click on it does (`extend` with Shift), and its index in the shown rows. */
+interface RowPick { on: boolean; pick: (extend: boolean) => void; at: number }
+
+function EntryRow(props: { entry: Entry; index: number; transfers: RowTransfers | undefined; selected?: RowPick | undefined }) {
   const e = props.entry;
   const collection = e.kind === 'collection';
   const [over, setOver] = useState(false);
@@ -152,7 +184,8 @@ function EntryRow(props: { entry: Entry; index: number; transfers: RowTransfers 
   return (
     <tr
       aria-rowindex={props.index}
-      class={over ? 'drop-target' : undefined}
+      data-index={props.selected?.at}
+      class={[over ? 'drop-target' : '', props.selected?.on ? 'selected' : ''].join(' ').trim() || undefined}
       draggable={drags ? true : undefined}
       onDragStart={drags ? (ev) => { dragged = e; ev.dataTransfer?.setData(ENTRY_DRAG, e.path); if (ev.dataTransfer) ev.dataTransfer.effectAllowed = 'move'; } : undefined}
       onDragEnd={drags ? () => { dragged = null; } : undefined}
@@ -174,11 +207,19 @@ function EntryRow(props: { entry: Entry; index: number; transfers: RowTransfers 
         t.onDropMove?.(moving, e.path);
       } : undefined}
     >
+      {props.selected && (
+        <td class="col-select">
+          <input type="checkbox" class="select" checked={props.selected.on} aria-label={`Select ${e.name}`} onClick={(ev) => props.selected!.pick(ev.shiftKey)} />
+        </td>
+      )}
       <td class="col-name">
-        <a href={collection ? browseHref(e.path) : itemHref(e.path)} class="entry-name" title={e.name}>
-          {collection ? <FolderIcon /> : <FileIcon />}<span>{e.name}</span>
-          {collection && <span class="visually-hidden"> (collection)</span>}
-        </a>
+        <span class="name-cell">
+          <a href={collection ? browseHref(e.path) : itemHref(e.path)} class="entry-name" title={e.name}>
+            {collection ? <FolderIcon /> : <FileIcon />}<span>{e.name}</span>
+            {collection && <span class="visually-hidden"> (collection)</span>}
+          </a>
+          {e.marks && <EntryMarks marks={e.marks} />}
+        </span>
       </td>
       <td class="col-size">{e.size === null ? '' : humanSize(e.size)}</td>
       <td class="col-modified">{shortDate(e.modified)}</td>
@@ -192,13 +233,14 @@ const PAGE = 5000;
 
 /**
  * Reads a collection's entries page by page (`max_keys`, `continuation_token`), handing each
- * page's entries so far to `onPage`, so a huge collection shows its first entries at once.
+ * page's entries so far to `onPage`, so a huge collection shows its first entries at once;
+ * with `marks`, each with how far it is open to others (for an owner).
  */
-export async function listEntries(path: string, onPage: (entries: Entry[]) => void, signal?: AbortSignal): Promise<Entry[]> {
+export async function listEntries(path: string, onPage: (entries: Entry[]) => void, signal?: AbortSignal, marks = false): Promise<Entry[]> {
   const all: Entry[] = [];
   let token: string | null = null;
   do {
-    const url = `${registeredUrl(path)}/?max_keys=${PAGE}${token ? `&continuation_token=${encodeURIComponent(token)}` : ''}`;
+    const url = `${registeredUrl(path)}/?max_keys=${PAGE}${marks ? '&marks=true' : ''}${token ? `&continuation_token=${encodeURIComponent(token)}` : ''}`;
     const res = await request('GET', url, { signal });
     const body = (await res.json()) as { Meta: { continuation_token?: string | null }; Response: { data: Record<string, RecordFields>[] } };
     for (const record of body.Response.data) all.push(entryOf(record));
@@ -326,6 +368,9 @@ export function BrowsePage(props: { session: Session; path: string }) {
   const [dropConflict, setDropConflict] = useState<{ entry: Entry; into: string } | null>(null);
   const [reloadCount, setReloadCount] = useState(0);
   const [reconnecting, setReconnecting] = useState(false);
+  const [selected, setSelected] = useState<Set<string>>(() => new Set());
+  const [bulk, setBulk] = useState<Transfer | null>(null);
+  const [outcome, setOutcome] = useState<{ kind: 'success' | 'error'; text: string } | null>(null);
   const reload = useCallback(() => setReloadCount((n) => n + 1), []);
   const access = useAccess(props.session, path);
   // NOTE: until the access is known, and with read access only, nothing is offered that writes.
@@ -343,7 +388,7 @@ export function BrowsePage(props: { session: Session; path: string }) {
       clearTimeout(timer);
       // NOTE: a listing asked for again, or one seen before, is replaced only once it is whole.
       const whole = attempt > 0 || lastSeen.has(key);
-      listEntries(path, whole ? () => {} : setEntries, abort.signal).then((all) => {
+      listEntries(path, whole ? () => {} : setEntries, abort.signal, true).then((all) => {
         remember(key, all);
         if (whole) setEntries(all);
         attempt = 0;
@@ -374,7 +419,7 @@ export function BrowsePage(props: { session: Session; path: string }) {
     };
   }, [path, reloadCount]);
 
-  useEffect(() => { setEntries(lastSeen.get(`${props.session.home}\n${path}`) ?? null); setNotice(''); setMoved(null); }, [path]);
+  useEffect(() => { setEntries(lastSeen.get(`${props.session.home}\n${path}`) ?? null); setNotice(''); setMoved(null); setSelected(new Set()); setOutcome(null); }, [path]);
   // NOTE: a trash or an undo (from the toast, wherever the user is) changes what is listed here.
   useEffect(() => onTrashChange(reload), [reload]);
 
@@ -434,6 +479,18 @@ export function BrowsePage(props: { session: Session; path: string }) {
   };
 
   const name = path.split('/').filter(Boolean).at(-1) ?? path;
+  // NOTE: what is picked and still listed (a row moved away elsewhere leaves the selection).
+  const picked = entries?.filter((e) => selected.has(e.path)) ?? [];
+  const trashable = access !== undefined && (access.level === 'own' || access.level === null);
+  const trashPicked = async () => {
+    setError('');
+    setMoved(null);
+    const paths = picked.map((e) => e.path);
+    // NOTE: the bar goes first, so the focus it had goes to the toast's Undo once it shows.
+    setSelected(new Set());
+    const { trashed, failed } = await moveAllToTrash(paths);
+    setOutcome(failed.length > 0 ? bulkSummary('moved to the trash', { done: trashed.length, failed }) : null);
+  };
   return (
     <section
       class={`page browse${dragging ? ' dragging' : ''}`}
@@ -466,9 +523,22 @@ export function BrowsePage(props: { session: Session; path: string }) {
       {error && <Notice kind="error" onClose={() => setError('')}>{error}</Notice>}
       {notice && <Notice kind="success" onClose={() => setNotice('')}>{notice}</Notice>}
       {moved && <MovedNotice moved={moved} home={props.session.home} itemLink={itemHref} onClose={() => setMoved(null)} />}
+      {outcome && <Notice kind={outcome.kind} onClose={() => setOutcome(null)}>{outcome.text}</Notice>}
+      {picked.length > 0 && (
+        <SelectionBar
+          count={picked.length}
+          onClear={() => { setSelected(new Set()); document.querySelector<HTMLInputElement>('thead input.select')?.focus(); }}
+          onZip={() => { setError(''); downloadArchive(picked.map((e) => e.path), name); }}
+          onCopy={() => setBulk('copy')}
+          {...(writable ? { onMove: () => setBulk('move') } : {})}
+          {...(trashable ? { onTrash: () => void trashPicked() } : {})}
+        />
+      )}
+      <ArchiveFrame onError={setError} />
       {entries === null
         ? !reconnecting && <p class="loading" role="status">Loading…</p>
         : <EntryTable
+            selection={{ selected, set: setSelected }}
             entries={entries} caption={`Contents of ${path}`} empty={writable ? 'This collection is empty. Upload files or create a collection.' : 'This collection is empty.'}
             transfers={{
               move: writable, onTransfer: (entry, mode) => setTransfer({ entry, mode }), onDropMove: (entry, into) => void dropMove(entry, into),
@@ -483,6 +553,13 @@ export function BrowsePage(props: { session: Session; path: string }) {
           entry={transfer.entry} mode={transfer.mode} start={path} home={props.session.home}
           onClose={() => setTransfer(null)}
           onDone={(done) => { setTransfer(null); setNotice(''); setMoved(done); reload(); }}
+        />
+      )}
+      {bulk && (
+        <BulkMoveCopyDialog
+          entries={picked} mode={bulk} start={path} home={props.session.home}
+          onClose={() => setBulk(null)}
+          onDone={(done) => { setBulk(null); setNotice(''); setMoved(null); setSelected(new Set()); setOutcome(bulkSummary(bulk === 'move' ? 'moved' : 'copied', done)); reload(); }}
         />
       )}
       {dropConflict && (

@@ -18,7 +18,7 @@ import { ArchiveLinks, Breadcrumbs, CopyButton, Dialog, Field, Notice } from './
 /** The entity at `path`, with its details. */
 async function statEntry(path: string): Promise<Entry> {
   if (path.split('/').filter(Boolean).length <= 1) {
-    return { name: baseName(path) || '/', path, kind: 'collection', size: null, owner: null, modified: null, checksum: null, pid: null, access: null };
+    return { name: baseName(path) || '/', path, kind: 'collection', size: null, owner: null, modified: null, checksum: null, pid: null, access: null, marks: null };
   }
   const parentRecords = await api<Record<string, RecordFields>[]>('GET', `${registeredUrl(path)}`);
   const own = parentRecords.map(entryOf);
@@ -30,7 +30,7 @@ async function statEntry(path: string): Promise<Entry> {
   // me" has its record.
   const found = siblings.map(entryOf).find((e) => e.path === path)
     ?? (await sharedWithMe().catch(() => null))?.entries.find((e) => e.path === path);
-  return found ?? { name: baseName(path), path, kind: 'collection', size: null, owner: null, modified: null, checksum: null, pid: null, access: null };
+  return found ?? { name: baseName(path), path, kind: 'collection', size: null, owner: null, modified: null, checksum: null, pid: null, access: null, marks: null };
 }
 
 function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { value: T | null; error: ApiError | Error | null; reload: () => void } {

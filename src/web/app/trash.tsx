@@ -42,10 +42,10 @@ function changed(): void {
   for (const l of changeListeners) l();
 }
 
-/** What the toast says: a trashed entity (with Undo), or the outcome of the undo. */
+/** What the toast says: trashed entities (with one Undo for all), or the outcome of the undo. */
 type Toast =
-  | { kind: 'trashed'; entry: TrashEntry }
-  | { kind: 'restored'; name: string; path: string; collection: boolean }
+  | { kind: 'trashed'; entries: TrashEntry[] }
+  | { kind: 'restored'; name: string; path: string; collection: boolean; count: number }
   | { kind: 'failed'; text: string };
 
 let toast: Toast | null = null;
@@ -62,9 +62,30 @@ function showToast(next: Toast | null): void {
  */
 export async function moveToTrash(path: string): Promise<TrashEntry> {
   const entry = await api<TrashEntry>('POST', '/api/trash', { json: { path } });
-  showToast({ kind: 'trashed', entry });
+  showToast({ kind: 'trashed', entries: [entry] });
   changed();
   return entry;
+}
+
+/**
+ * Moves each entity of `paths` to the trash, one after another, and shows one toast whose Undo
+ * restores all that went; resolves with what went and what could not (with the API's reason).
+ */
+export async function moveAllToTrash(paths: readonly string[]): Promise<{ trashed: TrashEntry[]; failed: { name: string; why: string }[] }> {
+  const trashed: TrashEntry[] = [];
+  const failed: { name: string; why: string }[] = [];
+  for (const path of paths) {
+    try {
+      trashed.push(await api<TrashEntry>('POST', '/api/trash', { json: { path } }));
+    } catch (err) {
+      failed.push({ name: baseName(path), why: describeError(err) });
+    }
+  }
+  if (trashed.length > 0) {
+    showToast({ kind: 'trashed', entries: trashed });
+    changed();
+  }
+  return { trashed, failed };
 }
 
 /** `name (2).ext`: a name beside `name` for a restore whose place is taken. */
@@ -77,7 +98,7 @@ export function anotherName(name: string, n = 2): string {
 async function restore(entry: TrashEntry, newname?: string): Promise<Restored> {
   const restored = await api<Restored>('POST', `/api/trash/${encodeURIComponent(entry.id)}/restore`, { json: newname ? { newname } : {} });
   // NOTE: restored from the Trash page, the toast's Undo would have nothing left to undo.
-  if (toast?.kind === 'trashed' && toast.entry.id === entry.id) showToast(null);
+  if (toast?.kind === 'trashed' && toast.entries.some((e) => e.id === entry.id)) showToast(null);
   changed();
   return restored;
 }
@@ -112,21 +133,24 @@ export function UndoToast() {
     if (current?.kind === 'trashed' && (document.activeElement === document.body || document.activeElement === null)) undo.current?.focus();
   }, [current]);
   if (!current) return <div class="toast-slot" role="status" aria-live="polite" />;
-  const doUndo = async (entry: TrashEntry) => {
+  const doUndo = async (entries: TrashEntry[]) => {
     setBusy(true);
-    try {
-      const back = await restore(entry);
-      showToast({ kind: 'restored', name: baseName(back.path), path: back.path, collection: back.kind === 'collection' });
-    } catch (err) {
-      showToast({
-        kind: 'failed',
-        text: err instanceof ApiError && err.status === 409
+    let last: Restored | null = null;
+    const failed: string[] = [];
+    // NOTE: each restore clears the toast that names it; the outcome of all is shown after.
+    for (const entry of entries) {
+      try {
+        last = await restore(entry);
+      } catch (err) {
+        failed.push(err instanceof ApiError && err.status === 409
           ? `${entry.name} cannot go back: something else now has its name. Restore it from the Trash under another name.`
-          : describeError(err),
-      });
-    } finally {
-      setBusy(false);
+          : `${entry.name}: ${describeError(err)}`);
+      }
     }
+    setBusy(false);
+    const back = entries.length - failed.length;
+    if (failed.length > 0) showToast({ kind: 'failed', text: `${back > 0 ? `${back} restored; ` : ''}${failed.join(' ')}` });
+    else if (last) showToast({ kind: 'restored', name: baseName(last.path), path: last.path, collection: last.kind === 'collection', count: back });
   };
   return (
     <div
@@ -137,12 +161,14 @@ export function UndoToast() {
     >
       <div class="toast">
         {current.kind === 'trashed' && <>
-          <p class="toast-text"><strong class="break">{current.entry.name}</strong> moved to the <a href="#/trash">trash</a>.</p>
-          <button type="button" class="small toast-undo" ref={undo} disabled={busy} onClick={() => void doUndo(current.entry)}>Undo</button>
+          <p class="toast-text">
+            {current.entries.length === 1 ? <strong class="break">{current.entries[0]!.name}</strong> : <strong>{current.entries.length} items</strong>} moved to the <a href="#/trash">trash</a>.
+          </p>
+          <button type="button" class="small toast-undo" ref={undo} disabled={busy} onClick={() => void doUndo(current.entries)}>Undo</button>
         </>}
-        {current.kind === 'restored' && (
-          <p class="toast-text">Restored <a class="break" href={current.collection ? browseHref(current.path) : itemHref(current.path)}>{current.name}</a>.</p>
-        )}
+        {current.kind === 'restored' && (current.count === 1
+          ? <p class="toast-text">Restored <a class="break" href={current.collection ? browseHref(current.path) : itemHref(current.path)}>{current.name}</a>.</p>
+          : <p class="toast-text">Restored {current.count} items to <a class="break" href={browseHref(parentOf(current.path))}>{baseName(parentOf(current.path))}</a>.</p>)}
         {current.kind === 'failed' && <p class="toast-text">{current.text} <a href="#/trash">Open the trash</a></p>}
         <button type="button" class="link toast-close" onClick={() => showToast(null)} aria-label="Dismiss the message">✕</button>
       </div>

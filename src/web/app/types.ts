@@ -21,6 +21,8 @@ export interface RecordFields {
   metadata: {
     PID: string | null; checksum: string | null; name: string; object_type: 'dataobject' | 'collection';
     size?: number | null; modified?: string; owner?: string;
+    /** In listings the caller owns (lading's additions): published, granted to others, with live share links. */
+    published?: boolean; shared?: boolean; share_links?: boolean;
   };
   path: string;
   /** The caller's access, in "shared with me" records only (not in spec 2.2). */
@@ -41,7 +43,12 @@ export interface Entry {
   pid: string | null;
   /** The caller's access, when the answer says (records of "shared with me"). */
   access: AccessLevel | null;
+  /** How far the entity is open to others, when the listing says (to its owner). */
+  marks: EntryMarksOf | null;
 }
+
+/** Published (anyone may read it), shared (granted to other users or groups), with share links. */
+export interface EntryMarksOf { published: boolean; shared: boolean; links: boolean }
 
 export function entryOf(record: Record<string, RecordFields>): Entry {
   const [name, r] = Object.entries(record)[0]!;
@@ -55,6 +62,7 @@ export function entryOf(record: Record<string, RecordFields>): Entry {
     checksum: r.metadata.checksum,
     pid: r.metadata.PID,
     access: r.access ?? null,
+    marks: r.metadata.published === undefined ? null : { published: r.metadata.published, shared: r.metadata.shared ?? false, links: r.metadata.share_links ?? false },
   };
 }
 

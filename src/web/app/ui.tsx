@@ -6,6 +6,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { humanSize } from './format.ts';
+import type { EntryMarksOf } from './types.ts';
 
 export function Logo() {
   return (
@@ -18,6 +19,31 @@ export function Logo() {
 
 export function Brand() {
   return <div class="brand"><Logo /><span>lading data staging</span></div>;
+}
+
+/** Marks beside an entity's name: published, shared with others, with share links; each named for assistive technology and with a tooltip. */
+export function EntryMarks(props: { marks: EntryMarksOf }) {
+  const { published, shared, links } = props.marks;
+  if (!published && !shared && !links) return null;
+  return (
+    <span class="marks">
+      {published && (
+        <span class="mark" role="img" aria-label="Published" title="Published: anyone on the internet can read it">
+          <svg width="16" height="16" viewBox="0 0 16 16" aria-hidden="true"><circle cx="8" cy="8" r="6.25" fill="none" stroke="currentColor" stroke-width="1.5" /><path d="M1.75 8h12.5M8 1.75c-3 3.5-3 9 0 12.5M8 1.75c3 3.5 3 9 0 12.5" fill="none" stroke="currentColor" stroke-width="1.2" /></svg>
+        </span>
+      )}
+      {shared && (
+        <span class="mark" role="img" aria-label="Shared with others" title="Shared: other users or groups have access">
+          <svg width="16" height="16" viewBox="0 0 16 16" aria-hidden="true"><circle cx="5.5" cy="5" r="2.5" fill="currentColor" /><circle cx="11.5" cy="6" r="2" fill="currentColor" opacity=".8" /><path d="M1 14c0-3 2-4.5 4.5-4.5S10 11 10 14zM10.5 14c0-1.6-.5-2.8-1.3-3.6.6-.4 1.4-.6 2.3-.6 2 0 3.5 1.3 3.5 4.2z" fill="currentColor" /></svg>
+        </span>
+      )}
+      {links && (
+        <span class="mark" role="img" aria-label="Has share links" title="Has share links: anyone with a link can use it">
+          <svg width="16" height="16" viewBox="0 0 16 16" aria-hidden="true"><path d="M6.5 9.5l3-3M7 4.5l1.2-1.2a2.6 2.6 0 0 1 3.7 3.7L10.7 8.2M9 11.5l-1.2 1.2a2.6 2.6 0 0 1-3.7-3.7L5.3 7.8" fill="none" stroke="currentColor" stroke-width="1.6" stroke-linecap="round" /></svg>
+        </span>
+      )}
+    </span>
+  );
 }
 
 export function FolderIcon() {

@@ -13,7 +13,7 @@ import type { NamespaceStore } from '../../../core/ports.ts';
 import {
   ACCESS_RANK, type AccessEntry, type Avu, type BackendEvent, type Collection, type DataObject, type Entity, type JobsFor,
 } from '../../../core/types.ts';
-import { abandonedBlob, levelOf, toEntity, toUser, toTrashEntry, trashEntryColumns, trashRootOf, uploadNotHeld } from '../rows.ts';
+import { abandonedBlob, levelOf, toEntity, toUser, toTrashEntry, trashEntryColumns, trashRootOf, uploadNotHeld, marksFrom } from '../rows.ts';
 import { trackBlobRow, untrackBlobRow } from './blobs.ts';
 import { type PgClientLike, type PgQueryable, type PostgresConnection, type Row, all, one } from './connection.ts';
 import { insertJobs } from './jobs.ts';
@@ -168,6 +168,16 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
   return {
     async getEntity(path) {
       return entityAt(pool, path);
+    },
+
+    async marksOf(ids, { anonymous, now }) {
+      const rows = await all(pool, `SELECT e.uid AS uid,
+          EXISTS (SELECT 1 FROM ${S}acls a WHERE a.entity_id = e.id AND a.principal = $2) AS published,
+          EXISTS (SELECT 1 FROM ${S}acls a WHERE a.entity_id = e.id AND a.principal <> e.owner AND a.principal <> $2) AS shared,
+          EXISTS (SELECT 1 FROM ${S}shares s WHERE s.entity_uid = e.uid AND (s.expires_at IS NULL OR s.expires_at > $3)
+            AND (s.max_uses IS NULL OR s.uses < s.max_uses)) AS links
+        FROM ${S}entities e WHERE e.uid = ANY($1::text[])`, [ids, anonymous, now.getTime()]);
+      return marksFrom(rows);
     },
 
     async listChildren(path) {

@@ -10,7 +10,7 @@ import type { NamespaceStore } from '../../../core/ports.ts';
 import {
   ACCESS_RANK, type AccessEntry, type Avu, type BackendEvent, type Collection, type DataObject, type Entity, type JobsFor,
 } from '../../../core/types.ts';
-import { abandonedBlob, levelOf, toEntity, toTrashEntry, trashEntryColumns, trashRootOf, uploadNotHeld } from '../rows.ts';
+import { abandonedBlob, levelOf, toEntity, toTrashEntry, trashEntryColumns, trashRootOf, uploadNotHeld, marksFrom } from '../rows.ts';
 import { trackBlobRow, untrackBlobRow } from './blobs.ts';
 import type { ChangeAt, Row, SqliteConnection } from './connection.ts';
 import { type KeptBytes, storeKeptBytes } from './inline.ts';
@@ -109,6 +109,17 @@ export function createSqliteNamespace(db: SqliteConnection, kept: KeptBytes = ne
   return {
     async getEntity(path) {
       return db.memo(`entity\0${path}`, () => entityAt(path), path);
+    },
+
+    async marksOf(ids, { anonymous, now }) {
+      // NOTE: the ids go as one JSON array, so the statement's text is one whatever their number.
+      const rows = q(`SELECT e.uid AS uid,
+          EXISTS (SELECT 1 FROM acls a WHERE a.entity_id = e.id AND a.principal = ?) AS published,
+          EXISTS (SELECT 1 FROM acls a WHERE a.entity_id = e.id AND a.principal NOT IN (e.owner, ?)) AS shared,
+          EXISTS (SELECT 1 FROM shares s WHERE s.entity_uid = e.uid AND (s.expires_at IS NULL OR s.expires_at > ?)
+            AND (s.max_uses IS NULL OR s.uses < s.max_uses)) AS links
+        FROM entities e WHERE e.uid IN (SELECT value FROM json_each(?))`).all(anonymous, anonymous, now.getTime(), JSON.stringify(ids)) as Row[];
+      return marksFrom(rows);
     },
 
     async listChildren(path) {
