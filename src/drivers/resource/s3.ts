@@ -30,6 +30,7 @@ import {
 import { LadingError, isLadingError } from '../../core/errors.ts';
 import type { ByteRange, Resource, StagedState, StagedWrites } from '../../core/ports.ts';
 import { nextChunk } from '../staged-source.ts';
+import { openRanged } from './s3-download.ts';
 import { uploadStream } from './s3-upload.ts';
 
 export interface S3ResourceOptions {
@@ -236,10 +237,7 @@ export function createS3Resource(options: S3ResourceOptions): Resource {
 
     async read(key, range?: ByteRange) {
       try {
-        const res = await client.send(new GetObjectCommand({
-          Bucket, Key: objectKey(key), Range: range ? `bytes=${range.start}-${range.end}` : undefined,
-        }));
-        return res.Body as Readable;
+        return await openRanged({ client, Bucket, Key: objectKey(key), partSize, queueSize, storeError: (err) => storeError(err, 'read the object') }, range);
       } catch (err) {
         if (isMissing(err)) throw new LadingError('NOT_FOUND', 'The object\'s content is missing.', { cause: err });
         if (statusOf(err) === 416) throw new LadingError('RANGE_NOT_SATISFIABLE', 'The range lies outside the object.', { cause: err });
