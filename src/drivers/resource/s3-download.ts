@@ -64,7 +64,9 @@ export async function openRanged(o: RangedReadOptions, range?: ByteRange): Promi
     const part = { start: next, end: Math.min(end, next + partSize - 1) };
     next = part.end + 1;
     const opened = get(part.start, part.end);
-    opened.catch(() => {});
+    // NOTE: a body the store breaks while it waits for its turn errs with no reader yet; its
+    // reader sees the error when it gets there.
+    opened.then(({ body }) => body.on('error', () => {}), () => {});
     ahead.push({ ...part, opened });
   };
   async function* parts(): AsyncGenerator<Buffer> {
