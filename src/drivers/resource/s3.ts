@@ -1,11 +1,14 @@
 /**
  * Resource driver for an S3-compatible object store (AWS S3, Ceph RGW, MinIO, OpenStack Swift
- * with s3api, …) through `@aws-sdk/client-s3` and `@aws-sdk/lib-storage`, configured for stores
- * that are not AWS: path-style addressing, checksums only when an operation requires them.
+ * with s3api, …) through `@aws-sdk/client-s3`, configured for stores that are not AWS:
+ * path-style addressing, checksums only when an operation requires them.
  *
  * A write streams as a multipart upload of `partSize` parts with at most `queueSize` parts in
- * flight: queueSize × partSize bytes (4 × 8 MiB = 32 MiB by default) plus the part being
- * assembled, however large the object; a body smaller than one part goes up as a single PUT.
+ * flight, filled in buffers the write reuses (`s3-upload.ts`): (queueSize + 1) × partSize
+ * bytes (5 × 8 MiB = 40 MiB by default), however large the object; a body of at most one part
+ * goes up as a single PUT. A read of more than one part is consecutive ranged GETs of
+ * `partSize`, up to `queueSize` open at once and read in order (`s3-download.ts`): what waits
+ * is in the sockets' buffers, not in lading's memory.
  * An object key is visible only once its upload completes (S3 semantics), and a failed or
  * aborted write aborts its multipart upload before it rejects; uploads a crash left behind are
  * what `sweepTemporaries` aborts. A read that has started survives a later `delete` on AWS S3
