@@ -230,7 +230,7 @@ if (missing.length > 0) {
       const writer = createS3Resource({ ...base, prefix, partSize: 5 * MIB });
       let cut: 'headers' | 'body' = 'headers';
       let dropped = 0;
-      const proxy = await storeProxy((req, res, forward) => {
+      const proxy = await storeProxy((req, res) => {
         if (req.method !== 'GET' || req.headers.range !== `bytes=${10 * MIB}-${total - 1}`) return false;
         if (cut === 'headers' && dropped > 0) return false;
         dropped++;
@@ -239,7 +239,6 @@ if (missing.length > 0) {
         if (cut === 'headers') res.flushHeaders();
         else res.write(Buffer.alloc(1000));
         setTimeout(() => res.destroy(), 50);
-        void forward;
         return true;
       });
       const r = createS3Resource({ ...base, endpoint: proxy.endpoint, prefix, partSize: 5 * MIB, queueSize: 3 });
