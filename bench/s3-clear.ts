@@ -4,20 +4,15 @@
  *
  *   node bench/s3-clear.ts <prefix>
  */
-import { DeleteObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { testStore } from './s3-test-store.ts';
 
 const prefix = process.argv[2];
 if (!prefix) {
   console.error('usage: s3-clear.ts <prefix>');
   process.exit(2);
 }
-const e = process.env;
-const client = new S3Client({
-  endpoint: e.LADING_TEST_S3_ENDPOINT!, region: e.LADING_TEST_S3_REGION!, forcePathStyle: true,
-  credentials: { accessKeyId: e.LADING_TEST_S3_ACCESS_KEY!, secretAccessKey: e.LADING_TEST_S3_SECRET_KEY! },
-  requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED',
-});
-const Bucket = e.LADING_TEST_S3_BUCKET!;
+const { client, Bucket } = testStore();
 let token: string | undefined;
 do {
   const page = await client.send(new ListObjectsV2Command({ Bucket, Prefix: prefix, ContinuationToken: token }));

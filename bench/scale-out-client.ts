@@ -15,9 +15,10 @@ import { request as httpRequest } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { DeleteObjectCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { DEFAULT_PART_SIZE, DEFAULT_QUEUE_SIZE } from '../src/drivers/resource/s3.ts';
+import { testStore } from './s3-test-store.ts';
 
 const [mode, ...args] = process.argv.slice(2);
 const token = process.env.BENCH_TOKEN ?? '';
@@ -88,13 +89,7 @@ async function ladingBig(url: string, file: string): Promise<void> {
 }
 
 async function s3Big(key: string, file: string): Promise<void> {
-  const e = process.env;
-  const client = new S3Client({
-    endpoint: e.LADING_TEST_S3_ENDPOINT!, region: e.LADING_TEST_S3_REGION!, forcePathStyle: true,
-    credentials: { accessKeyId: e.LADING_TEST_S3_ACCESS_KEY!, secretAccessKey: e.LADING_TEST_S3_SECRET_KEY! },
-    requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED',
-  });
-  const Bucket = e.LADING_TEST_S3_BUCKET!;
+  const { client, Bucket } = testStore();
   const { size } = await stat(file);
   try {
     let t = performance.now();
