@@ -15,9 +15,10 @@ import { request as httpRequest } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { DeleteObjectCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { DEFAULT_PART_SIZE, DEFAULT_QUEUE_SIZE } from '../src/drivers/resource/s3.ts';
+import { testStore } from './s3-test-store.ts';
 
 const [mode, ...args] = process.argv.slice(2);
 const token = process.env.BENCH_TOKEN ?? '';
@@ -63,43 +64,49 @@ async function uploads(base: string, seconds: number, concurrency: number, bytes
   console.log(JSON.stringify({ uploads: ok, failed, seconds: +elapsed.toFixed(2), perSecond: +(ok / elapsed).toFixed(1) }));
 }
 
+/** Milliseconds of this process's CPU (user + system) since `from`. */
+function cpuMs(from: NodeJS.CpuUsage): number {
+  const d = process.cpuUsage(from);
+  return Math.round((d.user + d.system) / 1000);
+}
+
 async function ladingBig(url: string, file: string): Promise<void> {
   const { size } = await stat(file);
   let t = performance.now();
+  let cpu = process.cpuUsage();
   const status = await put(`${url}?force=true`, () => createReadStream(file, { highWaterMark: 1024 * 1024 }), size);
   if (status !== 200) throw new Error(`upload answered ${status}`);
   const up = (performance.now() - t) / 1000;
+  const upCpu = cpuMs(cpu);
   t = performance.now();
+  cpu = process.cpuUsage();
   const res = await fetch(`${url}?download=true`, { headers: { authorization: `Bearer ${token}` } });
   if (res.status !== 200 || !res.body) throw new Error(`download answered ${res.status}`);
   const out = sink();
   await pipeline(res.body, out);
   if (out.bytes !== size) throw new Error(`downloaded ${out.bytes} of ${size} bytes`);
-  console.log(JSON.stringify({ upload: +up.toFixed(2), download: +((performance.now() - t) / 1000).toFixed(2), bytes: size }));
+  console.log(JSON.stringify({ upload: +up.toFixed(2), download: +((performance.now() - t) / 1000).toFixed(2), bytes: size, uploadCpuMs: upCpu, downloadCpuMs: cpuMs(cpu) }));
 }
 
 async function s3Big(key: string, file: string): Promise<void> {
-  const e = process.env;
-  const client = new S3Client({
-    endpoint: e.LADING_TEST_S3_ENDPOINT!, region: e.LADING_TEST_S3_REGION!, forcePathStyle: true,
-    credentials: { accessKeyId: e.LADING_TEST_S3_ACCESS_KEY!, secretAccessKey: e.LADING_TEST_S3_SECRET_KEY! },
-    requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED',
-  });
-  const Bucket = e.LADING_TEST_S3_BUCKET!;
+  const { client, Bucket } = testStore();
   const { size } = await stat(file);
   try {
     let t = performance.now();
+    let cpu = process.cpuUsage();
     await new Upload({
       client, params: { Bucket, Key: key, Body: createReadStream(file, { highWaterMark: 1024 * 1024 }) },
       partSize: DEFAULT_PART_SIZE, queueSize: DEFAULT_QUEUE_SIZE, leavePartsOnError: false,
     }).done();
     const up = (performance.now() - t) / 1000;
+    const upCpu = cpuMs(cpu);
     t = performance.now();
+    cpu = process.cpuUsage();
     const got = await client.send(new GetObjectCommand({ Bucket, Key: key }));
     const out = sink();
     await pipeline(got.Body as NodeJS.ReadableStream, out);
     if (out.bytes !== size) throw new Error(`downloaded ${out.bytes} of ${size} bytes`);
-    console.log(JSON.stringify({ upload: +up.toFixed(2), download: +((performance.now() - t) / 1000).toFixed(2), bytes: size }));
+    console.log(JSON.stringify({ upload: +up.toFixed(2), download: +((performance.now() - t) / 1000).toFixed(2), bytes: size, uploadCpuMs: upCpu, downloadCpuMs: cpuMs(cpu) }));
   } finally {
     await client.send(new DeleteObjectCommand({ Bucket, Key: key })).catch(() => {});
     client.destroy();

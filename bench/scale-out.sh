@@ -39,19 +39,7 @@ cleanup() {
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null; done
   for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null; done
   psql "$LADING_TEST_PG_URL" -qc "DROP SCHEMA IF EXISTS \"$TAG\" CASCADE" >/dev/null 2>&1
-  "$NODE" --disable-warning=ExperimentalWarning -e '
-    const { S3Client, ListObjectsV2Command, DeleteObjectCommand } = await import("@aws-sdk/client-s3");
-    const e = process.env;
-    const c = new S3Client({ endpoint: e.LADING_TEST_S3_ENDPOINT, region: e.LADING_TEST_S3_REGION, forcePathStyle: true,
-      credentials: { accessKeyId: e.LADING_TEST_S3_ACCESS_KEY, secretAccessKey: e.LADING_TEST_S3_SECRET_KEY },
-      requestChecksumCalculation: "WHEN_REQUIRED", responseChecksumValidation: "WHEN_REQUIRED" });
-    let token;
-    do {
-      const page = await c.send(new ListObjectsV2Command({ Bucket: e.LADING_TEST_S3_BUCKET, Prefix: process.argv[1], ContinuationToken: token }));
-      await Promise.all((page.Contents ?? []).map((o) => c.send(new DeleteObjectCommand({ Bucket: e.LADING_TEST_S3_BUCKET, Key: o.Key }))));
-      token = page.IsTruncated ? page.NextContinuationToken : undefined;
-    } while (token);
-  ' "$TAG/" 2>/dev/null
+  "$NODE" --disable-warning=ExperimentalWarning "$ROOT/bench/s3-clear.ts" "$TAG/" 2>/dev/null
   rm -rf "$WORK"
 }
 trap cleanup EXIT

@@ -9,6 +9,8 @@
 import { after, describe, it, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { DeleteObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
@@ -82,6 +84,35 @@ if (missing.length > 0) {
     const h = createHash('sha256');
     for await (const chunk of stream) h.update(chunk as Buffer);
     return h.digest('hex');
+  };
+
+
+  /**
+   * A loopback HTTP proxy in front of the S3 server that records each request and lets
+   * `intercept` answer (or break) one instead of forwarding it; resolves with its endpoint.
+   * Requests are forwarded with their own Host header, which their signature covers.
+   */
+  const storeProxy = async (intercept: (req: IncomingMessage, res: ServerResponse, forward: () => void) => boolean = () => false) => {
+    const seen: { method: string; url: string; range: string | undefined }[] = [];
+    const target = new URL(base.endpoint);
+    const server = createServer((req, res) => {
+      seen.push({ method: req.method ?? '', url: req.url ?? '', range: req.headers.range });
+      const forward = (): void => {
+        const upstream = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        });
+        upstream.on('error', () => res.destroy());
+        req.pipe(upstream);
+      };
+      if (!intercept(req, res, forward)) forward();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return {
+      endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      seen,
+      close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    };
   };
 
   resourceContract('s3', async () => fresh());
@@ -164,6 +195,87 @@ if (missing.length > 0) {
         assert.deepEqual(await buffer(await r.read('key-parts001', { start, end })), whole.subarray(start, end + 1));
       } finally {
         await r.close();
+      }
+    });
+
+    it('reads an object of several parts over ranged GETs opened ahead, exact bytes and SHA-256 across part boundaries', async () => {
+      const prefix = `${runPrefix}ranged/`;
+      const total = 3 * 5 * MIB + 12_345;
+      const writer = createS3Resource({ ...base, prefix, partSize: 5 * MIB });
+      const proxy = await storeProxy();
+      const r = createS3Resource({ ...base, endpoint: proxy.endpoint, prefix, partSize: 5 * MIB, queueSize: 3 });
+      try {
+        await writer.write('key-ranged01', generated(total, 5));
+        assert.equal(await sha256(await r.read('key-ranged01')), await sha256(generated(total, 5)));
+        const gets = proxy.seen.filter((q) => q.method === 'GET');
+        assert.deepEqual(gets.map((q) => q.range).sort((a, b) => parseInt(a!.slice(6)) - parseInt(b!.slice(6))), [0, 1, 2, 3].map((i) => `bytes=${i * 5 * MIB}-${Math.min(total, (i + 1) * 5 * MIB) - 1}`));
+        const whole = await buffer(generated(total, 5));
+        const start = 5 * MIB - 100;
+        const end = 15 * MIB + 10;
+        assert.deepEqual(await buffer(await r.read('key-ranged01', { start, end })), whole.subarray(start, end + 1));
+        // A range of at most one part is one GET, as is a small object.
+        proxy.seen.length = 0;
+        assert.deepEqual(await buffer(await r.read('key-ranged01', { start: 7, end: 5 * MIB + 6 })), whole.subarray(7, 5 * MIB + 7));
+        assert.equal(proxy.seen.length, 1);
+      } finally {
+        await r.close();
+        await writer.close();
+        await proxy.close();
+      }
+    });
+
+    it('sends a GET opened ahead once more when the store drops it before its first byte, and fails a read cut short mid-part', async () => {
+      const prefix = `${runPrefix}dropped/`;
+      const total = 2 * 5 * MIB + 300_000;
+      const writer = createS3Resource({ ...base, prefix, partSize: 5 * MIB });
+      let cut: 'headers' | 'body' = 'headers';
+      let dropped = 0;
+      const proxy = await storeProxy((req, res) => {
+        if (req.method !== 'GET' || req.headers.range !== `bytes=${10 * MIB}-${total - 1}`) return false;
+        if (cut === 'headers' && dropped > 0) return false;
+        dropped++;
+        // NOTE: headers go out, then the connection breaks: before any byte, or after some.
+        res.writeHead(206, { 'content-length': String(total - 10 * MIB), 'content-range': `bytes ${10 * MIB}-${total - 1}/${total}` });
+        if (cut === 'headers') res.flushHeaders();
+        else res.write(Buffer.alloc(1000));
+        setTimeout(() => res.destroy(), 50);
+        return true;
+      });
+      const r = createS3Resource({ ...base, endpoint: proxy.endpoint, prefix, partSize: 5 * MIB, queueSize: 3 });
+      try {
+        await writer.write('key-dropped1', generated(total, 6));
+        assert.equal(await sha256(await r.read('key-dropped1')), await sha256(generated(total, 6)));
+        assert.equal(dropped, 1);
+        cut = 'body';
+        await assert.rejects(sha256(await r.read('key-dropped1')), (err: { code?: string }) => err.code === 'UNAVAILABLE');
+      } finally {
+        await r.close();
+        await writer.close();
+        await proxy.close();
+      }
+    });
+
+    it('leaves nothing when the store fails mid-upload: no object, no multipart upload, UNAVAILABLE', async () => {
+      const prefix = `${runPrefix}midfail/`;
+      const proxy = await storeProxy((req, res) => {
+        if (req.method !== 'PUT' || !/[?&]partNumber=3(&|$)/.test(req.url ?? '')) return false;
+        req.resume();
+        res.writeHead(500, { 'content-type': 'application/xml' });
+        res.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>InternalError</Code><Message>broken</Message></Error>');
+        return true;
+      });
+      const r = createS3Resource({ ...base, endpoint: proxy.endpoint, prefix, partSize: 5 * MIB, queueSize: 2 });
+      try {
+        const source = generated(40 * MIB, 8);
+        await assert.rejects(r.write('key-midfail1', source), (err: { code?: string }) => err.code === 'UNAVAILABLE');
+        assert.ok(source.destroyed, 'the source is no longer read');
+        assert.ok(proxy.seen.some((q) => /partNumber=2(&|$)/.test(q.url)), 'parts before the failing one were sent');
+        assert.ok(!proxy.seen.some((q) => /partNumber=8(&|$)/.test(q.url)), 'the upload stopped at the failure');
+        assert.deepEqual(await uploadsUnder(prefix), []);
+        assert.equal(await r.size('key-midfail1'), null);
+      } finally {
+        await r.close();
+        await proxy.close();
       }
     });
 

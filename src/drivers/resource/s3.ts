@@ -1,11 +1,14 @@
 /**
  * Resource driver for an S3-compatible object store (AWS S3, Ceph RGW, MinIO, OpenStack Swift
- * with s3api, …) through `@aws-sdk/client-s3` and `@aws-sdk/lib-storage`, configured for stores
- * that are not AWS: path-style addressing, checksums only when an operation requires them.
+ * with s3api, …) through `@aws-sdk/client-s3`, configured for stores that are not AWS:
+ * path-style addressing, checksums only when an operation requires them.
  *
  * A write streams as a multipart upload of `partSize` parts with at most `queueSize` parts in
- * flight: queueSize × partSize bytes (4 × 8 MiB = 32 MiB by default) plus the part being
- * assembled, however large the object; a body smaller than one part goes up as a single PUT.
+ * flight, filled in buffers the write reuses (`s3-upload.ts`): (queueSize + 1) × partSize
+ * bytes (5 × 8 MiB = 40 MiB by default), however large the object; a body of at most one part
+ * goes up as a single PUT. A read of more than one part is consecutive ranged GETs of
+ * `partSize`, up to `queueSize` open at once and read in order (`s3-download.ts`): what waits
+ * is in the sockets' buffers, not in lading's memory.
  * An object key is visible only once its upload completes (S3 semantics), and a failed or
  * aborted write aborts its multipart upload before it rejects; uploads a crash left behind are
  * what `sweepTemporaries` aborts. A read that has started survives a later `delete` on AWS S3
@@ -21,17 +24,17 @@
  * It adapts S3 only: it knows nothing of paths in the namespace or of the catalog, and never
  * logs or reports the credentials it is given.
  */
-import { Transform, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
 import {
   AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CopyObjectCommand, CreateMultipartUploadCommand, DeleteObjectCommand,
   GetObjectCommand, HeadBucketCommand, HeadObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command, PutObjectCommand, S3Client, UploadPartCommand,
   UploadPartCopyCommand,
 } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
 import { LadingError, isLadingError } from '../../core/errors.ts';
 import type { ByteRange, Resource, StagedState, StagedWrites } from '../../core/ports.ts';
 import { nextChunk } from '../staged-source.ts';
+import { openRanged } from './s3-download.ts';
+import { uploadStream } from './s3-upload.ts';
 
 export interface S3ResourceOptions {
   /** Base URL of the store, e.g. `https://s3.example.org` (path-style requests go to `<endpoint>/<bucket>/<key>`). */
@@ -219,53 +222,25 @@ export function createS3Resource(options: S3ResourceOptions): Resource {
 
     async write(key, source: Readable, opts = {}) {
       const Key = objectKey(key);
-      let size = 0;
-      // NOTE: the store makes the object readable as soon as it has the body's end (the last
-      // part completes the upload), so that end is what waits for `publishAfter`.
+      // NOTE: the tracking starts with the body; the object becomes visible only after it.
       const publishAfter = opts.publishAfter?.();
       publishAfter?.catch(() => {});
-      const counter = new Transform({
-        transform(chunk: Buffer, _encoding, callback) {
-          size += chunk.length;
-          callback(null, chunk);
-        },
-        flush(callback) {
-          if (!publishAfter) callback();
-          else publishAfter.then(() => callback(), (err: unknown) => callback(err instanceof Error ? err : new Error(String(err))));
-        },
-      });
-      // NOTE: the signal and source errors act on the stream only; the upload then fails on
-      // its own, aborting the multipart upload after its parts in flight have settled, so
-      // nothing is left behind by the time this rejects.
-      const piping = pipeline(source, counter, { signal: opts.signal });
-      const upload = new Upload({ client, params: { Bucket, Key, Body: counter }, partSize, queueSize, leavePartsOnError: false });
-      let storeFailedFirst = false;
-      const [streamed, uploaded] = await Promise.allSettled([
-        piping,
-        upload.done().catch((err: unknown) => {
-          // NOTE: when the stream is still intact, the store failed first; stop reading the source.
-          if (!counter.destroyed) {
-            storeFailedFirst = true;
-            counter.destroy(err instanceof Error ? err : new Error('upload failed'));
-          }
-          throw err;
-        }),
-      ]);
-      if (streamed.status === 'rejected' || uploaded.status === 'rejected') {
-        // NOTE: a last check, in case the store refused the abort lib-storage sent.
+      try {
+        const size = await uploadStream(source, {
+          client, Bucket, Key, partSize, queueSize, signal: opts.signal, publishAfter,
+          storeError: (err) => storeError(err, 'store the object'),
+        });
+        return { size };
+      } catch (err) {
+        // NOTE: a last check, in case the store refused the abort the upload sent.
         await abortUploads(new Date(Date.now() + 60_000), Key).catch(() => {});
-        if (storeFailedFirst || streamed.status !== 'rejected') throw storeError((uploaded as PromiseRejectedResult).reason, 'store the object');
-        throw streamed.reason;
+        throw err;
       }
-      return { size };
     },
 
     async read(key, range?: ByteRange) {
       try {
-        const res = await client.send(new GetObjectCommand({
-          Bucket, Key: objectKey(key), Range: range ? `bytes=${range.start}-${range.end}` : undefined,
-        }));
-        return res.Body as Readable;
+        return await openRanged({ client, Bucket, Key: objectKey(key), partSize, queueSize, storeError: (err) => storeError(err, 'read the object') }, range);
       } catch (err) {
         if (isMissing(err)) throw new LadingError('NOT_FOUND', 'The object\'s content is missing.', { cause: err });
         if (statusOf(err) === 416) throw new LadingError('RANGE_NOT_SATISFIABLE', 'The range lies outside the object.', { cause: err });
