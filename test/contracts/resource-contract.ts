@@ -243,8 +243,12 @@ export function resourceContract(name: string, create: () => Promise<Resource>):
         let release!: () => void;
         const gate = new Promise<void>((resolve) => { release = resolve; });
         let calls = 0;
-        const copying = r.copy!('key-00000049', 'key-00000050', { publishAfter: () => { calls++; return gate; } });
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        let called!: () => void;
+        const reached = new Promise<void>((resolve) => { called = resolve; });
+        const copying = r.copy!('key-00000049', 'key-00000050', { publishAfter: () => { calls++; called(); return gate; } });
+        // NOTE: waits for the call itself, not a fixed time: a store's HEAD or copy may take long on a busy machine.
+        await reached;
+        await new Promise((resolve) => setTimeout(resolve, 50));
         assert.equal(calls, 1, 'publishAfter was called once');
         assert.equal(await r.size('key-00000050'), null, 'not readable before publishAfter resolves');
         release();
