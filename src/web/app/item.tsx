@@ -6,14 +6,14 @@
  */
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { LEVEL_TEXT, canOwn, canWrite, sharedWithMe, useAccess } from './access.ts';
-import { ApiError, api, baseName, describeError, encodePath, parentOf, registeredUrl } from './api.ts';
+import { ApiError, api, baseName, describeError, encodePath, nameTaken, parentOf, registeredUrl } from './api.ts';
 import { humanSize, shortDate } from './format.ts';
 import { browseHref, itemHref } from './router.ts';
 import type { AclList, Avu, CreatedShare, Entry, Publication, RecordFields, Session, ShareLink } from './types.ts';
 import { entryOf } from './types.ts';
 import { type Moved, type Transfer, MoveCopyDialog, MovedNotice } from './move-copy.tsx';
 import { moveToTrash } from './trash.tsx';
-import { ArchiveLinks, Breadcrumbs, CopyButton, Dialog, Field, Notice } from './ui.tsx';
+import { ArchiveLinks, Breadcrumbs, CopyButton, Dialog, Field, NameField, Notice, homeUserOf, nameError } from './ui.tsx';
 
 /** The entity at `path`, with its details. */
 async function statEntry(path: string): Promise<Entry> {
@@ -53,22 +53,23 @@ function RenameDialog(props: { entry: Entry; onClose: () => void }) {
   const [error, setError] = useState('');
   const submit = async (e: Event) => {
     e.preventDefault();
+    if (nameError(name)) return;
     try {
       await api('PATCH', registeredUrl(props.entry.path), { json: { newname: name.trim() } });
       const parent = parentOf(props.entry.path);
       location.hash = itemHref(parent === '/' ? `/${name.trim()}` : `${parent}/${name.trim()}`);
       props.onClose();
     } catch (err) {
-      setError(describeError(err));
+      setError(err instanceof ApiError && err.status === 409 ? nameTaken(name.trim()) : describeError(err));
     }
   };
   return (
-    <Dialog title={`Rename ${props.entry.kind === 'collection' ? 'collection' : 'data object'}`} onClose={props.onClose}>
+    <Dialog title={`Rename ${props.entry.kind === 'collection' ? 'folder' : 'file'}`} onClose={props.onClose}>
       <form onSubmit={submit}>
         {error && <Notice kind="error">{error}</Notice>}
-        <Field id="rename" label="New name" value={name} onInput={setName} required autoFocus />
+        <NameField id="rename" label="New name" value={name} onInput={setName} autoFocus />
         <div class="actions">
-          <button type="submit" class="primary" disabled={!name.trim() || name.trim() === props.entry.name}>Rename</button>
+          <button type="submit" class="primary" disabled={!name.trim() || name.trim() === props.entry.name || nameError(name) !== ''}>Rename</button>
           <button type="button" class="secondary" onClick={props.onClose}>Cancel</button>
         </div>
       </form>
@@ -106,13 +107,13 @@ function MetadataSection(props: { path: string; editable: boolean }) {
       {problem && <Notice kind="error" onClose={() => setProblem('')}>{problem}</Notice>}
       {value && value.length === 0 && <p class="hint">No metadata yet.</p>}
       {value && value.length > 0 && (
-        <table class="plain">
+        <table class="plain meta">
           <caption class="visually-hidden">Metadata</caption>
           <thead><tr><th scope="col">Attribute</th><th scope="col">Value</th><th scope="col">Unit</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
           <tbody>
             {value.map((avu) => (
               <tr key={`${avu.attribute}\u0000${avu.value}\u0000${avu.unit ?? ''}`}>
-                <td class="break">{avu.attribute}</td><td class="break">{avu.value}</td><td>{avu.unit ?? ''}</td>
+                <td class="break meta-attribute">{avu.attribute}</td><td class="break meta-value">{avu.value}</td><td class="meta-unit">{avu.unit ?? ''}</td>
                 <td>{/^(PID|EUDAT\/)/i.test(avu.attribute) ? <span class="hint">set by the rules</span>
                   : props.editable && <button type="button" class="link" onClick={() => remove(avu)} aria-label={`Remove ${avu.attribute}`}>Remove</button>}</td>
               </tr>
@@ -154,7 +155,7 @@ function AccessSection(props: { path: string }) {
   return (
     <section class="card" aria-labelledby="access-title">
       <h2 id="access-title">Who has access</h2>
-      {error && (forbidden(error) ? <p class="hint">Only the owners of this entity see and change who has access.</p> : <Notice kind="error">{describeError(error)}</Notice>)}
+      {error && (forbidden(error) ? <p class="hint">Only the owners of this see and change who has access.</p> : <Notice kind="error">{describeError(error)}</Notice>)}
       {problem && <Notice kind="error" onClose={() => setProblem('')}>{problem}</Notice>}
       {value && (
         <>
@@ -268,7 +269,7 @@ function SharesSection(props: { entry: Entry }) {
   return (
     <section class="card" aria-labelledby="shares-title">
       <h2 id="shares-title">Share links</h2>
-      {error && (forbidden(error) ? <p class="hint">Only the owners of this entity create and see its share links.</p> : <Notice kind="error">{describeError(error)}</Notice>)}
+      {error && (forbidden(error) ? <p class="hint">Only the owners of this create and see its share links.</p> : <Notice kind="error">{describeError(error)}</Notice>)}
       {problem && <Notice kind="error" onClose={() => setProblem('')}>{problem}</Notice>}
       {created && (
         <Notice kind="success" onClose={() => setCreated(null)}>
@@ -323,7 +324,9 @@ export function ItemPage(props: { session: Session; path: string }) {
   const [moved, setMoved] = useState<{ at: string; moved: Moved } | null>(null);
   const [trashError, setTrashError] = useState('');
   useEffect(() => { reload(); }, [props.path]);
-  const kind = entry?.kind === 'collection' ? 'Collection' : 'Data object';
+  // NOTE: people's words first; the API's name follows, for whoever scripts against it.
+  const kind = entry?.kind === 'collection' ? 'Folder' : 'File';
+  const apiKind = entry?.kind === 'collection' ? 'a collection' : 'a data object';
   const level = access?.level ?? null;
   const shared = access?.sharedRoot ?? null;
   // NOTE: the zone's top collections and the homes are never trashed (the API refuses them).
@@ -339,7 +342,7 @@ export function ItemPage(props: { session: Session; path: string }) {
   };
   return (
     <section class="page item" aria-labelledby="page-title">
-      <Breadcrumbs path={props.path} href={browseHref} home={props.session.home} shared={shared?.path} />
+      <Breadcrumbs path={props.path} href={browseHref} home={props.session.home} shared={shared?.path} sharedBy={shared ? homeUserOf(shared.path) : null} />
       {error && <Notice kind="error">{describeError(error)}</Notice>}
       {(!entry || !access) && !error && <p class="loading" role="status">Loading…</p>}
       {entry && access && (
@@ -347,7 +350,7 @@ export function ItemPage(props: { session: Session; path: string }) {
           <div class="page-head">
             <div>
               <h1 id="page-title" class="break">{entry.name}</h1>
-              <p class="kind">{kind}</p>
+              <p class="kind">{kind} <span class="api-term">({apiKind} in the API)</span></p>
             </div>
             <div class="toolbar">
               {entry.kind === 'dataobject'
@@ -382,7 +385,7 @@ export function ItemPage(props: { session: Session; path: string }) {
               </dd>
               {entry.modified && <><dt>Modified</dt><dd>{shortDate(entry.modified)}</dd></>}
               {entry.owner && <><dt>Owner</dt><dd>{entry.owner}</dd></>}
-              <dt>Path</dt><dd class="break"><code>{entry.path}</code></dd>
+              <dt>Path in the API</dt><dd class="break"><code>{entry.path}</code></dd>
               {shared && <><dt>Your access</dt><dd id="your-access">{LEVEL_TEXT[shared.access ?? 'read']}{shared.path !== entry.path && <span class="hint">, from <a href={itemHref(shared.path)}>{shared.name}</a></span>}</dd></>}
             </dl>
           </section>
@@ -392,7 +395,7 @@ export function ItemPage(props: { session: Session; path: string }) {
               <AccessSection path={entry.path} />
               <PublishSection path={entry.path} collection={entry.kind === 'collection'} name={entry.name} />
             </>
-          ) : <p class="hint">Only the owners of this {entry.kind === 'collection' ? 'collection' : 'data object'} create share links for it, see and change who has access, and publish it.</p>}
+          ) : <p class="hint">Only the owners of this {entry.kind === 'collection' ? 'folder' : 'file'} create share links for it, see and change who has access, and publish it.</p>}
           <MetadataSection path={entry.path} editable={canWrite(level)} />
           {renaming && <RenameDialog entry={entry} onClose={() => setRenaming(false)} />}
           {transfer && (

@@ -53,7 +53,7 @@ const NAV: { page: Route['page']; href: string; label: string }[] = [
 
 function titleOf(route: Route, session: Session): string {
   switch (route.page) {
-    case 'browse': return route.path && route.path !== session.home ? route.path.split('/').at(-1)! : 'Your files';
+    case 'browse': return route.path && route.path !== session.home ? route.path.split('/').at(-1)! : 'My files';
     case 'item': return route.path.split('/').at(-1)!;
     case 'shared': return 'Shared with me';
     case 'transfers': return 'Transfers';
