@@ -114,7 +114,7 @@ export function EntryTable(props: { entries: Entry[]; caption: string; empty: st
           {filter ? `${shown.length.toLocaleString('en-US')} of ${props.entries.length.toLocaleString('en-US')} entries` : `${props.entries.length.toLocaleString('en-US')} ${props.entries.length === 1 ? 'entry' : 'entries'}`}
         </span>
       </div>
-      <div class="table-scroll" ref={scroller} onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)} tabIndex={-1}>
+      <div class={`table-scroll${windowed ? ' windowed' : ''}`} ref={scroller} onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)} tabIndex={-1}>
         <table aria-rowcount={shown.length + 1}>
           <caption class="visually-hidden">{props.caption}</caption>
           <thead>

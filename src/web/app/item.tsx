@@ -236,6 +236,64 @@ function PublishSection(props: { path: string; collection: boolean; name: string
   );
 }
 
+/** What the days of an expiry field give the API: `expires_in` seconds, or null for no expiry (an empty field). */
+function secondsOf(days: string): number | null {
+  return days.trim() ? Math.max(1, Math.round(Number(days) * 86400)) : null;
+}
+
+/** Days from now until `at`, rounded up to a tenth, as an expiry field shows them; '' for none. */
+function daysUntil(at: string | null): string {
+  if (!at) return '';
+  const days = (Date.parse(at) - Date.now()) / 86400_000;
+  return days <= 0 ? '' : String(Math.ceil(days * 10) / 10);
+}
+
+/** How a link is named to people and to screen readers. */
+function linkName(l: ShareLink): string {
+  return `the ${l.kind === 'upload' ? 'drop box' : 'read link'} created ${shortDate(l.created_at)}`;
+}
+
+/**
+ * Changes a link's expiry and use limit (the link itself stays the same, so whoever has it
+ * keeps it). Uses taken so far count against the new limit.
+ */
+function EditShareDialog(props: { link: ShareLink; onClose: (changed: boolean) => void }) {
+  const { link } = props;
+  const [days, setDays] = useState(daysUntil(link.expires_at));
+  const [maxUses, setMaxUses] = useState(link.max_uses === null ? '' : String(link.max_uses));
+  const [error, setError] = useState('');
+  const [busy, setBusy] = useState(false);
+  const save = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError('');
+    try {
+      const seconds = secondsOf(days);
+      await api('PATCH', `/api/shares/${encodeURIComponent(link.id)}`, {
+        json: { ...(seconds === null ? { expires_at: null } : { expires_in: seconds }), max_uses: maxUses.trim() ? Number(maxUses) : null },
+      });
+      props.onClose(true);
+    } catch (err) {
+      setError(describeError(err));
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog title={`Change ${link.kind === 'upload' ? 'drop box' : 'read link'}`} onClose={() => props.onClose(false)} describedBy="edit-share-text">
+      <form onSubmit={save}>
+        <p id="edit-share-text" class="hint">Whoever has the link keeps it; it works under these limits from now on. Used {link.uses} {link.uses === 1 ? 'time' : 'times'} so far.</p>
+        {error && <Notice kind="error">{error}</Notice>}
+        <Field id="edit-share-days" label="Expires after (days from now)" value={days} onInput={setDays} type="number" min="0" step="any" hint="Empty: never." />
+        <Field id="edit-share-uses" label="Uses in all" value={maxUses} onInput={setMaxUses} type="number" min="1" hint={`Empty: no limit. Uses so far count: ${link.uses}.`} />
+        <div class="actions">
+          <button type="submit" class="primary" disabled={busy}>Save</button>
+          <button type="button" class="secondary" onClick={() => props.onClose(false)}>Cancel</button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
 function SharesSection(props: { entry: Entry }) {
   const path = props.entry.path;
   const { value, error, reload } = useLoad(() => api<ShareLink[]>('GET', `/api/shares?path=${encodeURIComponent(path)}`), [path]);
@@ -243,29 +301,35 @@ function SharesSection(props: { entry: Entry }) {
   const [days, setDays] = useState('7');
   const [maxUses, setMaxUses] = useState('');
   const [password, setPassword] = useState('');
-  const [created, setCreated] = useState<CreatedShare | null>(null);
+  const [created, setCreated] = useState<{ share: CreatedShare; body: Record<string, unknown> } | null>(null);
+  const [editing, setEditing] = useState<ShareLink | null>(null);
   const [problem, setProblem] = useState('');
-  const create = async (e: Event) => {
-    e.preventDefault();
+  const send = async (body: Record<string, unknown>) => {
     setProblem('');
     try {
-      const body: Record<string, unknown> = { path, kind };
-      if (days.trim()) body.expires_in = Math.round(Number(days) * 86400);
-      if (maxUses.trim()) body.max_uses = Number(maxUses);
-      if (password) body.password = password;
-      setCreated(await api<CreatedShare>('POST', '/api/shares', { json: body }));
+      setCreated({ share: await api<CreatedShare>('POST', '/api/shares', { json: body }), body });
       setPassword('');
       reload();
     } catch (err) { setProblem(describeError(err)); }
+  };
+  const create = async (e: Event) => {
+    e.preventDefault();
+    const body: Record<string, unknown> = { path, kind };
+    const seconds = secondsOf(days);
+    if (seconds !== null) body.expires_in = seconds;
+    if (maxUses.trim()) body.max_uses = Number(maxUses);
+    if (password) body.password = password;
+    await send(body);
   };
   const revoke = async (link: ShareLink) => {
     setProblem('');
     try {
       await api('DELETE', `/api/shares/${encodeURIComponent(link.id)}`);
-      if (created?.id === link.id) setCreated(null);
+      if (created?.share.id === link.id) setCreated(null);
       reload();
     } catch (err) { setProblem(describeError(err)); }
   };
+  const what = (k: string) => (k === 'upload' ? 'drop box' : 'share link');
   return (
     <section class="card" aria-labelledby="shares-title">
       <h2 id="shares-title">Share links</h2>
@@ -273,9 +337,13 @@ function SharesSection(props: { entry: Entry }) {
       {problem && <Notice kind="error" onClose={() => setProblem('')}>{problem}</Notice>}
       {created && (
         <Notice kind="success" onClose={() => setCreated(null)}>
-          <p>New {created.kind === 'upload' ? 'drop box' : 'share link'} — copy it now, it is shown only once:</p>
-          <p class="link-box"><code id="new-link">{created.url}</code></p>
-          <CopyButton text={created.url} label="Copy link" />
+          <p><strong>New {what(created.share.kind)}.</strong> Copy it now: it is shown only this once. lading keeps only a fingerprint of it, so nobody can show it again — if it gets lost, revoke it and create another.</p>
+          <p class="link-box"><code id="new-link">{created.share.url}</code></p>
+          <div class="toolbar">
+            <CopyButton text={created.share.url} label="Copy link" />
+            {/* NOTE: another link with the same settings (and password), for when this one was not copied in time. */}
+            <button type="button" class="secondary small" onClick={() => void send(created.body)}>Create another</button>
+          </div>
         </Notice>
       )}
       {value && (
@@ -291,13 +359,17 @@ function SharesSection(props: { entry: Entry }) {
                     {l.password ? ' · password' : ''}
                     <span class="hint"> · created {shortDate(l.created_at)} by {l.creator}</span>
                   </span>
-                  <button type="button" class="link" onClick={() => revoke(l)} aria-label={`Revoke the ${l.kind === 'upload' ? 'drop box' : 'read link'} created ${shortDate(l.created_at)}`}>Revoke</button>
+                  <span class="link-actions">
+                    <button type="button" class="link" onClick={() => setEditing(l)} aria-label={`Change ${linkName(l)}`}>Change</button>
+                    <button type="button" class="link" onClick={() => revoke(l)} aria-label={`Revoke ${linkName(l)}`}>Revoke</button>
+                  </span>
                 </li>
               ))}
             </ul>
           )}
+          <p class="hint">A link is shown once, when it is made; afterwards its expiry and uses can be changed, and it can be revoked.</p>
           <form class="inline-form" onSubmit={create}>
-            <div class="field">
+            <div class="field share-kind">
               <label for="share-kind">Kind</label>
               <select id="share-kind" value={kind} onChange={(e) => setKind(e.currentTarget.value as 'read' | 'upload')}>
                 <option value="read">Read link (download{props.entry.kind === 'collection' ? ' and list' : ''})</option>
@@ -311,6 +383,7 @@ function SharesSection(props: { entry: Entry }) {
           </form>
         </>
       )}
+      {editing && <EditShareDialog link={editing} onClose={(changed) => { setEditing(null); if (changed) reload(); }} />}
     </section>
   );
 }

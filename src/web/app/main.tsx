@@ -137,7 +137,13 @@ function App() {
       setSession(null);
       setMessage('Your session has ended. Sign in again to continue.');
     });
-    api<Session>('GET', '/auth/session').then((s) => {
+    // NOTE: `optional`: signed out is an answer (200), not a refusal the console logs as an error.
+    api<Session | { signed_in: false }>('GET', '/auth/session?optional=true').then((s) => {
+      if (!('user' in s)) {
+        setMessage('');
+        setSession(null);
+        return;
+      }
       setCsrfToken(s.csrf_token);
       setSession(s);
       const back = sessionStorage.getItem(RETURN_KEY);

@@ -322,7 +322,7 @@ export function TrashPage(props: { session: Session }) {
                       <td class="col-name">
                         <span class="entry-name" title={e.name}>
                           {e.kind === 'collection' ? <FolderIcon /> : <FileIcon />}<span>{e.name}</span>
-                          {e.kind === 'collection' && <span class="visually-hidden"> (collection)</span>}
+                          {e.kind === 'collection' && <span class="visually-hidden"> (folder)</span>}
                         </span>
                         <span class="entry-path" title={e.path}>from <a href={place.href}>{place.text}</a></span>
                         <span class="entry-path show-phone">{when} · {humanSize(e.size)}</span>
