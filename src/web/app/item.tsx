@@ -13,7 +13,7 @@ import type { AclList, Avu, CreatedShare, Entry, Publication, RecordFields, Sess
 import { entryOf } from './types.ts';
 import { type Moved, type Transfer, MoveCopyDialog, MovedNotice } from './move-copy.tsx';
 import { moveToTrash } from './trash.tsx';
-import { ArchiveLinks, Breadcrumbs, CopyButton, Dialog, Field, NameField, Notice, homeUserOf, nameError } from './ui.tsx';
+import { ArchiveLinks, Breadcrumbs, CopyButton, Dialog, Field, NameField, Notice, homeUserOf, nameError, whereName } from './ui.tsx';
 
 /** The entity at `path`, with its details. */
 async function statEntry(path: string): Promise<Entry> {
@@ -131,7 +131,7 @@ function MetadataSection(props: { path: string; editable: boolean }) {
   );
 }
 
-function AccessSection(props: { path: string }) {
+function AccessSection(props: { path: string; home: string }) {
   const { value, error, reload } = useLoad(() => api<AclList>('GET', `/api/acl${encodePath(props.path)}`), [props.path]);
   const [principal, setPrincipal] = useState('');
   const [level, setLevel] = useState<'read' | 'write' | 'own'>('read');
@@ -168,7 +168,7 @@ function AccessSection(props: { path: string }) {
             ))}
             {value.inherited.map((e) => (
               <li key={`inh-${e.principal}-${e.from}`}>
-                <span><strong>{e.principal}</strong> can {e.level}, <span class="hint">from <a href={itemHref(e.from ?? '/')}>{e.from}</a></span></span>
+                <span><strong>{e.principal}</strong> can {e.level}, <span class="hint">from <a href={itemHref(e.from ?? '/')}>{whereName(e.from ?? '/', props.home)}</a></span></span>
               </li>
             ))}
           </ul>
@@ -465,7 +465,7 @@ export function ItemPage(props: { session: Session; path: string }) {
           {canOwn(level) ? (
             <>
               <SharesSection entry={entry} />
-              <AccessSection path={entry.path} />
+              <AccessSection path={entry.path} home={props.session.home} />
               <PublishSection path={entry.path} collection={entry.kind === 'collection'} name={entry.name} />
             </>
           ) : <p class="hint">Only the owners of this {entry.kind === 'collection' ? 'folder' : 'file'} create share links for it, see and change who has access, and publish it.</p>}
