@@ -281,7 +281,7 @@ export function registerShareRoutes(app: TypedApp, deps: ShareRouteDeps): void {
       description: 'Give expires_at or expires_in (null: no expiry), max_uses (null: no limit), or both; what is left out stays. Uses taken so far count against the new max_uses; a link that expired or was used up works again once its new bounds allow it. 404 when there is no such link or you may not change it.',
       params: ShareIdParams,
       body: UpdateShareBody,
-      response: { 200: UpdatedShare, ...errorResponses(401, 403, 404, 414, 415, 429) },
+      response: { 200: UpdatedShare, ...errorResponses(401, 403, 404, 413, 414, 415, 429) },
     },
     preHandler,
   }, async (request) => {
