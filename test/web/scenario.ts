@@ -644,7 +644,7 @@ export async function runMoveCopyScenario(t: TestContext, browser: Browser, d: D
   await move.getByRole('button', { name: 'Open inbox' }).waitFor();
   await check(page, 'move-dialog');
   await move.getByRole('button', { name: 'Open inbox' }).click();
-  await move.getByText(`${base}/inbox`, { exact: true }).waitFor();
+  await move.getByText('My files / sorting', { exact: true }).waitFor();
   await move.getByText('No folders in here.').waitFor();
   await move.getByRole('button', { name: 'Move here' }).click();
   const moved = page.getByRole('status').filter({ hasText: 'Moved notes.txt to inbox.' });
