@@ -319,7 +319,7 @@ export async function runScenario(t: TestContext, browser: Browser, d: Deploymen
   assert.equal(both['station-01.csv'], `sha2:${createHash('sha256').update(local.get('station-01.csv')!).digest('base64')}`, 'the old one as it was');
 
   // The large file: its details, its PID, and a download by a plain link.
-  await page.getByRole('link', { name: 'My files' }).click();
+  await page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link', { name: 'My files' }).click();
   await page.getByRole('link', { name: 'ctd-profile.bin', exact: true }).click();
   await page.getByRole('heading', { level: 1, name: 'ctd-profile.bin' }).waitFor();
   assert.equal(await page.locator('#checksum').innerText(), `sha2:${bigSha}`);
@@ -337,7 +337,7 @@ export async function runScenario(t: TestContext, browser: Browser, d: Deploymen
   await check(page, 'rename');
   await rename.getByRole('button', { name: 'Rename' }).click();
   await page.getByRole('heading', { level: 1, name: 'ctd-profile-final.bin' }).waitFor();
-  await page.getByRole('link', { name: 'My files' }).click();
+  await page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link', { name: 'My files' }).click();
   await page.getByRole('link', { name: 'ctd-profile-final.bin', exact: true }).waitFor();
   assert.equal(await page.getByRole('link', { name: 'ctd-profile.bin', exact: true }).count(), 0, 'the old name is gone');
 
