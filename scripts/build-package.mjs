@@ -16,6 +16,8 @@ rmSync(info, { force: true });
 if (!process.argv.includes('--remove')) {
   execFileSync(join(root, 'node_modules', '.bin', 'tsc'), ['-p', join(root, 'tsconfig.pack.json')], { stdio: 'inherit' });
   cpSync(join(root, 'src', 'web', 'app'), join(lib, 'web', 'app'), { recursive: true });
+  // NOTE: the app imports the name rule from the core as TypeScript, which esbuild bundles with it.
+  cpSync(join(root, 'src', 'core', 'name-rule.ts'), join(lib, 'core', 'name-rule.ts'));
   // NOTE: LADING_BUILD_COMMIT names it for a build from a copy of the tree outside git.
   let commit = process.env.LADING_BUILD_COMMIT || null;
   if (!commit) try {

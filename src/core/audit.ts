@@ -30,7 +30,7 @@ export const AUDIT_ACTIONS = [
   'upload', 'overwrite', 'mkdir', 'rename', 'move', 'copy',
   'trash', 'restore', 'purge', 'takedown',
   'acl.set', 'meta.add', 'meta.remove',
-  'share.create', 'share.use', 'share.revoke', 'publish', 'unpublish',
+  'share.create', 'share.use', 'share.update', 'share.revoke', 'publish', 'unpublish',
   'admin',
 ] as const;
 export type AuditAction = typeof AUDIT_ACTIONS[number];

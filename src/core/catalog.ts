@@ -533,6 +533,12 @@ export interface ShareStore {
   /** Removes the link; true when it existed. Idempotent. */
   revokeShare(id: string): Promise<boolean>;
   /**
+   * Sets the link's expiry and use limit to what `change` gives (a field left out stays; null
+   * removes it); its uses and everything else stay. Resolves with the link as it is now, or null
+   * when there is no such link.
+   */
+  updateShare(id: string, change: { expiresAt?: Date | null; maxUses?: number | null }): Promise<ShareRecord | null>;
+  /**
    * Takes one use of the link, atomically: true when it was taken, false when the link is
    * gone, expired at `now` or used up — so two racing requests cannot both take the last use.
    */

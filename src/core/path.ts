@@ -1,114 +1,30 @@
 /**
- * The one place where backend paths are parsed and where the name rule is decided. Everything
+ * The one place where backend paths are parsed and where the name rule (`name-rule.ts`, which
+ * the web app shares) is applied. Everything
  * else handles the branded `Path` type, which can only be made here, so a path that reaches a
  * driver is always absolute, clean (no empty, `.` or `..` segment, no trailing slash), valid
  * UTF-8 and free of C0 control characters. Nothing in this module touches the file system.
  */
 import { LadingError } from './errors.ts';
+import { nameProblem } from './name-rule.ts';
+
+export { MAX_NAME_BYTES, REFUSED_IN_NAMES, STORED_NAME_PATTERN } from './name-rule.ts';
 
 export type Path = string & { readonly __brand: 'Path' };
 
-/** Longest name of one entity, in UTF-8 bytes (as most file systems allow). */
-export const MAX_NAME_BYTES = 255;
 /** Longest whole path, in UTF-8 bytes. */
 export const MAX_PATH_BYTES = 4096;
 
 export const ROOT = '/' as Path;
 
-interface Refused {
-  from: number;
-  to: number;
-  /** The character's Unicode name, or what the range is when it holds many. */
-  name: string;
-  /**
-   * `always`: never accepted, so no stored name holds it; such a path cannot even be addressed.
-   * `new`: refused in names given from now on; names stored before the rule keep working.
-   */
-  since: 'always' | 'new';
-}
-
-// NOTE: the name rule. Control characters are refused because names end up in HTTP headers
-// (Content-Disposition), log lines and JSON; U+2028/U+2029 end a line in JavaScript and in
-// regular expressions; bidirectional controls make a name display as another one
-// (`a\u202Etxt.exe`); U+FEFF is invisible. A name must be what it looks like.
-const REFUSED: readonly Refused[] = [
-  { from: 0x00, to: 0x00, name: 'NULL', since: 'always' },
-  { from: 0x0a, to: 0x0a, name: 'LINE FEED', since: 'always' },
-  { from: 0x0d, to: 0x0d, name: 'CARRIAGE RETURN', since: 'always' },
-  { from: 0x00, to: 0x1f, name: 'a C0 control character', since: 'always' },
-  { from: 0x7f, to: 0x7f, name: 'DELETE', since: 'always' },
-  { from: 0x80, to: 0x9f, name: 'a C1 control character', since: 'new' },
-  { from: 0x2028, to: 0x2028, name: 'LINE SEPARATOR', since: 'new' },
-  { from: 0x2029, to: 0x2029, name: 'PARAGRAPH SEPARATOR', since: 'new' },
-  { from: 0x202a, to: 0x202a, name: 'LEFT-TO-RIGHT EMBEDDING', since: 'new' },
-  { from: 0x202b, to: 0x202b, name: 'RIGHT-TO-LEFT EMBEDDING', since: 'new' },
-  { from: 0x202c, to: 0x202c, name: 'POP DIRECTIONAL FORMATTING', since: 'new' },
-  { from: 0x202d, to: 0x202d, name: 'LEFT-TO-RIGHT OVERRIDE', since: 'new' },
-  { from: 0x202e, to: 0x202e, name: 'RIGHT-TO-LEFT OVERRIDE', since: 'new' },
-  { from: 0x2066, to: 0x2066, name: 'LEFT-TO-RIGHT ISOLATE', since: 'new' },
-  { from: 0x2067, to: 0x2067, name: 'RIGHT-TO-LEFT ISOLATE', since: 'new' },
-  { from: 0x2068, to: 0x2068, name: 'FIRST STRONG ISOLATE', since: 'new' },
-  { from: 0x2069, to: 0x2069, name: 'POP DIRECTIONAL ISOLATE', since: 'new' },
-  { from: 0xfeff, to: 0xfeff, name: 'ZERO WIDTH NO-BREAK SPACE', since: 'new' },
-];
-
-const hex = (c: number) => c.toString(16).toUpperCase().padStart(4, '0');
-/** A regular-expression character class body matching `rows` (rows inside another left out). */
-const classOf = (rows: readonly Refused[]) => rows
-  .filter((r) => !rows.some((o) => o !== r && o.from <= r.from && r.to <= o.to))
-  .map((r) => (r.from === r.to ? `\\u${hex(r.from)}` : `\\u${hex(r.from)}-\\u${hex(r.to)}`)).join('');
-const ALWAYS = REFUSED.filter((r) => r.since === 'always');
-const ANY_REFUSED = new RegExp(`[${classOf(REFUSED)}]`, 'u');
-const ALWAYS_REFUSED = new RegExp(`[${classOf(ALWAYS)}]`, 'u');
-
-/**
- * A JSON-schema pattern (also a JavaScript regular expression) matching every name that can be
- * stored: the names the rule accepts and those stored before it. Response schemas use it for
- * keys that are names, so what the parser accepts and what a response may show are one rule.
- */
-export const STORED_NAME_PATTERN = `^[^/${classOf(ALWAYS)}]+$`;
-
-/** The characters the name rule refuses, for documentation: "U+0000–U+001F, U+007F, …". */
-export const REFUSED_IN_NAMES = REFUSED
-  .toSorted((x, y) => x.from - y.from)
-  .reduce<{ from: number; to: number }[]>((runs, r) => {
-    const last = runs.at(-1);
-    if (last && r.from <= last.to + 1) last.to = Math.max(last.to, r.to);
-    else runs.push({ from: r.from, to: r.to });
-    return runs;
-  }, [])
-  .map((r) => (r.from === r.to ? `U+${hex(r.from)}` : `U+${hex(r.from)}–U+${hex(r.to)}`))
-  .join(', ');
-
 function invalid(message: string): LadingError {
   return new LadingError('INVALID_PATH', message);
 }
 
-function refusal(name: string, pattern: RegExp): LadingError | null {
-  const found = pattern.exec(name);
-  if (!found) return null;
-  const code = found[0].codePointAt(0)!;
-  const row = REFUSED.find((r) => code >= r.from && code <= r.to)!;
-  const what = row.from === row.to ? `U+${hex(code)} ${row.name}` : `U+${hex(code)} (${row.name})`;
-  return invalid(`${what} is not allowed in a name.`);
-}
-
-// NOTE: printable ASCII but '/': none of it is refused, it is well-formed, and each character
-// is one UTF-8 byte. Most names are only that, and then the checks below reduce to the length.
-const PLAIN_NAME = /^[\x20-\x2e\x30-\x7e]+$/;
-
 /** The checks every segment of every path passes; `strict` adds the name rule's `new` characters. */
 function checkName(name: string, strict: boolean): string {
-  if (typeof name !== 'string' || name.length === 0) throw invalid('A name must not be empty.');
-  if (name === '.' || name === '..') throw invalid(`'${name}' is not allowed as a name.`);
-  if (name.length <= MAX_NAME_BYTES && PLAIN_NAME.test(name)) return name;
-  if (name.includes('/')) throw invalid('A name must not contain \'/\'.');
-  const refused = refusal(name, strict ? ANY_REFUSED : ALWAYS_REFUSED);
-  if (refused) throw refused;
-  if (!name.isWellFormed()) throw invalid('A name must be valid Unicode.');
-  if (Buffer.byteLength(name, 'utf8') > MAX_NAME_BYTES) {
-    throw invalid(`A name must be at most ${MAX_NAME_BYTES} bytes long.`);
-  }
+  const problem = nameProblem(name, strict);
+  if (problem !== null) throw invalid(problem);
   return name;
 }
 

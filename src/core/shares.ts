@@ -91,6 +91,16 @@ export interface NewShare {
   maxBytes?: number | null;
 }
 
+/** What an owner changes of a link: a field left out stays, null removes the bound. */
+export interface ShareChange {
+  /** A new end of life, or null for none. */
+  expiresAt?: Date | null;
+  /** Seconds from now to the new end of life, instead of `expiresAt`. */
+  expiresIn?: number | null;
+  /** How many uses the link allows in all (uses taken so far count), or null for no limit. */
+  maxUses?: number | null;
+}
+
 /** Whether a link works now, as its owner sees it. */
 export type ShareState = 'active' | 'expired' | 'used up' | 'gone';
 
@@ -330,13 +340,68 @@ export class ShareService {
     }, undefined, { share: id });
   }
 
-  async #revoke(actor: Actor, id: string): Promise<ShareView> {
-    const { backend, catalog, clock } = this.#o;
+  /**
+   * Changes the expiry and the use limit of the link `id` (its token stays, so the link already
+   * handed out keeps working under the new bounds; its uses so far still count). Allowed to whom
+   * `revoke` allows. A link that expired or was used up works again once its new bounds allow
+   * it. Rejects with `NOT_FOUND` when there is no such link or the caller may not change it (one
+   * answer for both), `BAD_REQUEST` for an empty change, both `expiresAt` and `expiresIn`, an
+   * expiry not in the future, or a use limit that is not a positive integer, and with
+   * `TOO_MANY_REQUESTS` when it would bring back a link while its creator holds the most active
+   * links allowed. Resolves with the
+   * link's view as it is now. Records `share.update` in the audit trail and logs a line.
+   */
+  async update(actor: Actor, id: string, change: ShareChange): Promise<ShareView> {
+    let path: string | null = null;
+    return this.#trail.track(actor, 'share.update', () => path, async () => {
+      const view = await this.#update(actor, id, change);
+      path = view.path;
+      return view;
+    }, (view) => ({ expiresAt: view.share.expiresAt?.toISOString() ?? null, maxUses: view.share.maxUses }), { share: id });
+  }
+
+  async #update(actor: Actor, id: string, change: ShareChange): Promise<ShareView> {
+    const { catalog, clock, limits } = this.#o;
+    const now = clock.now();
+    const timed = change.expiresAt !== undefined || change.expiresIn !== undefined;
+    if (!timed && change.maxUses === undefined) throw new LadingError('BAD_REQUEST', 'Give what to change: expires_at or expires_in (null for no expiry), max_uses (null for no limit).');
+    const expiresAt = timed ? expiryOf(change, now) : undefined;
+    const maxUses = change.maxUses;
+    if (maxUses !== undefined && maxUses !== null && !(Number.isSafeInteger(maxUses) && maxUses > 0)) throw new LadingError('BAD_REQUEST', 'max_uses must be a positive integer.');
+    const { share, entity } = await this.#manageable(actor, id, 'change');
+    // NOTE: a link brought back to life counts against its creator's active links, as a new one would.
+    const after = { ...share, ...(expiresAt === undefined ? {} : { expiresAt }), ...(maxUses === undefined ? {} : { maxUses }) };
+    if (viewOf(share, entity, now, limits.dropMaxBytes).state !== 'active' && viewOf(after, entity, now, limits.dropMaxBytes).state === 'active'
+      && (await catalog.countActiveShares(share.creator, now)) >= limits.maxActivePerUser) {
+      throw tooMany(`'${share.creator}' already has ${limits.maxActivePerUser} active links, the most allowed; revoke some or wait until one expires.`, await this.#whenOneEnds(share.creator, now));
+    }
+    const updated = await catalog.updateShare(share.id, { ...(expiresAt === undefined ? {} : { expiresAt }), ...(maxUses === undefined ? {} : { maxUses }) });
+    if (!updated) throw new LadingError('NOT_FOUND', `No link '${id}' that you may change.`);
+    const view = viewOf(updated, entity, now, limits.dropMaxBytes);
+    this.#o.log.info({
+      user: actor.user, creator: share.creator, path: view.path, kind: share.kind, share: share.id,
+      expiresAt: updated.expiresAt?.toISOString() ?? null, maxUses: updated.maxUses,
+    }, 'share link changed');
+    return view;
+  }
+
+  /**
+   * The link `id` and its entity, when `actor` may manage it: the user the link acts as, an
+   * admin, or a holder of `own` on its entity. `NOT_FOUND` otherwise (and for no such link).
+   */
+  async #manageable(actor: Actor, id: string, verb: string): Promise<{ share: ShareRecord; entity: Entity | null }> {
+    const { backend, catalog } = this.#o;
     const share = await catalog.getShare(id);
     const entity = share ? await catalog.getEntityById(share.entityId) : null;
     const allowed = share !== null && (actor.admin || actor.user === share.creator
       || (entity !== null && (await backend.levelOf(actor, entity.path)) === 'own'));
-    if (!share || !allowed) throw new LadingError('NOT_FOUND', `No link '${id}' that you may revoke.`);
+    if (!share || !allowed) throw new LadingError('NOT_FOUND', `No link '${id}' that you may ${verb}.`);
+    return { share, entity };
+  }
+
+  async #revoke(actor: Actor, id: string): Promise<ShareView> {
+    const { catalog, clock } = this.#o;
+    const { share, entity } = await this.#manageable(actor, id, 'revoke');
     const view = viewOf(share, entity, clock.now(), this.#o.limits.dropMaxBytes);
     await catalog.revokeShare(id);
     this.#o.log.info({ user: actor.user, creator: share.creator, path: view.path, kind: share.kind, share: share.id }, 'share link revoked');
@@ -680,7 +745,7 @@ class DepositBound {
 }
 
 /** The end of life `input` asks for, or null. `BAD_REQUEST` as `ShareService.create` says. */
-function expiryOf(input: NewShare, now: Date): Date | null {
+function expiryOf(input: Pick<NewShare, 'expiresAt' | 'expiresIn'>, now: Date): Date | null {
   const { expiresAt = null, expiresIn = null } = input;
   if (expiresAt !== null && expiresIn !== null) throw new LadingError('BAD_REQUEST', 'Give expires_at or expires_in, not both.');
   if (expiresIn !== null && !(Number.isFinite(expiresIn) && expiresIn > 0)) throw new LadingError('BAD_REQUEST', 'expires_in must be a positive number of seconds.');

@@ -25,11 +25,11 @@ const STYLE = `
   .bytes { color: var(--muted); }
   @media (max-width: 480px) { dl { grid-template-columns: 1fr; gap: 2px; } dd { margin-bottom: 10px; } }
   a { color: var(--accent); }
-  a:focus, a.button:focus { outline: 3px solid #8ab8ea; outline-offset: 1px; }
+  a:focus, a.button:focus { outline: 3px solid var(--focus); outline-offset: 1px; }
   a.button { display: inline-block; text-decoration: none; text-align: center; font-weight: 600; padding: 10px 18px; border-radius: 6px; border: 1px solid var(--accent); }
   a.button.primary { background: var(--accent); color: var(--accent-ink); flex: 1; }
-  .note { border: 1px solid var(--line); background: #f6f8fb; color: var(--ink); padding: 10px 12px; border-radius: 6px; margin: 24px 0 0; overflow-wrap: anywhere; }
-  .note.withdrawn { margin: 0 0 16px; border-color: #d9a441; background: #fff8e6; }
+  .note { border: 1px solid var(--line); background: var(--soft); color: var(--ink); padding: 10px 12px; border-radius: 6px; margin: 24px 0 0; overflow-wrap: anywhere; }
+  .note.withdrawn { margin: 0 0 16px; border-color: var(--warn-line); background: var(--warn-bg); }
 `;
 
 // NOTE: the only script of the pages; the CSP names its hash, so no other script can run.

@@ -14,7 +14,7 @@ import type { OidcLogin } from '../identity/oidc/oidc-login.ts';
 import { type SessionService, TOKEN_LABEL_MAX, TOKEN_LIFETIME_MIN, csrfTokenOf } from '../identity/sessions/sessions.ts';
 import { type Authenticate, secureCookies, sessionCookie, viaOf } from './authorization.ts';
 import { envelope } from './envelope.ts';
-import { Envelope, type TypedApp, errorResponses } from './schemas.ts';
+import { Envelope, Flag, type TypedApp, errorResponses, isSet } from './schemas.ts';
 
 interface SessionRouteDeps {
   backend: Backend;
@@ -31,7 +31,7 @@ interface SessionRouteDeps {
 
 const DateTime = (description: string) => Type.String({ format: 'date-time', description });
 
-const SessionInfo = Envelope(Type.Object({
+const SessionFields = Type.Object({
   user: Type.String({ description: 'The signed-in user.' }),
   home: Type.String({ description: 'The user\'s home collection.' }),
   csrf_token: Type.Union([Type.String(), Type.Null()], { description: 'Send it as X-CSRF-Token on every request that changes something (anything but GET, HEAD, OPTIONS) made with the cookie; null for a bearer token, which needs none.' }),
@@ -49,7 +49,16 @@ const SessionInfo = Envelope(Type.Object({
     idle_expires_at: '2026-11-23T13:00:00.000Z', provider: 'embedded', token_lifetime: { default: 86400, max: 7776000 },
     s3_endpoint: 'http://staging.example.org:9000',
   }],
-}), 'The session the request is authenticated by.');
+});
+
+const SessionInfo = Envelope(Type.Union([SessionFields, Type.Object({
+  signed_in: Type.Literal(false, { description: 'Only with optional=true, when the request has no session: nobody is signed in.' }),
+}, { examples: [{ signed_in: false }] })]), 'The session the request is authenticated by (with optional=true and no session: signed_in false).');
+
+const SessionQuery = Type.Object({
+  // NOTE: true: a request without a (live) session answers 200 with {signed_in: false} instead of 401.
+  optional: Type.Optional(Flag),
+});
 
 const Completed = Envelope(Type.Object({ Completed: Type.String() }), 'Done.');
 
@@ -112,11 +121,19 @@ export function registerSessionRoutes(app: TypedApp, deps: SessionRouteDeps): vo
   app.get('/auth/session', {
     schema: {
       summary: 'The session: who is signed in, its CSRF token and when it ends',
-      description: 'With the browser session cookie (set by /auth/signin) or a bearer token. 401 when not signed in.',
-      tags: ['auth'], security, response: { 200: SessionInfo, ...errorResponses(401) },
+      description: 'With the browser session cookie (set by /auth/signin) or a bearer token. 401 when not signed in; with optional=true, 200 with {signed_in: false} instead (for a page that asks whether anyone is signed in at all).',
+      tags: ['auth'], security, querystring: SessionQuery, response: { 200: SessionInfo, ...errorResponses(401) },
     },
   }, async (request) => {
-    const token = await deps.authenticate(request);
+    let token: string;
+    try {
+      token = await deps.authenticate(request);
+    } catch (err) {
+      // NOTE: the web app asks this way on every load, so a signed-out visit is not an error
+      // in the browser's console; every other client keeps its 401.
+      if (isSet(request.query.optional) && isLadingError(err, 'UNAUTHENTICATED')) return envelope({ signed_in: false as const });
+      throw err;
+    }
     const { session } = request.auth!;
     return envelope({
       user: session.user,

@@ -1,5 +1,5 @@
 /**
- * Share links over HTTP: `/api/shares` for owners (create, list, revoke; bearer token) and
+ * Share links over HTTP: `/api/shares` for owners (create, list, change, revoke; bearer token) and
  * `/api/shared/<token>[/<path>]` for whoever holds a link (download, listing, drop-box
  * uploads; no account, the link's password as HTTP Basic). Routes translate HTTP to
  * `ShareService` calls and back; the service decides every permission and limit. Answers to
@@ -104,7 +104,17 @@ const CreatedShare = Envelope(Type.Object({
   }],
 }), 'The new link, with its token and URL (shown only here).');
 
+const UpdateShareBody = Type.Object({
+  expires_at: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When the link stops working (ISO 8601), or null for never; not with expires_in.' })),
+  expires_in: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_EXPIRES_IN, description: 'Seconds from now until the link stops working; not with expires_at.' })),
+  max_uses: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'How many uses the link allows in all, those taken so far included; null for no limit.' })),
+}, {
+  additionalProperties: false,
+  examples: [{ expires_in: 1209600 }, { expires_at: null, max_uses: 10 }],
+});
+
 const ShareList = Envelope(Type.Array(ShareLink), 'Share links.');
+const UpdatedShare = Envelope(ShareLink, 'The link as it is now.');
 const RevokedShare = Envelope(ShareLink, 'The link as it was before it was revoked.');
 
 const SharedMember = Type.Object({
@@ -260,6 +270,27 @@ export function registerShareRoutes(app: TypedApp, deps: ShareRouteDeps): void {
     preHandler,
   }, async (request) => {
     const view = await shares.revoke(await actorOf(request), request.params.id);
+    return envelope(linkRecord(view));
+  });
+
+  app.patch('/api/shares/:id', {
+    schema: {
+      ...owner,
+      operationId: 'updateShare',
+      summary: 'Change a link\'s expiry or use limit (its creator, or a holder of own on its entity); the link itself stays the same',
+      description: 'Give expires_at or expires_in (null: no expiry), max_uses (null: no limit), or both; what is left out stays. Uses taken so far count against the new max_uses; a link that expired or was used up works again once its new bounds allow it. 404 when there is no such link or you may not change it.',
+      params: ShareIdParams,
+      body: UpdateShareBody,
+      response: { 200: UpdatedShare, ...errorResponses(401, 403, 404, 413, 414, 415, 429) },
+    },
+    preHandler,
+  }, async (request) => {
+    const { body } = request;
+    const view = await shares.update(await actorOf(request), request.params.id, {
+      ...(body.expires_at === undefined ? {} : { expiresAt: body.expires_at === null ? null : new Date(body.expires_at) }),
+      ...(body.expires_in === undefined ? {} : { expiresIn: body.expires_in }),
+      ...(body.max_uses === undefined ? {} : { maxUses: body.max_uses }),
+    });
     return envelope(linkRecord(view));
   });
 

@@ -115,6 +115,19 @@ export const sharesContract: ContractSuite = ({ name, create }) => {
       assert.equal(await c.countActiveShares('nobody', t0), 0);
     });
 
+    it('changes a link\'s expiry and use limit, keeping what is not given and its uses; null for an unknown link', async () => {
+      const s = await c.createShare(share({ expiresAt: later(1000), maxUses: 2 }));
+      assert.equal(await c.consumeShareUse(s.id, t0), true);
+      assert.deepEqual(await c.updateShare(s.id, { maxUses: 5 }), { ...s, maxUses: 5, uses: 1 });
+      assert.deepEqual(await c.updateShare(s.id, { expiresAt: later(5000) }), { ...s, expiresAt: later(5000), maxUses: 5, uses: 1 });
+      assert.deepEqual(await c.getShare(s.id), { ...s, expiresAt: later(5000), maxUses: 5, uses: 1 }, 'as stored');
+      assert.equal(await c.consumeShareUse(s.id, later(2000)), true, 'usable past its old expiry');
+      assert.deepEqual(await c.updateShare(s.id, { expiresAt: null, maxUses: null }), { ...s, expiresAt: null, maxUses: null, uses: 2 });
+      assert.deepEqual(await c.updateShare(s.id, { maxUses: 2 }), { ...s, expiresAt: null, maxUses: 2, uses: 2 });
+      assert.equal(await c.consumeShareUse(s.id, t0), false, 'used up under its new limit');
+      assert.equal(await c.updateShare(randomUUID(), { maxUses: 1 }), null);
+    });
+
     it('revokes a link: gone by token and by id, at once; idempotent', async () => {
       const s = await c.createShare(share());
       assert.equal(await c.revokeShare(s.id), true);

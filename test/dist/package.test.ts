@@ -50,7 +50,7 @@ describe('the npm package', { timeout: 600_000 }, () => {
   });
 
   it('holds lading compiled, its licence and changelog, and no tests, benchmarks or TypeScript sources', () => {
-    for (const wanted of ['bin/lading', 'lib/cli/main.js', 'lib/wiring/server.js', 'lib/web/app/main.tsx', 'LICENSE', 'CHANGELOG.md', 'README.md', 'build-info.json', 'examples/lading.service']) {
+    for (const wanted of ['bin/lading', 'lib/cli/main.js', 'lib/wiring/server.js', 'lib/web/app/main.tsx', 'lib/core/name-rule.ts', 'LICENSE', 'CHANGELOG.md', 'README.md', 'build-info.json', 'examples/lading.service']) {
       assert.ok(files.includes(wanted), `${wanted} is in the package`);
     }
     const stray = files.filter((f) => /^(test|bench|src|\.ci)\//.test(f) || f.endsWith('.test.ts'));

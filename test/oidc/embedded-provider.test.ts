@@ -37,8 +37,8 @@ async function assertEnvelopeError(res: Response, status: number, pattern: RegEx
 }
 
 /** Starts a login and returns the jar and the URL of the login page. */
-async function loginPage(jar = new Jar()): Promise<{ jar: Jar; url: string; csrf: string }> {
-  const step = await follow(jar, `${server.url}/auth/askauth`);
+async function loginPage(jar = new Jar(), start = `${server.url}/auth/askauth`): Promise<{ jar: Jar; url: string; csrf: string }> {
+  const step = await follow(jar, start);
   const html = await step.res!.text();
   assert.equal(step.res!.status, 200);
   assert.match(html, /id="password"/);
@@ -109,9 +109,17 @@ describe('embedded provider', () => {
     await assertEnvelopeError(await jar.fetch(replay.href), 401, /invalid_grant/);
   });
 
-  it('refuses the login when the user cancels on the consent page', async () => {
+  it('asks lading\'s own app no consent, and refuses the login when the user cancels on a consent page asked for', async () => {
     await server.addUser('carol', 'carol-password');
-    const { jar, url, csrf } = await loginPage();
+    const { jar: plainJar, callback } = await loginToCallback(server.url, 'carol', 'carol-password');
+    assert.ok(new URL(callback).searchParams.get('code'), 'a code right after the password');
+    assert.equal((await plainJar.fetch(callback)).status, 200);
+    // NOTE: any client may still ask for the consent page (prompt=consent).
+    const browser = new Jar();
+    const start = await follow(browser, `${server.url}/auth/askauth`, (u) => new URL(u).pathname === '/oidc/auth');
+    const asked = new URL(start.url);
+    asked.searchParams.set('prompt', 'consent');
+    const { jar, url, csrf } = await loginPage(browser, asked.href);
     const posted = await formPost(jar, `${url}/login`, { csrf, username: 'carol', password: 'carol-password' });
     assert.equal(posted.status, 303);
     const consent = await follow(jar, location(posted, url));

@@ -77,15 +77,22 @@ export function formPost(jar: Jar, url: string, fields: Record<string, string>, 
 }
 
 /**
- * From /auth/askauth (or `start`) through login and consent to the callback URL the provider sends the
- * browser to (not followed). Returns the jar and that URL. With `consent` 'abort', the user
- * cancels at the consent page instead of allowing.
+ * From /auth/askauth (or `start`) through login (and a consent page, if any) to the callback URL
+ * the provider sends the browser to (not followed). Returns the jar and that URL. lading's own
+ * app is asked no consent; with `consent` 'abort', the authorization request asks for the
+ * consent page (`prompt=consent`, as any client may) and the user cancels there.
  */
 export async function loginToCallback(
   base: string, user: string, password: string, jar = new Jar(), start = `${base}/auth/askauth`, consent: 'confirm' | 'abort' = 'confirm',
 ): Promise<{ jar: Jar; callback: string }> {
   const isCallback = (u: string) => new URL(u).pathname === '/auth/callback';
-  let step = await follow(jar, start, isCallback);
+  const isAuthorization = (u: string) => new URL(u).pathname === '/oidc/auth';
+  let step = await follow(jar, start, (u) => isCallback(u) || (consent === 'abort' && isAuthorization(u)));
+  if (!step.res && isAuthorization(step.url)) {
+    const asked = new URL(step.url);
+    asked.searchParams.set('prompt', 'consent');
+    step = await follow(jar, asked.href, isCallback);
+  }
   for (let i = 0; i < 3 && step.res; i++) {
     const html = await step.res.text();
     assert.equal(step.res.status, 200, html);

@@ -32,7 +32,7 @@ describe('the web app\'s quota in the header', { skip, timeout: 300_000 }, () =>
     assert.equal(await page.locator('.app-header .quota').count(), 0, 'no quota, no meter');
     await s.deps.quotas.set('alice', { maxBytes: 1024 * 1024 });
     await page.reload();
-    await page.getByRole('heading', { level: 1, name: 'Your files' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'My files' }).waitFor();
     const shown = page.locator('.app-header .quota');
     await shown.waitFor();
     assert.equal((await shown.innerText()).trim(), '512 KiB of 1.0 MiB used');

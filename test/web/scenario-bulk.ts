@@ -68,7 +68,7 @@ export async function runBulkScenario(t: TestContext, browser: Browser, d: Pick<
   const bar = page.getByRole('region', { name: 'Selected items' });
   const count = async () => (await bar.isVisible()) ? Number((await bar.locator('.selection-count strong').innerText()).trim()) : 0;
   const box = (name: string) => page.getByRole('checkbox', { name: `Select ${name}`, exact: true });
-  const picked = async () => (await page.locator('tbody tr.selected .entry-name').allInnerTexts()).map((n) => n.replace(/\s*\(collection\)$/, '').trim());
+  const picked = async () => (await page.locator('tbody tr.selected .entry-name').allInnerTexts()).map((n) => n.replace(/\s*\(folder\)$/, '').trim());
 
   // Click, then Shift+click: the range between them (rows in shown order: dest, sub, a, b, c, d).
   await box('a.txt').click();

@@ -209,7 +209,7 @@ export async function runScenario(t: TestContext, browser: Browser, d: Deploymen
   await page.getByLabel('User name').fill(d.user);
   await page.getByLabel('Password').fill(d.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  const files = page.getByRole('heading', { level: 1, name: 'Your files' });
+  const files = page.getByRole('heading', { level: 1, name: 'My files' });
   const allow = page.getByRole('button', { name: 'Allow' });
   await files.or(allow).waitFor();
   if (await allow.isVisible()) {
@@ -265,7 +265,7 @@ export async function runScenario(t: TestContext, browser: Browser, d: Deploymen
   await files.waitFor();
   const rows = page.locator('tbody tr:not(.spacer)');
   await page.getByRole('link', { name: 'ctd-profile.bin', exact: true }).waitFor();
-  await page.getByRole('link', { name: 'campaign-2026 (collection)' }).click();
+  await page.getByRole('link', { name: 'campaign-2026 (folder)' }).click();
   await page.getByRole('heading', { level: 1, name: 'campaign-2026' }).waitFor();
   await page.getByRole('link', { name: 'station-45.csv', exact: true }).waitFor();
   assert.equal(await rows.count(), 46, '45 files and the collection raw');
@@ -319,7 +319,7 @@ export async function runScenario(t: TestContext, browser: Browser, d: Deploymen
   assert.equal(both['station-01.csv'], `sha2:${createHash('sha256').update(local.get('station-01.csv')!).digest('base64')}`, 'the old one as it was');
 
   // The large file: its details, its PID, and a download by a plain link.
-  await page.getByRole('link', { name: 'Your files' }).click();
+  await page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link', { name: 'My files' }).click();
   await page.getByRole('link', { name: 'ctd-profile.bin', exact: true }).click();
   await page.getByRole('heading', { level: 1, name: 'ctd-profile.bin' }).waitFor();
   assert.equal(await page.locator('#checksum').innerText(), `sha2:${bigSha}`);
@@ -332,12 +332,12 @@ export async function runScenario(t: TestContext, browser: Browser, d: Deploymen
 
   // Rename.
   await page.getByRole('button', { name: 'Rename' }).click();
-  const rename = page.getByRole('dialog', { name: 'Rename data object' });
+  const rename = page.getByRole('dialog', { name: 'Rename file' });
   await rename.getByLabel('New name').fill('ctd-profile-final.bin');
   await check(page, 'rename');
   await rename.getByRole('button', { name: 'Rename' }).click();
   await page.getByRole('heading', { level: 1, name: 'ctd-profile-final.bin' }).waitFor();
-  await page.getByRole('link', { name: 'Your files' }).click();
+  await page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link', { name: 'My files' }).click();
   await page.getByRole('link', { name: 'ctd-profile-final.bin', exact: true }).waitFor();
   assert.equal(await page.getByRole('link', { name: 'ctd-profile.bin', exact: true }).count(), 0, 'the old name is gone');
 
@@ -393,11 +393,11 @@ export async function runScenario(t: TestContext, browser: Browser, d: Deploymen
   await signIn(other, { base: d.base, user: d.other.user, password: d.other.password });
   await other.getByRole('link', { name: 'Shared with me' }).click();
   await other.getByRole('heading', { level: 1, name: 'Shared with me' }).waitFor();
-  const sharedLink = other.getByRole('link', { name: 'campaign-2026 (collection)' });
+  const sharedLink = other.getByRole('link', { name: 'campaign-2026 (folder)' });
   await sharedLink.waitFor();
   const sharedRow = other.getByRole('row').filter({ has: sharedLink });
   assert.equal(await other.locator('tbody tr').count(), 1, 'one entity is shared with them');
-  assert.equal(await sharedRow.locator('.entry-path').innerText(), `in ${home}`);
+  assert.equal(await sharedRow.locator('.entry-path').innerText(), `in ${d.user}'s files`);
   assert.equal(await sharedRow.locator('td.col-owner').innerText(), d.user);
   assert.equal(await sharedRow.locator('td.col-level').innerText(), 'read');
   await check(other, 'shared-with-me-other');
@@ -409,7 +409,7 @@ export async function runScenario(t: TestContext, browser: Browser, d: Deploymen
   await other.getByRole('link', { name: 'Download station-01.csv' }).click();
   assert.deepEqual(await readFile(await (await otherDownload).path()), local.get('station-01.csv'), 'they download the file');
   for (const control of ['Upload files', 'Upload a folder']) assert.equal(await other.getByLabel(control).count(), 0, `no ${control} with read access`);
-  assert.equal(await other.getByRole('button', { name: 'New collection' }).count(), 0, 'no New collection with read access');
+  assert.equal(await other.getByRole('button', { name: 'New folder' }).count(), 0, 'no New folder with read access');
   await check(other, 'shared-collection-other');
   await other.getByRole('link', { name: 'Details', exact: true }).click();
   await other.getByRole('heading', { name: 'Metadata' }).waitFor();
@@ -479,7 +479,7 @@ export async function runScenario(t: TestContext, browser: Browser, d: Deploymen
   await page.emulateMedia({ colorScheme: 'dark' });
   // Each page, and a heading that only it has (so the previous page's cannot satisfy the wait).
   const dark: [name: string, hash: string, heading: string][] = [
-    ['files-dark', `#/browse${home}`, 'Your files'],
+    ['files-dark', `#/browse${home}`, 'My files'],
     ['collection-dark', `#/browse${home}/campaign-2026`, 'campaign-2026'],
     ['details-collection-dark', `#/item${home}/campaign-2026`, 'Who has access'],
     ['details-dark', `#/item${home}/ctd-profile-final.bin`, 'ctd-profile-final.bin'],
@@ -516,7 +516,7 @@ export async function signIn(page: Page, d: Pick<Deployment, 'base' | 'user' | '
   await page.getByLabel('User name').fill(d.user);
   await page.getByLabel('Password').fill(d.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  const files = page.getByRole('heading', { level: 1, name: 'Your files' });
+  const files = page.getByRole('heading', { level: 1, name: 'My files' });
   const allow = page.getByRole('button', { name: 'Allow' });
   await files.or(allow).waitFor();
   if (await allow.isVisible()) await allow.click();
@@ -644,8 +644,8 @@ export async function runMoveCopyScenario(t: TestContext, browser: Browser, d: D
   await move.getByRole('button', { name: 'Open inbox' }).waitFor();
   await check(page, 'move-dialog');
   await move.getByRole('button', { name: 'Open inbox' }).click();
-  await move.getByText(`${base}/inbox`, { exact: true }).waitFor();
-  await move.getByText('No collections in here.').waitFor();
+  await move.getByText('My files / sorting', { exact: true }).waitFor();
+  await move.getByText('No folders in here.').waitFor();
   await move.getByRole('button', { name: 'Move here' }).click();
   const moved = page.getByRole('status').filter({ hasText: 'Moved notes.txt to inbox.' });
   await moved.waitFor();
@@ -659,7 +659,7 @@ export async function runMoveCopyScenario(t: TestContext, browser: Browser, d: D
   await page.getByRole('button', { name: 'Move to…' }).click();
   const again = page.getByRole('dialog', { name: 'Move log.csv' });
   await again.getByRole('button', { name: 'Open inbox' }).click();
-  await again.getByText('No collections in here.').waitFor();
+  await again.getByText('No folders in here.').waitFor();
   await again.getByRole('button', { name: 'Move here' }).click();
   await again.getByText('already exists in inbox').waitFor();
   assert.equal((await checksums(page, `${base}/inbox`))['log.csv'], sha(files['inbox/log.csv']!), 'nothing replaced before the user says so');
@@ -678,7 +678,7 @@ export async function runMoveCopyScenario(t: TestContext, browser: Browser, d: D
   assert.ok(await copy.getByRole('button', { name: 'Open survey' }).isDisabled(), 'a collection is not copied into itself');
   await check(page, 'copy-dialog');
   await copy.getByRole('button', { name: 'Open inbox' }).click();
-  await copy.getByText('No collections in here.').waitFor();
+  await copy.getByText('No folders in here.').waitFor();
   await copy.getByRole('button', { name: 'Copy here' }).click();
   await page.getByRole('status').filter({ hasText: 'Copied survey to inbox.' }).waitFor();
   const original = await checksums(page, `${base}/survey`);
@@ -689,7 +689,7 @@ export async function runMoveCopyScenario(t: TestContext, browser: Browser, d: D
   await copy.getByRole('button', { name: 'Open inbox' }).click();
   await copy.getByRole('button', { name: 'Open survey' }).waitFor();
   await copy.getByRole('button', { name: 'Copy here' }).click();
-  await copy.getByText(/A collection or data object named survey already exists in inbox/).waitFor();
+  await copy.getByText(/A folder or file named survey already exists in inbox/).waitFor();
   assert.equal(await copy.getByRole('button', { name: 'Replace' }).count(), 0, 'no Replace for a collection');
   await copy.getByRole('button', { name: 'Cancel' }).click();
 
@@ -721,18 +721,18 @@ export async function runMoveCopyScenario(t: TestContext, browser: Browser, d: D
   assert.ok((await inPage(page, 'PUT', `/api/registered${base}/draft.txt`, draft.first)).status < 300);
   const reopen = async () => {
     await page.evaluate(`location.hash = '#/browse${home}'`);
-    await page.getByRole('link', { name: 'sorting (collection)' }).click();
+    await page.getByRole('link', { name: 'sorting (folder)' }).click();
     await page.getByRole('heading', { level: 1, name: 'sorting' }).waitFor();
   };
   await reopen();
   const row = (name: string) => page.locator('tbody tr').filter({ has: page.getByRole('link', { name, exact: true }) });
-  await row('draft.txt').dragTo(row('survey (collection)'));
+  await row('draft.txt').dragTo(row('survey (folder)'));
   await page.getByRole('status').filter({ hasText: 'Moved draft.txt to survey.' }).waitFor();
   assert.equal(await exists(`${base}/draft.txt`), false, 'the dragged file left the collection');
   assert.equal((await checksums(page, `${base}/survey`))['draft.txt'], sha(draft.first), 'it is in the collection it was dropped on');
   assert.ok((await inPage(page, 'PUT', `/api/registered${base}/draft.txt`, draft.second)).status < 300);
   await reopen();
-  await row('draft.txt').dragTo(row('survey (collection)'));
+  await row('draft.txt').dragTo(row('survey (folder)'));
   const taken = page.getByRole('dialog', { name: 'draft.txt is already there' });
   await taken.waitFor();
   assert.equal((await checksums(page, `${base}/survey`))['draft.txt'], sha(draft.first), 'nothing replaced before the user says so');
@@ -850,9 +850,9 @@ export async function runTrashScenario(t: TestContext, browser: Browser, d: Depl
   const rows = page.locator('.trash-list tbody tr');
   await rows.first().waitFor();
   const names = await rows.locator('.entry-name').allInnerTexts();
-  assert.deepEqual(names.map((n) => n.replace(/\s*\(collection\)$/, '').trim()), ['report.txt', 'old.csv', 'drafts'], 'newest first');
+  assert.deepEqual(names.map((n) => n.replace(/\s*\(folder\)$/, '').trim()), ['report.txt', 'old.csv', 'drafts'], 'newest first');
   const row = (name: string) => rows.filter({ has: page.getByTitle(name, { exact: true }) });
-  assert.match(await row('drafts').innerText(), /from Your files \/ cleanup/);
+  assert.match(await row('drafts').innerText(), /from My files \/ cleanup/);
   assert.match(await row('drafts').locator('td.col-size').innerText(), /^4\.9 KiB$/, 'a collection\'s size is what is in it');
   assert.match(await row('old.csv').locator('td.col-size').innerText(), /^8 bytes$/);
   assert.match(await row('old.csv').locator('td.col-trashed').innerText(), /^\d{4}-\d\d-\d\d \d\d:\d\d\s+deleted for good on \d{4}-\d\d-\d\d$/);
@@ -942,13 +942,13 @@ export async function runPublicScenario(t: TestContext, browser: Browser, d: Dep
   const opened = await visitor.goto(`${d.base}/api/public${base}`);
   assert.equal(opened?.status(), 200);
   await visitor.getByRole('heading', { level: 1, name: 'published' }).waitFor();
-  await visitor.getByText(`Collection published by ${d.user}`).waitFor();
+  await visitor.getByText(`Folder published by ${d.user}`).waitFor();
   const listed = visitor.locator('tbody tr');
   await listed.first().waitFor();
-  assert.deepEqual((await listed.locator('.entry-name').allInnerTexts()).map((n) => n.replace(/\s*\((collection|download)\)$/, '').trim()).sort(), ['casts', 'notes.txt', 'stations.csv']);
+  assert.deepEqual((await listed.locator('.entry-name').allInnerTexts()).map((n) => n.replace(/\s*\((folder|download)\)$/, '').trim()).sort(), ['casts', 'notes.txt', 'stations.csv']);
   assert.equal(await visitor.getByRole('link', { name: 'Download as ZIP' }).getAttribute('href'), `${d.base}/api/public${base}?download=zip`);
   await check(visitor, 'public-collection');
-  await visitor.getByRole('link', { name: 'casts (collection)' }).click();
+  await visitor.getByRole('link', { name: 'casts (folder)' }).click();
   await visitor.getByRole('heading', { level: 1, name: 'casts' }).waitFor();
   await visitor.getByRole('link', { name: 'cast-01.csv (download)' }).waitFor();
   await visitor.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link', { name: 'published' }).click();
@@ -972,7 +972,7 @@ export async function runPublicScenario(t: TestContext, browser: Browser, d: Dep
   assert.match(curl.headers.get('content-type') ?? '', /^application\/json/);
   await visitor.emulateMedia({ colorScheme: 'dark' });
   await visitor.goto(`${d.base}/api/public${base}`);
-  await visitor.getByRole('link', { name: 'casts (collection)' }).waitFor();
+  await visitor.getByRole('link', { name: 'casts (folder)' }).waitFor();
   await check(visitor, 'public-collection-dark');
   await visitor.emulateMedia({ colorScheme: 'light' });
 
@@ -1056,7 +1056,7 @@ export async function runReconnectScenario(t: TestContext, browser: Browser, d: 
   const reconnecting = page.getByText('Reconnecting…');
   await reconnecting.waitFor({ timeout: 20_000 });
   await rowLink('kept.csv').waitFor();
-  assert.equal(await page.getByText('This collection is empty').count(), 0, 'a folder never looks empty for want of the server');
+  assert.equal(await page.getByText('This folder is empty').count(), 0, 'a folder never looks empty for want of the server');
   const row = panel.locator('li.transfer').filter({ hasText: 'outage.bin' });
   await row.getByText('Waiting for the server…').waitFor({ timeout: 30_000 });
   assert.doesNotMatch(await row.innerText(), /left|\/s/, 'no rate and no time left while nothing moves');

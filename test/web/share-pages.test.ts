@@ -167,7 +167,7 @@ describe('the web app over HTTP, and share links opened in a browser', { timeout
       const zip = await readFile(await (await zipped).path());
       assert.equal(zip.subarray(0, 4).toString('latin1'), 'PK\x03\x04', 'a ZIP archive');
       assert.ok(zip.includes('survey/run-1/cast.csv'), 'of the whole collection');
-      await page.getByRole('link', { name: 'run-1 (collection)' }).click();
+      await page.getByRole('link', { name: 'run-1 (folder)' }).click();
       await page.getByRole('heading', { level: 1, name: 'run-1' }).waitFor();
       assert.equal(await page.getByRole('link', { name: 'Download as ZIP' }).getAttribute('href'), `${url}/run-1?download=zip`, 'a member collection\'s own archive');
       const download = page.waitForEvent('download');

@@ -13,26 +13,34 @@ export function esc(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** The stylesheet every page starts with (contrast of text on its background at least 4.5:1). */
+/**
+ * The stylesheet every page starts with (contrast of text on its background at least 4.5:1), light
+ * or dark as the browser prefers, in the web app's palette.
+ */
 export const PAGE_STYLE = `
-  :root { color-scheme: light; --ink: #1b2430; --muted: #556070; --line: #d5dbe3; --accent: #0b5cad; --accent-ink: #fff; --bad: #a4161a; }
+  :root { color-scheme: light dark; --ink: #1b2430; --muted: #556070; --line: #d5dbe3; --accent: #0b5cad; --accent-ink: #fff; --bad: #a4161a;
+          --bg: #eef2f6; --card: #fff; --soft: #f6f8fb; --field: #9aa5b4; --focus: #8ab8ea; --bad-bg: #fdecec; --warn-line: #d9a441; --warn-bg: #fff8e6; }
+  @media (prefers-color-scheme: dark) {
+    :root { --ink: #e6ebf1; --muted: #a9b4c2; --line: #334253; --accent: #7db7f5; --accent-ink: #0b1520; --bad: #ff9b9b;
+            --bg: #10161d; --card: #18212b; --soft: #1f2a36; --field: #6b7b8d; --focus: #4d8fd6; --bad-bg: #3a1a1c; --warn-line: #b8862a; --warn-bg: #33290f; }
+  }
   * { box-sizing: border-box; }
-  body { margin: 0; min-height: 100vh; display: flex; align-items: center; justify-content: center; background: #eef2f6;
+  body { margin: 0; min-height: 100vh; display: flex; align-items: center; justify-content: center; background: var(--bg);
          font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; color: var(--ink); }
-  main { width: min(420px, 100% - 32px); background: #fff; border: 1px solid var(--line); border-radius: 10px; padding: 32px 32px 24px;
+  main { width: min(420px, 100% - 32px); background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 32px 32px 24px;
          box-shadow: 0 8px 24px rgba(27, 36, 48, .08); }
   .brand { display: flex; align-items: center; gap: 10px; margin-bottom: 20px; font-weight: 600; letter-spacing: .02em; }
   .brand svg { flex: none; }
   h1 { font-size: 1.4rem; margin: 0 0 6px; }
   p { margin: 0 0 16px; color: var(--muted); }
   label { display: block; font-weight: 600; margin: 16px 0 6px; }
-  input[type=text], input[type=password] { width: 100%; padding: 10px 12px; font: inherit; border: 1px solid #9aa5b4; border-radius: 6px; }
-  input:focus, button:focus { outline: 3px solid #8ab8ea; outline-offset: 1px; }
+  input[type=text], input[type=password] { width: 100%; padding: 10px 12px; font: inherit; border: 1px solid var(--field); border-radius: 6px; background: var(--card); color: var(--ink); }
+  input:focus, button:focus { outline: 3px solid var(--focus); outline-offset: 1px; }
   .actions { display: flex; gap: 12px; margin-top: 24px; }
   button { font: inherit; font-weight: 600; padding: 10px 18px; border-radius: 6px; border: 1px solid var(--accent); cursor: pointer; }
   button.primary { background: var(--accent); color: var(--accent-ink); flex: 1; }
-  button.secondary { background: #fff; color: var(--accent); }
-  .error { border: 1px solid var(--bad); background: #fdecec; color: var(--bad); padding: 10px 12px; border-radius: 6px; margin: 0 0 8px; }
+  button.secondary { background: var(--card); color: var(--accent); }
+  .error { border: 1px solid var(--bad); background: var(--bad-bg); color: var(--bad); padding: 10px 12px; border-radius: 6px; margin: 0 0 8px; }
   ul.claims { margin: 0 0 8px; padding-left: 20px; }
   ul.claims li { margin: 6px 0; }
   footer { margin-top: 24px; padding-top: 16px; border-top: 1px solid var(--line); font-size: .875rem; color: var(--muted); }
@@ -77,7 +85,7 @@ const NOTICE_STYLE = `
   a { color: var(--accent); }
   a.button { display: inline-block; flex: 1; text-align: center; text-decoration: none; font-weight: 600; padding: 10px 18px;
              border-radius: 6px; border: 1px solid var(--accent); background: var(--accent); color: var(--accent-ink); }
-  a:focus, a.button:focus { outline: 3px solid #8ab8ea; outline-offset: 1px; }
+  a:focus, a.button:focus { outline: 3px solid var(--focus); outline-offset: 1px; }
 `;
 
 /** What a notice page says: a heading, paragraphs of plain text (escaped here), one link on, and a footer. */

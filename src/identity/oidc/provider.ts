@@ -1,6 +1,7 @@
 /**
  * The embedded OpenID Provider, on `oidc-provider` (OpenID-certified): discovery, JWKS with key
- * rotation, authorization with lading's own login and consent pages (`interactions.ts`), token,
+ * rotation, authorization with lading's own login and consent pages (`interactions.ts`; lading's
+ * own app is never asked for consent, the command line is), token,
  * userinfo, introspection and revocation endpoints, for the local accounts of `lading user add`.
  * Its state lives in the catalog (`provider-adapter.ts`), so any node can serve any step.
  * It registers two clients: lading's own relying party, which reaches it over HTTP like any
@@ -190,6 +191,25 @@ export class EmbeddedProvider {
         return { accountId: user.name, claims: async () => ({ sub: user.name, preferred_username: user.name }) };
       },
       interactions: { url: async (_ctx, interaction) => `${PROVIDER_MOUNT}/interaction/${interaction.uid}` },
+      // NOTE: lading's own app is part of the service the user signs in to: asking them to allow
+      // it to read their user name would ask them to consent to what they came for, in every new
+      // browser. Its grant covers what it asks for at once; any other client (the command line's
+      // device flow) still gets the consent page.
+      loadExistingGrant: async (ctx) => {
+        const { client, session } = ctx.oidc;
+        const grantId = ctx.oidc.result?.consent?.grantId ?? (client ? session?.grantIdFor(client.clientId) : undefined);
+        const existing = grantId ? await ctx.oidc.provider.Grant.find(grantId) : undefined;
+        if (!client || client.clientId !== o.clientId || !session?.accountId) return existing;
+        const grant = existing ?? new ctx.oidc.provider.Grant({ clientId: client.clientId, accountId: session.accountId });
+        grant.addOIDCScope([...ctx.oidc.requestParamOIDCScopes].join(' '));
+        grant.addOIDCClaims([...ctx.oidc.requestParamClaims]);
+        for (const [indicator, server] of Object.entries(ctx.oidc.resourceServers ?? {})) {
+          const scopes = [...ctx.oidc.requestParamScopes].filter((scope) => server.scopes.has(scope));
+          if (scopes.length > 0) grant.addResourceScope(indicator, scopes.join(' '));
+        }
+        await grant.save();
+        return grant;
+      },
       features: {
         devInteractions: { enabled: false },
         deviceFlow: { enabled: true, charset: 'base-20', mask: '****-****', ...deviceFlowPages },

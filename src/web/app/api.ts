@@ -106,8 +106,22 @@ export function registeredUrl(path: string): string {
   return `/api/registered${encodePath(path)}`;
 }
 
+// NOTE: the API's messages advise scripts ("Use force=true to overwrite it.", "(DELETE
+// /api/shares/<id>)"); a person in the app has buttons for that instead, so that advice goes.
+const API_ADVICE = [/\s*Use force=true[^.]*\./g, /\s*\((?:GET|PUT|POST|PATCH|DELETE) \/api\/[^)]*\)/g];
+
+/** An API message for people: without the advice meant for scripts. */
+export function forPeople(message: string): string {
+  return API_ADVICE.reduce((text, advice) => text.replace(advice, ''), message);
+}
+
 /** The message to show for any error. */
 export function describeError(err: unknown): string {
-  if (err instanceof ApiError) return err.title && err.status !== 0 ? `${err.title}: ${err.message}` : err.message;
+  if (err instanceof ApiError) return forPeople(err.title && err.status !== 0 ? `${err.title}: ${err.message}` : err.message);
   return err instanceof Error ? err.message : String(err);
+}
+
+/** The message for a name taken where a folder or file is created, renamed or moved. */
+export function nameTaken(name: string): string {
+  return `A folder or file named “${name}” already exists here. Choose another name.`;
 }

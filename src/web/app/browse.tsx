@@ -7,14 +7,14 @@
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { type SharedWithMe, canWrite, sharedWithMe, useAccess } from './access.ts';
-import { ApiError, api, baseName, describeError, join, parentOf, registeredUrl, request } from './api.ts';
+import { ApiError, api, baseName, describeError, join, nameTaken, parentOf, registeredUrl, request } from './api.ts';
 import { humanSize, shortDate } from './format.ts';
 import { browseHref, itemHref } from './router.ts';
 import { type Entry, type RecordFields, type Session, entryOf } from './types.ts';
 import { type Moved, type Transfer, BulkMoveCopyDialog, MoveCopyDialog, MovedNotice, bulkSummary } from './move-copy.tsx';
 import { ArchiveFrame, type RowSelection, SelectionBar, downloadArchive, useSelectionRules } from './selection.tsx';
 import { moveAllToTrash, moveToTrash, onTrashChange } from './trash.tsx';
-import { Breadcrumbs, Dialog, DownloadIcon, EntryMarks, Field, FileIcon, FolderIcon, InfoIcon, MoreIcon, Notice, withQuery } from './ui.tsx';
+import { Breadcrumbs, Dialog, DownloadIcon, EntryMarks, Field, FileIcon, FolderIcon, InfoIcon, MoreIcon, NameField, Notice, homeUserOf, nameError, placeName, withQuery } from './ui.tsx';
 import { type ConflictChoice, type Picked, type Planned, droppedFiles, freeName, pickedFiles, uploads } from './uploads.ts';
 
 type SortKey = 'name' | 'size' | 'modified' | 'owner';
@@ -129,7 +129,7 @@ export function EntryTable(props: { entries: Entry[]; caption: string; empty: st
           {filter ? `${shown.length.toLocaleString('en-US')} of ${props.entries.length.toLocaleString('en-US')} entries` : `${props.entries.length.toLocaleString('en-US')} ${props.entries.length === 1 ? 'entry' : 'entries'}`}
         </span>
       </div>
-      <div class="table-scroll" ref={scroller} onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)} onKeyDown={keys} tabIndex={-1}>
+      <div class={`table-scroll${windowed ? ' windowed' : ''}`} ref={scroller} onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)} onKeyDown={keys} tabIndex={-1}>
         <table aria-rowcount={shown.length + 1}>
           <caption class="visually-hidden">{props.caption}</caption>
           <thead>
@@ -216,7 +216,7 @@ function EntryRow(props: { entry: Entry; index: number; transfers: RowTransfers 
         <span class="name-cell">
           <a href={collection ? browseHref(e.path) : itemHref(e.path)} class="entry-name" title={e.name}>
             {collection ? <FolderIcon /> : <FileIcon />}<span>{e.name}</span>
-            {collection && <span class="visually-hidden"> (collection)</span>}
+            {collection && <span class="visually-hidden"> (folder)</span>}
           </a>
           {e.marks && <EntryMarks marks={e.marks} />}
         </span>
@@ -293,7 +293,7 @@ function DropConflictDialog(props: { entry: Entry; into: string; onClose: () => 
     <Dialog title={`${entry.name} is already there`} onClose={props.onClose} describedBy="drop-conflict-text">
       {entry.kind === 'dataobject' ? (
         <>
-          <p id="drop-conflict-text"><strong class="break">{entry.name}</strong> already exists in <strong class="break">{where}</strong>. Replace it with the data object you moved?</p>
+          <p id="drop-conflict-text"><strong class="break">{entry.name}</strong> already exists in <strong class="break">{where}</strong>. Replace it with the file you moved?</p>
           <div class="actions">
             <button type="button" class="primary" onClick={props.onReplace}>Replace</button>
             <button type="button" class="secondary" onClick={props.onClose}>Cancel</button>
@@ -301,7 +301,7 @@ function DropConflictDialog(props: { entry: Entry; into: string; onClose: () => 
         </>
       ) : (
         <>
-          <p id="drop-conflict-text">A collection or data object named <strong class="break">{entry.name}</strong> already exists in <strong class="break">{where}</strong>. Rename one of them, or use Move to… to give it a new name.</p>
+          <p id="drop-conflict-text">A folder or file named <strong class="break">{entry.name}</strong> already exists in <strong class="break">{where}</strong>. Rename one of them, or use Move to… to give it a new name.</p>
           <div class="actions"><button type="button" class="primary" onClick={props.onClose}>OK</button></div>
         </>
       )}
@@ -309,29 +309,30 @@ function DropConflictDialog(props: { entry: Entry; into: string; onClose: () => 
   );
 }
 
-function NewCollectionDialog(props: { parent: string; onClose: (created: boolean) => void }) {
+function NewFolderDialog(props: { parent: string; onClose: (created: boolean) => void }) {
   const [name, setName] = useState('');
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
   const submit = async (e: Event) => {
     e.preventDefault();
+    if (nameError(name)) return;
     setBusy(true);
     setError('');
     try {
       await api('POST', '/api/registered', { json: { path: join(props.parent, name.trim()) } });
       props.onClose(true);
     } catch (err) {
-      setError(describeError(err));
+      setError(err instanceof ApiError && err.status === 409 ? nameTaken(name.trim()) : describeError(err));
       setBusy(false);
     }
   };
   return (
-    <Dialog title="New collection" onClose={() => props.onClose(false)}>
+    <Dialog title="New folder" onClose={() => props.onClose(false)}>
       <form onSubmit={submit}>
         {error && <Notice kind="error">{error}</Notice>}
-        <Field id="new-collection" label="Name" value={name} onInput={setName} required autoFocus />
+        <NameField id="new-folder" label="Name" value={name} onInput={setName} autoFocus />
         <div class="actions">
-          <button type="submit" class="primary" disabled={busy || !name.trim()}>Create</button>
+          <button type="submit" class="primary" disabled={busy || !name.trim() || nameError(name) !== ''}>Create</button>
           <button type="button" class="secondary" onClick={() => props.onClose(false)}>Cancel</button>
         </div>
       </form>
@@ -499,13 +500,13 @@ export function BrowsePage(props: { session: Session; path: string }) {
       onDragLeave={(e) => { if (e.currentTarget === e.target) setDragging(false); }}
       onDrop={async (e) => { if (!writable || e.dataTransfer?.types.includes(ENTRY_DRAG)) return; e.preventDefault(); setDragging(false); if (e.dataTransfer) await start(await droppedFiles(e.dataTransfer)); }}
     >
-      <Breadcrumbs path={path} href={browseHref} home={props.session.home} shared={access?.sharedRoot?.path} />
+      <Breadcrumbs path={path} href={browseHref} home={props.session.home} shared={access?.sharedRoot?.path} sharedBy={access?.sharedRoot ? homeUserOf(access.sharedRoot.path) : null} />
       <div class="page-head">
-        <h1 id="page-title" class="break">{path === props.session.home ? 'Your files' : name}</h1>
+        <h1 id="page-title" class="break">{path === props.session.home ? 'My files' : name}</h1>
         <div class="toolbar">
           <a class="button secondary" href={itemHref(path)}>Details</a>
           {writable && <>
-            <button type="button" class="secondary" onClick={() => setCreating(true)}>New collection</button>
+            <button type="button" class="secondary" onClick={() => setCreating(true)}>New folder</button>
             <label class="button secondary file-button">
               Upload files
               <input type="file" multiple class="visually-hidden" onChange={(e) => { const input = e.currentTarget; void start(pickedFiles(input)).finally(() => { input.value = ''; }); }} />
@@ -539,7 +540,7 @@ export function BrowsePage(props: { session: Session; path: string }) {
         ? !reconnecting && <p class="loading" role="status">Loading…</p>
         : <EntryTable
             selection={{ selected, set: setSelected }}
-            entries={entries} caption={`Contents of ${path}`} empty={writable ? 'This collection is empty. Upload files or create a collection.' : 'This collection is empty.'}
+            entries={entries} caption={`Contents of ${path === props.session.home ? 'My files' : name}`} empty={writable ? 'This folder is empty. Upload files or create a folder.' : 'This folder is empty.'}
             transfers={{
               move: writable, onTransfer: (entry, mode) => setTransfer({ entry, mode }), onDropMove: (entry, into) => void dropMove(entry, into),
               // NOTE: trashing needs own; with write or read access only, it is not offered.
@@ -569,7 +570,7 @@ export function BrowsePage(props: { session: Session; path: string }) {
           onReplace={() => { const { entry, into } = dropConflict; setDropConflict(null); void dropMove(entry, into, true); }}
         />
       )}
-      {creating && <NewCollectionDialog parent={path} onClose={(created) => { setCreating(false); if (created) reload(); }} />}
+      {creating && <NewFolderDialog parent={path} onClose={(created) => { setCreating(false); if (created) reload(); }} />}
       {conflicts && (
         <ConflictDialog
           conflicts={conflicts.conflicts}
@@ -604,9 +605,9 @@ function SharedTable(props: { entries: Entry[]; transfers: RowTransfers }) {
                   <td class="col-name">
                     <a href={collection ? browseHref(e.path) : itemHref(e.path)} class="entry-name" title={e.name}>
                       {collection ? <FolderIcon /> : <FileIcon />}<span>{e.name}</span>
-                      {collection && <span class="visually-hidden"> (collection)</span>}
+                      {collection && <span class="visually-hidden"> (folder)</span>}
                     </a>
-                    <span class="entry-path" title={e.path}>in {parentOf(e.path)}</span>
+                    <span class="entry-path" title={placeName(parentOf(e.path))}>in {placeName(parentOf(e.path))}</span>
                   </td>
                   <td class="col-owner" title={e.owner ?? undefined}>{e.owner ?? ''}</td>
                   <td class="col-level">{e.access ?? ''}</td>
@@ -636,7 +637,7 @@ export function SharedPage(props: { session: Session }) {
   return (
     <section class="page" aria-labelledby="page-title">
       <div class="page-head"><h1 id="page-title">Shared with me</h1></div>
-      <p class="hint">Collections and data objects other users gave you, or one of your groups, access to.</p>
+      <p class="hint">Folders and files other users gave you, or one of your groups, access to.</p>
       {error && <Notice kind="error">{error}</Notice>}
       {shared === null && <p class="loading" role="status">Loading…</p>}
       {shared && shared.truncated && <Notice kind="info">More is shared with you than can be listed: these are the first {shared.entries.length.toLocaleString('en-US')} by path.</Notice>}

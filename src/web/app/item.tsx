@@ -6,14 +6,14 @@
  */
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { LEVEL_TEXT, canOwn, canWrite, sharedWithMe, useAccess } from './access.ts';
-import { ApiError, api, baseName, describeError, encodePath, parentOf, registeredUrl } from './api.ts';
+import { ApiError, api, baseName, describeError, encodePath, nameTaken, parentOf, registeredUrl } from './api.ts';
 import { humanSize, shortDate } from './format.ts';
 import { browseHref, itemHref } from './router.ts';
 import type { AclList, Avu, CreatedShare, Entry, Publication, RecordFields, Session, ShareLink } from './types.ts';
 import { entryOf } from './types.ts';
 import { type Moved, type Transfer, MoveCopyDialog, MovedNotice } from './move-copy.tsx';
 import { moveToTrash } from './trash.tsx';
-import { ArchiveLinks, Breadcrumbs, CopyButton, Dialog, Field, Notice } from './ui.tsx';
+import { ArchiveLinks, Breadcrumbs, CopyButton, Dialog, Field, NameField, Notice, homeUserOf, nameError, whereName } from './ui.tsx';
 
 /** The entity at `path`, with its details. */
 async function statEntry(path: string): Promise<Entry> {
@@ -53,22 +53,23 @@ function RenameDialog(props: { entry: Entry; onClose: () => void }) {
   const [error, setError] = useState('');
   const submit = async (e: Event) => {
     e.preventDefault();
+    if (nameError(name)) return;
     try {
       await api('PATCH', registeredUrl(props.entry.path), { json: { newname: name.trim() } });
       const parent = parentOf(props.entry.path);
       location.hash = itemHref(parent === '/' ? `/${name.trim()}` : `${parent}/${name.trim()}`);
       props.onClose();
     } catch (err) {
-      setError(describeError(err));
+      setError(err instanceof ApiError && err.status === 409 ? nameTaken(name.trim()) : describeError(err));
     }
   };
   return (
-    <Dialog title={`Rename ${props.entry.kind === 'collection' ? 'collection' : 'data object'}`} onClose={props.onClose}>
+    <Dialog title={`Rename ${props.entry.kind === 'collection' ? 'folder' : 'file'}`} onClose={props.onClose}>
       <form onSubmit={submit}>
         {error && <Notice kind="error">{error}</Notice>}
-        <Field id="rename" label="New name" value={name} onInput={setName} required autoFocus />
+        <NameField id="rename" label="New name" value={name} onInput={setName} autoFocus />
         <div class="actions">
-          <button type="submit" class="primary" disabled={!name.trim() || name.trim() === props.entry.name}>Rename</button>
+          <button type="submit" class="primary" disabled={!name.trim() || name.trim() === props.entry.name || nameError(name) !== ''}>Rename</button>
           <button type="button" class="secondary" onClick={props.onClose}>Cancel</button>
         </div>
       </form>
@@ -106,13 +107,13 @@ function MetadataSection(props: { path: string; editable: boolean }) {
       {problem && <Notice kind="error" onClose={() => setProblem('')}>{problem}</Notice>}
       {value && value.length === 0 && <p class="hint">No metadata yet.</p>}
       {value && value.length > 0 && (
-        <table class="plain">
+        <table class="plain meta">
           <caption class="visually-hidden">Metadata</caption>
           <thead><tr><th scope="col">Attribute</th><th scope="col">Value</th><th scope="col">Unit</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
           <tbody>
             {value.map((avu) => (
               <tr key={`${avu.attribute}\u0000${avu.value}\u0000${avu.unit ?? ''}`}>
-                <td class="break">{avu.attribute}</td><td class="break">{avu.value}</td><td>{avu.unit ?? ''}</td>
+                <td class="break meta-attribute">{avu.attribute}</td><td class="break meta-value">{avu.value}</td><td class="meta-unit">{avu.unit ?? ''}</td>
                 <td>{/^(PID|EUDAT\/)/i.test(avu.attribute) ? <span class="hint">set by the rules</span>
                   : props.editable && <button type="button" class="link" onClick={() => remove(avu)} aria-label={`Remove ${avu.attribute}`}>Remove</button>}</td>
               </tr>
@@ -130,7 +131,7 @@ function MetadataSection(props: { path: string; editable: boolean }) {
   );
 }
 
-function AccessSection(props: { path: string }) {
+function AccessSection(props: { path: string; home: string }) {
   const { value, error, reload } = useLoad(() => api<AclList>('GET', `/api/acl${encodePath(props.path)}`), [props.path]);
   const [principal, setPrincipal] = useState('');
   const [level, setLevel] = useState<'read' | 'write' | 'own'>('read');
@@ -154,7 +155,7 @@ function AccessSection(props: { path: string }) {
   return (
     <section class="card" aria-labelledby="access-title">
       <h2 id="access-title">Who has access</h2>
-      {error && (forbidden(error) ? <p class="hint">Only the owners of this entity see and change who has access.</p> : <Notice kind="error">{describeError(error)}</Notice>)}
+      {error && (forbidden(error) ? <p class="hint">Only the owners of this see and change who has access.</p> : <Notice kind="error">{describeError(error)}</Notice>)}
       {problem && <Notice kind="error" onClose={() => setProblem('')}>{problem}</Notice>}
       {value && (
         <>
@@ -167,7 +168,7 @@ function AccessSection(props: { path: string }) {
             ))}
             {value.inherited.map((e) => (
               <li key={`inh-${e.principal}-${e.from}`}>
-                <span><strong>{e.principal}</strong> can {e.level}, <span class="hint">from <a href={itemHref(e.from ?? '/')}>{e.from}</a></span></span>
+                <span><strong>{e.principal}</strong> can {e.level}, <span class="hint">from <a href={itemHref(e.from ?? '/')}>{whereName(e.from ?? '/', props.home)}</a></span></span>
               </li>
             ))}
           </ul>
@@ -235,6 +236,64 @@ function PublishSection(props: { path: string; collection: boolean; name: string
   );
 }
 
+/** What the days of an expiry field give the API: `expires_in` seconds, or null for no expiry (an empty field). */
+function secondsOf(days: string): number | null {
+  return days.trim() ? Math.max(1, Math.round(Number(days) * 86400)) : null;
+}
+
+/** Days from now until `at`, rounded up to a tenth, as an expiry field shows them; '' for none. */
+function daysUntil(at: string | null): string {
+  if (!at) return '';
+  const days = (Date.parse(at) - Date.now()) / 86400_000;
+  return days <= 0 ? '' : String(Math.ceil(days * 10) / 10);
+}
+
+/** How a link is named to people and to screen readers. */
+function linkName(l: ShareLink): string {
+  return `the ${l.kind === 'upload' ? 'drop box' : 'read link'} created ${shortDate(l.created_at)}`;
+}
+
+/**
+ * Changes a link's expiry and use limit (the link itself stays the same, so whoever has it
+ * keeps it). Uses taken so far count against the new limit.
+ */
+function EditShareDialog(props: { link: ShareLink; onClose: (changed: boolean) => void }) {
+  const { link } = props;
+  const [days, setDays] = useState(daysUntil(link.expires_at));
+  const [maxUses, setMaxUses] = useState(link.max_uses === null ? '' : String(link.max_uses));
+  const [error, setError] = useState('');
+  const [busy, setBusy] = useState(false);
+  const save = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError('');
+    try {
+      const seconds = secondsOf(days);
+      await api('PATCH', `/api/shares/${encodeURIComponent(link.id)}`, {
+        json: { ...(seconds === null ? { expires_at: null } : { expires_in: seconds }), max_uses: maxUses.trim() ? Number(maxUses) : null },
+      });
+      props.onClose(true);
+    } catch (err) {
+      setError(describeError(err));
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog title={`Change ${link.kind === 'upload' ? 'drop box' : 'read link'}`} onClose={() => props.onClose(false)} describedBy="edit-share-text">
+      <form onSubmit={save}>
+        <p id="edit-share-text" class="hint">Whoever has the link keeps it; it works under these limits from now on. Used {link.uses} {link.uses === 1 ? 'time' : 'times'} so far.</p>
+        {error && <Notice kind="error">{error}</Notice>}
+        <Field id="edit-share-days" label="Expires after (days from now)" value={days} onInput={setDays} type="number" min="0" step="any" hint="Empty: never." />
+        <Field id="edit-share-uses" label="Uses in all" value={maxUses} onInput={setMaxUses} type="number" min="1" hint={`Empty: no limit. Uses so far count: ${link.uses}.`} />
+        <div class="actions">
+          <button type="submit" class="primary" disabled={busy}>Save</button>
+          <button type="button" class="secondary" onClick={() => props.onClose(false)}>Cancel</button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
 function SharesSection(props: { entry: Entry }) {
   const path = props.entry.path;
   const { value, error, reload } = useLoad(() => api<ShareLink[]>('GET', `/api/shares?path=${encodeURIComponent(path)}`), [path]);
@@ -242,39 +301,49 @@ function SharesSection(props: { entry: Entry }) {
   const [days, setDays] = useState('7');
   const [maxUses, setMaxUses] = useState('');
   const [password, setPassword] = useState('');
-  const [created, setCreated] = useState<CreatedShare | null>(null);
+  const [created, setCreated] = useState<{ share: CreatedShare; body: Record<string, unknown> } | null>(null);
+  const [editing, setEditing] = useState<ShareLink | null>(null);
   const [problem, setProblem] = useState('');
-  const create = async (e: Event) => {
-    e.preventDefault();
+  const send = async (body: Record<string, unknown>) => {
     setProblem('');
     try {
-      const body: Record<string, unknown> = { path, kind };
-      if (days.trim()) body.expires_in = Math.round(Number(days) * 86400);
-      if (maxUses.trim()) body.max_uses = Number(maxUses);
-      if (password) body.password = password;
-      setCreated(await api<CreatedShare>('POST', '/api/shares', { json: body }));
+      setCreated({ share: await api<CreatedShare>('POST', '/api/shares', { json: body }), body });
       setPassword('');
       reload();
     } catch (err) { setProblem(describeError(err)); }
+  };
+  const create = async (e: Event) => {
+    e.preventDefault();
+    const body: Record<string, unknown> = { path, kind };
+    const seconds = secondsOf(days);
+    if (seconds !== null) body.expires_in = seconds;
+    if (maxUses.trim()) body.max_uses = Number(maxUses);
+    if (password) body.password = password;
+    await send(body);
   };
   const revoke = async (link: ShareLink) => {
     setProblem('');
     try {
       await api('DELETE', `/api/shares/${encodeURIComponent(link.id)}`);
-      if (created?.id === link.id) setCreated(null);
+      if (created?.share.id === link.id) setCreated(null);
       reload();
     } catch (err) { setProblem(describeError(err)); }
   };
+  const what = (k: string) => (k === 'upload' ? 'drop box' : 'share link');
   return (
     <section class="card" aria-labelledby="shares-title">
       <h2 id="shares-title">Share links</h2>
-      {error && (forbidden(error) ? <p class="hint">Only the owners of this entity create and see its share links.</p> : <Notice kind="error">{describeError(error)}</Notice>)}
+      {error && (forbidden(error) ? <p class="hint">Only the owners of this create and see its share links.</p> : <Notice kind="error">{describeError(error)}</Notice>)}
       {problem && <Notice kind="error" onClose={() => setProblem('')}>{problem}</Notice>}
       {created && (
         <Notice kind="success" onClose={() => setCreated(null)}>
-          <p>New {created.kind === 'upload' ? 'drop box' : 'share link'} — copy it now, it is shown only once:</p>
-          <p class="link-box"><code id="new-link">{created.url}</code></p>
-          <CopyButton text={created.url} label="Copy link" />
+          <p><strong>New {what(created.share.kind)}.</strong> Copy it now: it is shown only this once. lading keeps only a fingerprint of it, so nobody can show it again — if it gets lost, revoke it and create another.</p>
+          <p class="link-box"><code id="new-link">{created.share.url}</code></p>
+          <div class="toolbar">
+            <CopyButton text={created.share.url} label="Copy link" />
+            {/* NOTE: another link with the same settings (and password), for when this one was not copied in time. */}
+            <button type="button" class="secondary small" onClick={() => void send(created.body)}>Create another</button>
+          </div>
         </Notice>
       )}
       {value && (
@@ -290,13 +359,17 @@ function SharesSection(props: { entry: Entry }) {
                     {l.password ? ' · password' : ''}
                     <span class="hint"> · created {shortDate(l.created_at)} by {l.creator}</span>
                   </span>
-                  <button type="button" class="link" onClick={() => revoke(l)} aria-label={`Revoke the ${l.kind === 'upload' ? 'drop box' : 'read link'} created ${shortDate(l.created_at)}`}>Revoke</button>
+                  <span class="link-actions">
+                    <button type="button" class="link" onClick={() => setEditing(l)} aria-label={`Change ${linkName(l)}`}>Change</button>
+                    <button type="button" class="link" onClick={() => revoke(l)} aria-label={`Revoke ${linkName(l)}`}>Revoke</button>
+                  </span>
                 </li>
               ))}
             </ul>
           )}
+          <p class="hint">A link is shown once, when it is made; afterwards its expiry and uses can be changed, and it can be revoked.</p>
           <form class="inline-form" onSubmit={create}>
-            <div class="field">
+            <div class="field share-kind">
               <label for="share-kind">Kind</label>
               <select id="share-kind" value={kind} onChange={(e) => setKind(e.currentTarget.value as 'read' | 'upload')}>
                 <option value="read">Read link (download{props.entry.kind === 'collection' ? ' and list' : ''})</option>
@@ -310,6 +383,7 @@ function SharesSection(props: { entry: Entry }) {
           </form>
         </>
       )}
+      {editing && <EditShareDialog link={editing} onClose={(changed) => { setEditing(null); if (changed) reload(); }} />}
     </section>
   );
 }
@@ -323,7 +397,9 @@ export function ItemPage(props: { session: Session; path: string }) {
   const [moved, setMoved] = useState<{ at: string; moved: Moved } | null>(null);
   const [trashError, setTrashError] = useState('');
   useEffect(() => { reload(); }, [props.path]);
-  const kind = entry?.kind === 'collection' ? 'Collection' : 'Data object';
+  // NOTE: people's words first; the API's name follows, for whoever scripts against it.
+  const kind = entry?.kind === 'collection' ? 'Folder' : 'File';
+  const apiKind = entry?.kind === 'collection' ? 'a collection' : 'a data object';
   const level = access?.level ?? null;
   const shared = access?.sharedRoot ?? null;
   // NOTE: the zone's top collections and the homes are never trashed (the API refuses them).
@@ -339,7 +415,7 @@ export function ItemPage(props: { session: Session; path: string }) {
   };
   return (
     <section class="page item" aria-labelledby="page-title">
-      <Breadcrumbs path={props.path} href={browseHref} home={props.session.home} shared={shared?.path} />
+      <Breadcrumbs path={props.path} href={browseHref} home={props.session.home} shared={shared?.path} sharedBy={shared ? homeUserOf(shared.path) : null} />
       {error && <Notice kind="error">{describeError(error)}</Notice>}
       {(!entry || !access) && !error && <p class="loading" role="status">Loading…</p>}
       {entry && access && (
@@ -347,7 +423,7 @@ export function ItemPage(props: { session: Session; path: string }) {
           <div class="page-head">
             <div>
               <h1 id="page-title" class="break">{entry.name}</h1>
-              <p class="kind">{kind}</p>
+              <p class="kind">{kind} <span class="api-term">({apiKind} in the API)</span></p>
             </div>
             <div class="toolbar">
               {entry.kind === 'dataobject'
@@ -382,17 +458,17 @@ export function ItemPage(props: { session: Session; path: string }) {
               </dd>
               {entry.modified && <><dt>Modified</dt><dd>{shortDate(entry.modified)}</dd></>}
               {entry.owner && <><dt>Owner</dt><dd>{entry.owner}</dd></>}
-              <dt>Path</dt><dd class="break"><code>{entry.path}</code></dd>
+              <dt>Path in the API</dt><dd class="break"><code>{entry.path}</code></dd>
               {shared && <><dt>Your access</dt><dd id="your-access">{LEVEL_TEXT[shared.access ?? 'read']}{shared.path !== entry.path && <span class="hint">, from <a href={itemHref(shared.path)}>{shared.name}</a></span>}</dd></>}
             </dl>
           </section>
           {canOwn(level) ? (
             <>
               <SharesSection entry={entry} />
-              <AccessSection path={entry.path} />
+              <AccessSection path={entry.path} home={props.session.home} />
               <PublishSection path={entry.path} collection={entry.kind === 'collection'} name={entry.name} />
             </>
-          ) : <p class="hint">Only the owners of this {entry.kind === 'collection' ? 'collection' : 'data object'} create share links for it, see and change who has access, and publish it.</p>}
+          ) : <p class="hint">Only the owners of this {entry.kind === 'collection' ? 'folder' : 'file'} create share links for it, see and change who has access, and publish it.</p>}
           <MetadataSection path={entry.path} editable={canWrite(level)} />
           {renaming && <RenameDialog entry={entry} onClose={() => setRenaming(false)} />}
           {transfer && (

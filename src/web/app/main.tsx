@@ -53,7 +53,7 @@ const NAV: { page: Route['page']; href: string; label: string }[] = [
 
 function titleOf(route: Route, session: Session): string {
   switch (route.page) {
-    case 'browse': return route.path && route.path !== session.home ? route.path.split('/').at(-1)! : 'Your files';
+    case 'browse': return route.path && route.path !== session.home ? route.path.split('/').at(-1)! : 'My files';
     case 'item': return route.path.split('/').at(-1)!;
     case 'shared': return 'Shared with me';
     case 'transfers': return 'Transfers';
@@ -137,7 +137,13 @@ function App() {
       setSession(null);
       setMessage('Your session has ended. Sign in again to continue.');
     });
-    api<Session>('GET', '/auth/session').then((s) => {
+    // NOTE: `optional`: signed out is an answer (200), not a refusal the console logs as an error.
+    api<Session | { signed_in: false }>('GET', '/auth/session?optional=true').then((s) => {
+      if (!('user' in s)) {
+        setMessage('');
+        setSession(null);
+        return;
+      }
       setCsrfToken(s.csrf_token);
       setSession(s);
       const back = sessionStorage.getItem(RETURN_KEY);

@@ -10,16 +10,17 @@ import { ApiError, api, baseName, describeError, join, parentOf, registeredUrl }
 import { listEntries } from './browse.tsx';
 import { browseHref } from './router.ts';
 import type { Entry } from './types.ts';
-import { Dialog, Field, FolderIcon, Notice } from './ui.tsx';
+import { Dialog, Field, FolderIcon, Notice, nameError, whereName } from './ui.tsx';
+import { NAME_RULE_TEXT } from '../../core/name-rule.ts';
 
 export type Transfer = 'move' | 'copy';
 
 /** What a move or copy did: the entity's new path and the collection it went into. */
 export interface Moved { mode: Transfer; name: string; target: string; into: string }
 
-/** The name to show for a collection: "Your files" for the home. */
+/** The name to show for a folder: "My files" for the home. */
 function shownName(path: string, home: string): string {
-  return path === home ? 'Your files' : baseName(path) || '/';
+  return path === home ? 'My files' : baseName(path) || '/';
 }
 
 /**
@@ -44,7 +45,7 @@ export function MoveCopyDialog(props: { entry: Pick<Entry, 'name' | 'path' | 'ki
   const finalName = name.trim() || entry.name;
   const target = join(at, finalName);
   const verb = mode === 'move' ? 'Move' : 'Copy';
-  const what = entry.kind === 'collection' ? 'collection' : 'data object';
+  const what = entry.kind === 'collection' ? 'folder' : 'file';
   // NOTE: moving to where it is, under the same name, would change nothing.
   const same = target === entry.path;
   const inside = entry.kind === 'collection' && (at === entry.path || at.startsWith(`${entry.path}/`));
@@ -68,22 +69,22 @@ export function MoveCopyDialog(props: { entry: Pick<Entry, 'name' | 'path' | 'ki
   return (
     <Dialog title={`${verb} ${entry.name}`} onClose={props.onClose} describedBy="move-copy-text">
       <form onSubmit={submit} class="move-copy">
-        <p id="move-copy-text" class="hint">Choose the collection to {mode} this {what} into: open a collection below, or go up.</p>
+        <p id="move-copy-text" class="hint">Choose the folder to {mode} this {what} into: open a folder below, or go up.</p>
         <CollectionPicker at={at} onGo={setAt} home={home} mode={mode} moving={[entry.path]} />
-        <Field id="move-copy-name" label="New name (optional)" value={name} onInput={setName} hint={`Empty: it keeps its name, ${entry.name}.`} />
-        {inside && <p class="error-text">A collection cannot go into itself: choose another collection.</p>}
-        {same && <p class="hint">It is here already: open another collection, or give it a new name.</p>}
+        <Field id="move-copy-name" label="New name (optional)" value={name} onInput={setName} hint={`Empty: it keeps its name, ${entry.name}. ${NAME_RULE_TEXT}`} error={nameError(name)} />
+        {inside && <p class="error-text">A folder cannot go into itself: choose another folder.</p>}
+        {same && <p class="hint">It is here already: open another folder, or give it a new name.</p>}
         {conflict && (entry.kind === 'dataobject' ? (
           <Notice kind="error">
-            <p><strong class="break">{finalName}</strong> already exists in {shownName(at, home)}. Replace it with this data object, or choose another name?</p>
+            <p><strong class="break">{finalName}</strong> already exists in {shownName(at, home)}. Replace it with this file, or choose another name?</p>
             <div class="actions"><button type="button" class="primary" ref={replace} onClick={() => void send(true)} disabled={busy}>Replace</button></div>
           </Notice>
         ) : (
-          <Notice kind="error">A collection or data object named <strong class="break">{finalName}</strong> already exists in {shownName(at, home)}: choose another name or another collection.</Notice>
+          <Notice kind="error">A folder or file named <strong class="break">{finalName}</strong> already exists in {shownName(at, home)}: choose another name or another folder.</Notice>
         ))}
         {error && <Notice kind="error">{error}</Notice>}
         <div class="actions">
-          <button type="submit" class="primary" disabled={busy || same || inside || conflict}>{verb} here</button>
+          <button type="submit" class="primary" disabled={busy || same || inside || conflict || nameError(name) !== ''}>{verb} here</button>
           <button type="button" class="secondary" onClick={props.onClose}>Cancel</button>
         </div>
       </form>
@@ -102,8 +103,8 @@ export function MovedNotice(props: { moved: Moved; home: string; onClose: () => 
 }
 
 /**
- * The collection picker of the move and copy dialogs: where it is (`at`), Up, and the
- * collections in there to open; the ones being moved or copied (`moving`) cannot be opened.
+ * The folder picker of the move and copy dialogs: where it is (`at`), Up, and the
+ * folders (collections) in there to open; the ones being moved or copied (`moving`) cannot be opened.
  */
 function CollectionPicker(props: { at: string; onGo: (path: string) => void; home: string; mode: Transfer; moving: readonly string[] }) {
   const { at, home, mode } = props;
@@ -128,7 +129,7 @@ function CollectionPicker(props: { at: string; onGo: (path: string) => void; hom
     <div class="picker">
       <div class="picker-head">
         <p class="picker-here" ref={here} tabIndex={-1} aria-live="polite">
-          <FolderIcon /><span class="break"><span class="visually-hidden">Into </span><strong>{shownName(at, home)}</strong> <span class="picker-path">{at}</span></span>
+          <FolderIcon /><span class="break"><span class="visually-hidden">Into </span><strong>{shownName(at, home)}</strong> {at !== home && <span class="picker-path">{whereName(parentOf(at), home)}</span>}</span>
         </p>
         <button type="button" class="secondary small" disabled={at.split('/').filter(Boolean).length <= 1} onClick={() => go(parentOf(at))} aria-label={`Up to ${shownName(parentOf(at), home)}`}>
           <span aria-hidden="true">↑</span> Up
@@ -136,9 +137,9 @@ function CollectionPicker(props: { at: string; onGo: (path: string) => void; hom
       </div>
       {listError && <p class="error-text picker-note">{listError}</p>}
       {children === null && <p class="hint picker-note" role="status">Loading…</p>}
-      {children && children.length === 0 && !listError && <p class="hint picker-note">No collections in here.</p>}
+      {children && children.length === 0 && !listError && <p class="hint picker-note">No folders in here.</p>}
       {children && children.length > 0 && (
-        <ul class="picker-list" aria-label={`Collections in ${shownName(at, home)}`}>
+        <ul class="picker-list" aria-label={`Folders in ${shownName(at, home)}`}>
           {children.map((c) => {
             const self = props.moving.includes(c.path);
             return (
@@ -201,10 +202,10 @@ export function BulkMoveCopyDialog(props: { entries: readonly Pick<Entry, 'name'
   return (
     <Dialog title={`${verb} ${count}`} onClose={props.onClose} describedBy="bulk-move-copy-text">
       <form onSubmit={(e) => void send(e)} class="move-copy">
-        <p id="bulk-move-copy-text" class="hint">Choose the collection to {mode} the {count} into: open a collection below, or go up. A name taken there is not replaced.</p>
+        <p id="bulk-move-copy-text" class="hint">Choose the folder to {mode} the {count} into: open a folder below, or go up. A name taken there is not replaced.</p>
         <CollectionPicker at={at} onGo={setAt} home={home} mode={mode} moving={paths} />
-        {inside && <p class="error-text">{inside.name} cannot go into itself: choose another collection.</p>}
-        {same && <p class="hint">They are here already: open another collection.</p>}
+        {inside && <p class="error-text">{inside.name} cannot go into itself: choose another folder.</p>}
+        {same && <p class="hint">They are here already: open another folder.</p>}
         {busy && <p class="hint" role="status">{verb === 'Move' ? 'Moving' : 'Copying'} {progress} of {entries.length}…</p>}
         <div class="actions">
           <button type="submit" class="primary" disabled={busy || same || inside !== undefined}>{verb} here</button>

@@ -152,7 +152,7 @@ function CollectionView(props: { entry: SharedMember; root: string; url: string;
       <div class="toolbar share-downloads"><ArchiveLinks link={props.entry.link} name={title} /></div>
       {error && <Notice kind="error">{error}</Notice>}
       {!members && !error && <p role="status">Loading…</p>}
-      {members && members.length === 0 && <p class="hint">This collection is empty.</p>}
+      {members && members.length === 0 && <p class="hint">This folder is empty.</p>}
       {members && members.length > 0 && (
         <table class="plain listing">
           <caption class="visually-hidden">Contents of {title}</caption>
@@ -162,7 +162,7 @@ function CollectionView(props: { entry: SharedMember; root: string; url: string;
               <tr key={m.path}>
                 <td class="col-name">
                   {m.kind === 'collection'
-                    ? <a href={m.link} class="entry-name"><FolderIcon /><span>{m.name}</span><span class="visually-hidden"> (collection)</span></a>
+                    ? <a href={m.link} class="entry-name"><FolderIcon /><span>{m.name}</span><span class="visually-hidden"> (folder)</span></a>
                     : <a href={download(m.link)} class="entry-name" download={m.name}><FileIcon /><span>{m.name}</span><span class="visually-hidden"> (download)</span></a>}
                 </td>
                 <td class="col-size">{m.size === null ? '' : humanSize(m.size)}</td>
@@ -246,8 +246,8 @@ export function SharePage(props: { data: SharePageData }) {
   let body;
   if ('error' in data) body = <ErrorView error={data.error} />;
   else if (data.kind === 'upload') body = <DropBoxView url={data.url} />;
-  else if (data.entry.kind === 'dataobject') body = <FileView entry={data.entry} kind="Data object shared with you" />;
-  else body = <CollectionView entry={data.entry} root={data.root} url={data.url} kind="Collection shared with you" load={() => sharedMembers(data.entry.link)} />;
+  else if (data.entry.kind === 'dataobject') body = <FileView entry={data.entry} kind="File shared with you" />;
+  else body = <CollectionView entry={data.entry} root={data.root} url={data.url} kind="Folder shared with you" load={() => sharedMembers(data.entry.link)} />;
   return (
     <div class="standalone">
       <main class="card wide">
@@ -271,9 +271,9 @@ export function PublicPage(props: { data: PublicPageData }) {
       </>
     );
   } else if (data.entry.kind === 'dataobject') {
-    body = <FileView entry={data.entry} kind={`Data object published by ${data.entry.owner}`} />;
+    body = <FileView entry={data.entry} kind={`File published by ${data.entry.owner}`} />;
   } else {
-    body = <CollectionView entry={data.entry} root={data.root} url={data.url} kind={`Collection published by ${data.entry.owner}`} load={() => publicMembers(data.entry.link, data.rootPath)} />;
+    body = <CollectionView entry={data.entry} root={data.root} url={data.url} kind={`Folder published by ${data.entry.owner}`} load={() => publicMembers(data.entry.link, data.rootPath)} />;
   }
   return (
     <div class="standalone">

@@ -134,7 +134,7 @@ export function TransfersPage() {
         )}
       </div>
       <Unfinished />
-      {items.length === 0 ? <p class="hint">No uploads in this session. Upload files from a collection's page.</p> : (
+      {items.length === 0 ? <p class="hint">No uploads in this session. Upload files from a folder's page.</p> : (
         <>
           <Totals />
           <ul class="transfers" aria-label="Uploads">{items.map((i) => <ItemRow key={i.id} item={i} />)}</ul>

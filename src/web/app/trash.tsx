@@ -11,7 +11,7 @@ import { ApiError, api, baseName, describeError, parentOf, request } from './api
 import { humanSize, shortDate } from './format.ts';
 import { browseHref, itemHref } from './router.ts';
 import type { Session } from './types.ts';
-import { Dialog, Field, FileIcon, FolderIcon, Notice } from './ui.tsx';
+import { Dialog, Field, FileIcon, FolderIcon, Notice, whereName } from './ui.tsx';
 
 /** An entry of `GET /api/trash`, as far as the app uses it. */
 export interface TrashEntry {
@@ -176,12 +176,10 @@ export function UndoToast() {
   );
 }
 
-/** Where an entry stood, in words: "Your files" for the home, else its parent's path. */
+/** Where an entry stood, in words: "My files" for the home, else where its parent lies. */
 function placeOf(entry: TrashEntry, home: string): { text: string; href: string } {
   const parent = parentOf(entry.path);
-  if (parent === home) return { text: 'Your files', href: browseHref(home) };
-  if (parent.startsWith(`${home}/`)) return { text: `Your files / ${parent.slice(home.length + 1).split('/').join(' / ')}`, href: browseHref(parent) };
-  return { text: parent, href: browseHref(parent) };
+  return { text: whereName(parent, home), href: browseHref(parent) };
 }
 
 const PAGE = 100;
@@ -321,7 +319,7 @@ export function TrashPage(props: { session: Session }) {
       {error && <Notice kind="error" onClose={() => setError('')}>{error}</Notice>}
       {done && (
         <Notice kind="success" onClose={() => setDone(null)}>
-          Restored <a class="break" href={done.collection ? browseHref(done.path) : itemHref(done.path)}>{done.name}</a> to <a class="break" href={browseHref(parentOf(done.path))}>{parentOf(done.path) === home ? 'Your files' : baseName(parentOf(done.path))}</a>.
+          Restored <a class="break" href={done.collection ? browseHref(done.path) : itemHref(done.path)}>{done.name}</a> to <a class="break" href={browseHref(parentOf(done.path))}>{parentOf(done.path) === home ? 'My files' : baseName(parentOf(done.path))}</a>.
         </Notice>
       )}
       {emptied !== null && <Notice kind="success" onClose={() => setEmptied(null)}>Emptied the trash: {items(emptied)} deleted for good.</Notice>}
@@ -350,7 +348,7 @@ export function TrashPage(props: { session: Session }) {
                       <td class="col-name">
                         <span class="entry-name" title={e.name}>
                           {e.kind === 'collection' ? <FolderIcon /> : <FileIcon />}<span>{e.name}</span>
-                          {e.kind === 'collection' && <span class="visually-hidden"> (collection)</span>}
+                          {e.kind === 'collection' && <span class="visually-hidden"> (folder)</span>}
                         </span>
                         <span class="entry-path" title={e.path}>from <a href={place.href}>{place.text}</a></span>
                         <span class="entry-path show-phone">{when} · {humanSize(e.size)}</span>

@@ -7,6 +7,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { humanSize } from './format.ts';
 import type { EntryMarksOf } from './types.ts';
+import { NAME_RULE_TEXT, nameProblem } from '../../core/name-rule.ts';
 
 export function Logo() {
   return (
@@ -171,19 +172,22 @@ export function Progress(props: { value: number; max: number; label: string }) {
 }
 
 /**
- * Breadcrumbs of `path`; each ancestor links with `href`, the last is the current page. Inside
- * `home`, they start at it, named "Your files"; inside `shared` (an entity shared with the
- * user, whose parents they may not open), at "Shared with me" and then it.
+ * Breadcrumbs of `path`; each ancestor links with `href`, the last is the current page. They
+ * never show the zone's internal path: inside `home`, they start at it, named "My files";
+ * inside `shared` (an entity shared with the user, whose parents they may not open), at
+ * "Shared with me" and then, for what lies in another user's home, "<user>'s files" (`sharedBy`), followed by the shared entity and what is below it.
  */
-export function Breadcrumbs(props: { path: string; href: (path: string) => string; home?: string; shared?: string | null }) {
+export function Breadcrumbs(props: { path: string; href: (path: string) => string; home?: string; shared?: string | null; sharedBy?: string | null }) {
   const parts = props.path.split('/').filter(Boolean);
-  let crumbs: { name: string; path: string; link?: string }[] = parts.map((name, i) => ({ name, path: `/${parts.slice(0, i + 1).join('/')}` }));
+  // NOTE: a `plain` crumb is not a link: the other user's files are not theirs to open.
+  let crumbs: { name: string; path: string; link?: string; plain?: boolean }[] = parts.map((name, i) => ({ name, path: `/${parts.slice(0, i + 1).join('/')}` }));
   const { home, shared } = props;
   const inside = (root: string) => props.path === root || props.path.startsWith(`${root}/`);
   if (home && inside(home)) {
-    crumbs = [{ name: 'Your files', path: home }, ...crumbs.filter((c) => c.path.length > home.length)];
+    crumbs = [{ name: 'My files', path: home }, ...crumbs.filter((c) => c.path.length > home.length)];
   } else if (shared && inside(shared)) {
-    crumbs = [{ name: 'Shared with me', path: '', link: '#/shared' }, ...crumbs.filter((c) => c.path.length >= shared.length)];
+    const owner = props.sharedBy ? [{ name: `${props.sharedBy}'s files`, path: '#owner', plain: true }] : [];
+    crumbs = [{ name: 'Shared with me', path: '', link: '#/shared' }, ...owner, ...crumbs.filter((c) => c.path.length >= shared.length)];
   }
   return (
     <nav aria-label="Breadcrumb" class="breadcrumbs">
@@ -192,7 +196,7 @@ export function Breadcrumbs(props: { path: string; href: (path: string) => strin
           <li key={c.path}>
             {i === crumbs.length - 1
               ? <span aria-current="page">{c.name}</span>
-              : <a href={c.link ?? props.href(c.path)}>{c.name}</a>}
+              : c.plain ? <span>{c.name}</span> : <a href={c.link ?? props.href(c.path)}>{c.name}</a>}
           </li>
         ))}
       </ol>
@@ -200,27 +204,69 @@ export function Breadcrumbs(props: { path: string; href: (path: string) => strin
   );
 }
 
-/** A labelled text field. */
+/**
+ * Where `path` lies, for people: "alice's files / a / b" for the folder /zone/home/alice/a/b
+ * (and "alice's files" for the home itself); the path's last segments when it is not in a home.
+ */
+export function placeName(path: string): string {
+  const parts = path.split('/').filter(Boolean);
+  if (parts[1] === 'home' && parts[2]) return [`${parts[2]}'s files`, ...parts.slice(3)].join(' / ');
+  return parts.slice(1).join(' / ') || parts[0] || '/';
+}
+
+/** Where `path` lies as the user at `home` says it: "My files / a / b" inside their home, else as `placeName`. */
+export function whereName(path: string, home: string): string {
+  if (path === home) return 'My files';
+  if (path.startsWith(`${home}/`)) return ['My files', ...path.slice(home.length + 1).split('/')].join(' / ');
+  return placeName(path);
+}
+
+/** The user whose home `path` lies in (/zone/home/<user>/…), or null. */
+export function homeUserOf(path: string): string | null {
+  const parts = path.split('/').filter(Boolean);
+  return parts[1] === 'home' && parts[2] ? parts[2] : null;
+}
+
+/**
+ * A labelled text field; `error` (when not empty) marks it invalid and says why under it, where
+ * a screen reader reads it with the field.
+ */
 export function Field(props: {
   label: string; value: string; onInput: (value: string) => void; id: string;
-  type?: 'text' | 'password' | 'number' | 'search'; required?: boolean; hint?: string;
+  type?: 'text' | 'password' | 'number' | 'search'; required?: boolean; hint?: string; error?: string;
   min?: string; step?: string; autoComplete?: string; autoFocus?: boolean;
 }) {
-  const { label, value, onInput, id, hint } = props;
+  const { label, value, onInput, id, hint, error } = props;
   // NOTE: Preact's input attributes are a union keyed by each literal type; a union of types
   // matches none of its members, so the type is given as one of them.
   const type = (props.type ?? 'text') as 'text';
+  const described = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ');
   return (
     <div class="field">
       <label for={id}>{label}</label>
       <input
         id={id} type={type} value={value} onInput={(e) => onInput(e.currentTarget.value)}
         required={props.required} min={props.min} step={props.step} autoComplete={props.autoComplete} autoFocus={props.autoFocus}
-        aria-describedby={hint ? `${id}-hint` : undefined}
+        aria-describedby={described || undefined} aria-invalid={error ? true : undefined}
       />
       {hint && <p class="hint" id={`${id}-hint`}>{hint}</p>}
+      {error && <p class="field-error" id={`${id}-error`}>{error}</p>}
     </div>
   );
+}
+
+/**
+ * What is wrong with a name typed into a field, by the server's own name rule, or '' when it
+ * may be sent (an empty field is not yet wrong: its submit button is disabled instead).
+ */
+export function nameError(name: string): string {
+  const trimmed = name.trim();
+  return trimmed ? nameProblem(trimmed, true) ?? '' : '';
+}
+
+/** A field for the name of a new or renamed folder or file: the name rule under it, and what breaks it as it is typed. */
+export function NameField(props: { id: string; label: string; value: string; onInput: (value: string) => void; autoFocus?: boolean }) {
+  return <Field {...props} required hint={NAME_RULE_TEXT} error={nameError(props.value)} autoComplete="off" />;
 }
 
 /** `link` with `query` added (`?` or `&`). */

@@ -58,6 +58,17 @@ export function createPostgresShares(db: PostgresConnection): ShareStore {
       return (await count(pool, `DELETE FROM ${S}shares WHERE id = $1`, [id])) > 0;
     },
 
+    async updateShare(id, change) {
+      // NOTE: one statement: a field left out keeps its value (CASE on whether it was given),
+      // and RETURNING answers the row as the update left it, uses taken meanwhile included.
+      const row = await one(pool, `UPDATE ${S}shares SET
+           expires_at = CASE WHEN $2 THEN $3::bigint ELSE expires_at END,
+           max_uses = CASE WHEN $4 THEN $5::integer ELSE max_uses END
+         WHERE id = $1 RETURNING *`,
+      [id, change.expiresAt !== undefined, change.expiresAt?.getTime() ?? null, change.maxUses !== undefined, change.maxUses ?? null]);
+      return row ? toShare(row) : null;
+    },
+
     async consumeShareUse(id, now) {
       return (await count(pool, `UPDATE ${S}shares SET uses = uses + 1 WHERE id = $1 AND ${ACTIVE}`, [id, now.getTime()])) > 0;
     },

@@ -50,6 +50,18 @@ export function createSqliteShares(db: SqliteConnection): ShareStore {
       return q('DELETE FROM shares WHERE id = ?').run(id).changes > 0;
     },
 
+    async updateShare(id, change) {
+      return tx(() => {
+        const row = q('SELECT * FROM shares WHERE id = ?').get(id) as Row | undefined;
+        if (!row) return null;
+        const share = toShare(row);
+        const expiresAt = change.expiresAt === undefined ? share.expiresAt : change.expiresAt;
+        const maxUses = change.maxUses === undefined ? share.maxUses : change.maxUses;
+        q('UPDATE shares SET expires_at = ?, max_uses = ? WHERE id = ?').run(expiresAt?.getTime() ?? null, maxUses, id);
+        return { ...share, expiresAt, maxUses };
+      });
+    },
+
     async consumeShareUse(id, now) {
       return q(`UPDATE shares SET uses = uses + 1 WHERE id = ? AND ${ACTIVE}`).run(id, now.getTime()).changes > 0;
     },
