@@ -139,7 +139,7 @@ export interface Deployment {
  * and phone width into `shots` as `<name>-desktop.png` and `<name>-phone.png`; each page's
  * name goes into `visited`.
  */
-function pageCheck(shots: string, visited: string[]): (page: Page, name: string) => Promise<void> {
+export function pageCheck(shots: string, visited: string[]): (page: Page, name: string) => Promise<void> {
   return async (page: Page, name: string) => {
     await page.waitForLoadState('networkidle');
     const violations = await axeViolations(page);
