@@ -68,6 +68,14 @@ export async function runSearchScenario(t: TestContext, browser: Browser, d: Sea
   const row = (name: string) => page.locator('.found-list tbody tr').filter({ has: page.getByTitle(name, { exact: true }) });
   assert.equal((await row('Survey_raw.json').locator('td.col-folder').innerText()).trim(), 'Your files / projects / beta', 'each with its folder');
   assert.equal(await page.getByLabel('Where').inputValue(), `${home}/projects`);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.waitForTimeout(150);
+  const header = await page.locator('header.app-header').boundingBox();
+  assert.ok(header && header.height <= 110, `the search box leaves the phone's header two rows: ${header?.height} px`);
+  assert.ok(await page.getByRole('searchbox', { name: 'Search everything' }).isVisible());
+  await page.setViewportSize({ width: 1280, height: 800 });
+  const desktop = await page.locator('header.app-header').boundingBox();
+  assert.ok(desktop && desktop.height <= 64, `and the desktop's header one row: ${desktop?.height} px`);
   await check(page, 'search');
 
   // Everywhere: what is shared with the user comes too, the other user's private file never.
