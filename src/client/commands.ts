@@ -17,6 +17,7 @@ import {
 import { type Login, cliClient, exchange, pollDeviceToken, revokeRefreshToken, startDeviceAuthorization } from './device.ts';
 import { readPassword } from '../cli/secret.ts';
 import { type OwnerDeps, registerOwnerCommands } from './owner-commands.ts';
+import { registerSearchCommands } from './search-commands.ts';
 
 /** A trash entry's id (an entity's UUID), as `lading trash restore` tells it from a path. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -629,6 +630,7 @@ export function registerClientCommands(cli: Command): void {
     })));
 
   registerOwnerCommands(cli, ownerDeps);
+  registerSearchCommands(cli, ownerDeps);
 
   client(cli.command('token'))
     .description('print the current token, for scripts: export LADING_TOKEN=$(lading token)')

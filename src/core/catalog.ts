@@ -10,6 +10,7 @@
 import type { AuditStore } from './audit.ts';
 import type { Path } from './path.ts';
 import type { QuotaRecord } from './quotas.ts';
+import type { SearchStore } from './search.ts';
 import type {
   AccessEntry, AccessLevel, Avu, Collection, DataObject, Entity, EntityMarks, HandleRecord, HandleValues, JobInput,
   DavLock, JobRecord, JobState, JobsFor, PublicationEvent, S3KeyRecord, SessionInput, SessionKind, SessionRecord, ShareRecord, TrashEntry, UserRecord,
@@ -734,6 +735,7 @@ export interface CatalogRoles {
   cas: CaStore;
   quotas: QuotaStore;
   audit: AuditStore;
+  search: SearchStore;
 }
 
 /** The name of one role of the catalog. */
@@ -743,7 +745,7 @@ export type CatalogRole = keyof CatalogRoles;
  * The catalog: every role in one store, behind one connection. Every method is atomic on its
  * own. Implementations pass every suite `test/contracts/catalog-contract.ts` lists.
  */
-export interface Catalog extends NamespaceStore, AccountStore, SessionStore, JobStore, HandleStore, BlobTracker, OidcStore, PublicationStore, ShareStore, UploadStore, LockStore, S3KeyStore, FixityStore, CaStore, QuotaStore, AuditStore {
+export interface Catalog extends NamespaceStore, AccountStore, SessionStore, JobStore, HandleStore, BlobTracker, OidcStore, PublicationStore, ShareStore, UploadStore, LockStore, S3KeyStore, FixityStore, CaStore, QuotaStore, AuditStore, SearchStore {
   readonly driver: string;
   /**
    * Resolves once the catalog has answered a trivial query (readiness); rejects with

@@ -16,6 +16,7 @@ export type {
   OidcStore, PathLookup, PathLookupInput, PublicationStore, QuotaStore, S3KeyStore, SessionStore, ShareStore, StoredCa, TrackedBlob, UploadInput, UploadRecord, UploadStore,
 } from './catalog.ts';
 export type { AuditStore } from './audit.ts';
+export type { SearchStore } from './search.ts';
 
 export interface ResourceCapabilities {
   /** `read` honours a byte range without reading what lies before it. */

@@ -35,12 +35,14 @@ import type { ResumableUploads } from '../core/uploads.ts';
 import { registerPidRoutes } from './routes-pids.ts';
 import { registerTrashRoutes } from './routes-trash.ts';
 import { registerArchiveRoutes } from './routes-archive.ts';
+import { registerSearchRoutes } from './routes-search.ts';
 import { registerQuotaRoutes } from './routes-quota.ts';
 import { registerS3KeyRoutes } from './routes-s3-keys.ts';
 import type { QuotaService } from '../core/quotas.ts';
 import { registerAuditRoutes } from './routes-audit.ts';
 import type { S3Keys } from '../core/s3-keys.ts';
 import type { Trash } from '../core/trash.ts';
+import type { Search } from '../core/search.ts';
 import type { Locks } from '../core/locks.ts';
 import { registerDav } from '../dav/routes.ts';
 import { davAuthenticator } from '../dav/auth.ts';
@@ -93,6 +95,8 @@ export interface AppDeps {
   archives?: { maxEntries: number; concurrentPerUser: number };
   /** The trash (`/api/trash`) and PID tombstones; not mounted when absent. */
   trash?: Trash | null;
+  /** Search and recent uploads (`/api/search`, `/api/recent`); not mounted when absent. */
+  search?: Search | null;
   /** WebDAV locks; the WebDAV front (`/dav`) is mounted when they and the trash are given. */
   locks?: Locks | null;
   /** Share links and drop boxes (`/api/shares`, `/api/shared`); not mounted when absent. */
@@ -246,6 +250,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   }
   if (deps.trash) registerTrashRoutes(app, { backend: deps.backend, trash: deps.trash, urls, authenticate });
+  if (deps.search) registerSearchRoutes(app, { backend: deps.backend, search: deps.search, urls, authenticate });
   if (deps.s3Keys) registerS3KeyRoutes(app, { backend: deps.backend, s3Keys: deps.s3Keys, authenticate });
   if (deps.quotas) registerQuotaRoutes(app, { backend: deps.backend, quotas: deps.quotas, authenticate });
   if (deps.audit) registerAuditRoutes(app, { backend: deps.backend, audit: deps.audit, authenticate });

@@ -20,6 +20,7 @@ export const TAGS = [
   { name: 'admin', description: 'For administrators: the audit trail of security-relevant and data-changing events, hash-chained so an edit shows (lading audit verify).' },
   { name: 's3', description: 'Your S3 access keys: the key pairs S3 clients (aws, boto3, rclone, s3cmd) sign with at the S3 listener (s3.listen), where your bucket is your home; made (the secret shown once), listed and revoked here.' },
   { name: 'quota', description: 'Quotas: the bytes and data objects a user\'s home or a collection may hold (set by the operators), and what they hold now, the trash included.' },
+  { name: 'search', description: 'Search across collections, by name, metadata and type, among what the caller may read; and the caller\'s latest uploads.' },
   { name: 'trash', description: 'The trash: owners move data objects and collections to it (they leave every read path at once, keeping bytes, access lists, metadata and PID, which resolves to a tombstone), list it, restore from it, purge one entry or empty it; what stays longer than trash.retention is purged.' },
   { name: 'uploads', description: 'Resumable uploads in the tus 1.0 protocol (creation, creation-with-upload, creation-defer-length, termination, checksum, expiration), and the state of each.' },
   { name: 'pids', description: 'Resolution of persistent identifiers registered by the backend\'s rules.' },

@@ -24,6 +24,7 @@ import { RULE_JOB, type RuleSet } from '../core/rules.ts';
 import { loadRules, openPidProvider } from './pids.ts';
 import { PublicBase } from '../core/public-base.ts';
 import { linkOf, pidLinkOf, publicLinkOf } from '../http/envelope.ts';
+import { Search } from '../core/search.ts';
 import { Trash } from '../core/trash.ts';
 import { Locks } from '../core/locks.ts';
 import { FixityAudit } from '../core/fixity.ts';
@@ -98,6 +99,8 @@ export interface Deps {
   observer: Observer | undefined;
   /** Quotas: set by the admin commands, shown by the API (`/api/quota`) and WebDAV. */
   quotas: QuotaService;
+  /** Search and recent uploads. */
+  search: Search;
   /** The audit trail every service records its events in. */
   trail: Auditor;
   close(): Promise<void>;
@@ -232,6 +235,7 @@ export async function createDeps(config: Config, overrides: DepsOverrides = {}):
     rules, pids, jobs, publicBase, node, shares, trash, locks, s3Keys: new S3Keys({ catalog, backend, sealer: x509.sealer, clock, trail }), trail,
     fixity, observer,
     quotas: new QuotaService({ catalog, backend }),
+    search: new Search({ backend, catalog }),
     async close() {
       await fixity.stop();
       await jobs.stop();

@@ -103,7 +103,7 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
       readiness, instrument: metrics ? (a) => metrics.http.instrumentApp(a) : null,
       backend: deps.backend, accessControl: deps.accessControl, metadata: deps.metadata, publishing: deps.publishing, sessions: deps.sessions, logger: deps.logger, publicBase: deps.publicBase,
       backendUrl: config.backend_url, maxUploadBytes: config.limits.upload_bytes, trustProxy: config.trust_proxy,
-      version: VERSION, ca: deps.caEndpoint, oidc: deps.oidc, shares: deps.shares, uploads: deps.uploads, trash: deps.trash, locks: deps.locks, s3Keys: deps.s3Keys, quotas: deps.quotas, audit: new AuditReader(deps.catalog),
+      version: VERSION, ca: deps.caEndpoint, oidc: deps.oidc, shares: deps.shares, uploads: deps.uploads, trash: deps.trash, search: deps.search, locks: deps.locks, s3Keys: deps.s3Keys, quotas: deps.quotas, audit: new AuditReader(deps.catalog),
       jobs: deps.rules.rules.length > 0 ? deps.jobs : undefined, pids: deps.pids, pidAwaitMs: config.pid.await_timeout * 1000,
       bodyIdleTimeoutMs: config.limits.body_idle_timeout * 1000,
       archives: { maxEntries: config.archives.max_entries, concurrentPerUser: config.archives.concurrent_per_user },

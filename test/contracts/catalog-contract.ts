@@ -18,6 +18,7 @@ import { namespaceContract } from './catalog-namespace-contract.ts';
 import { oidcContract } from './catalog-oidc-contract.ts';
 import { publicationsContract } from './catalog-publications-contract.ts';
 import { quotasContract } from './catalog-quotas-contract.ts';
+import { searchContract } from './catalog-search-contract.ts';
 import { s3KeysContract } from './catalog-s3-keys-contract.ts';
 import { sessionsContract } from './catalog-sessions-contract.ts';
 import { sharesContract } from './catalog-shares-contract.ts';
@@ -44,6 +45,7 @@ export const CATALOG_CONTRACTS = {
   cas: caContract,
   quotas: quotasContract,
   audit: auditContract,
+  search: searchContract,
 } satisfies Record<CatalogRole, ContractSuite>;
 
 /** Registers every role's suite for the driver `target`. */

@@ -220,8 +220,13 @@ describe('sqlite catalog', () => {
     const closure = tablesChangedWith(db)!;
     assert.deepEqual([...closure.get('a')!].sort(), ['a', 'b', 'c']);
     assert.deepEqual([...closure.get('d')!], ['d']);
-    db.exec('CREATE TRIGGER t AFTER INSERT ON d BEGIN DELETE FROM a; END;');
-    assert.equal(tablesChangedWith(db), null, 'with a trigger nothing is known');
+    db.exec(`CREATE TABLE e (id INTEGER PRIMARY KEY);
+      CREATE TRIGGER t AFTER INSERT ON d BEGIN DELETE FROM a; INSERT INTO e (id) VALUES ('1'); END;`);
+    const withTrigger = tablesChangedWith(db)!;
+    assert.deepEqual([...withTrigger.get('d')!].sort(), ['a', 'b', 'c', 'd', 'e'], 'what a trigger writes, and what that changes through foreign keys');
+    assert.deepEqual([...withTrigger.get('a')!].sort(), ['a', 'b', 'c']);
+    db.exec("CREATE TRIGGER u AFTER INSERT ON e BEGIN SELECT 1; END;");
+    assert.equal(tablesChangedWith(db), null, 'with a trigger whose writes cannot be told nothing is known');
     db.close();
   });
 

@@ -83,6 +83,8 @@ const ERRORS: Record<string, number[]> = {
   'PATCH /api/shares/{id}': [400, 401, 403, 404, 408, 413, 414, 415, 429, 431],
   'POST /api/trash': [400, 401, 403, 404, 408, 413, 415, 431],
   'GET /api/trash': [400, 401, 403, 408, 431],
+  'GET /api/search': [400, 401, 403, 404, 408, 431],
+  'GET /api/recent': [400, 401, 403, 408, 431],
   'DELETE /api/trash': [400, 401, 403, 408, 431],
   'GET /api/trash/{id}': [400, 401, 403, 404, 408, 431],
   'DELETE /api/trash/{id}': [400, 401, 403, 404, 408, 409, 431],

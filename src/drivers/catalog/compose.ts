@@ -37,6 +37,7 @@ export function composeCatalog(driver: string, close: () => Promise<void>, roles
     ...roles.cas,
     ...roles.quotas,
     ...roles.audit,
+    ...roles.search,
   };
 }
 

@@ -26,6 +26,7 @@ import { createPostgresPublications } from './postgres/publications.ts';
 import { createPostgresQuotas } from './postgres/quotas.ts';
 import { createPostgresSessions } from './postgres/sessions.ts';
 import { createPostgresShares } from './postgres/shares.ts';
+import { createPostgresSearch } from './postgres/search.ts';
 import { createPostgresS3Keys } from './postgres/s3-keys.ts';
 import { createPostgresCas } from './postgres/cas.ts';
 import { createPostgresUploads } from './postgres/uploads.ts';
@@ -94,6 +95,7 @@ export async function createPostgresCatalog(options: PostgresCatalogOptions): Pr
     cas: createPostgresCas(db),
     quotas: createPostgresQuotas(db),
     audit: createPostgresAudit(db),
+    search: createPostgresSearch(db),
   }, {
     ping: async () => {
       await db.pool.query('SELECT 1');

@@ -23,6 +23,7 @@ import { createSqlitePublications } from './sqlite/publications.ts';
 import { createSqliteQuotas } from './sqlite/quotas.ts';
 import { createSqliteSessions } from './sqlite/sessions.ts';
 import { createSqliteShares } from './sqlite/shares.ts';
+import { createSqliteSearch } from './sqlite/search.ts';
 import { createSqliteS3Keys } from './sqlite/s3-keys.ts';
 import { createSqliteCas } from './sqlite/cas.ts';
 import { createSqliteUploads } from './sqlite/uploads.ts';
@@ -67,6 +68,7 @@ export function createSqliteCatalog(options: SqliteCatalogOptions): Catalog {
     cas: createSqliteCas(db),
     quotas: createSqliteQuotas(db),
     audit: createSqliteAudit(db),
+    search: createSqliteSearch(db),
   };
   for (const role of Object.values(roles) as Record<string, unknown>[]) durableWrites(db, role);
   const ping = async (): Promise<void> => {

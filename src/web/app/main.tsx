@@ -8,11 +8,12 @@ import './styles.css';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { forgetShared } from './access.ts';
-import { ApiError, api, describeError, setCsrfToken, whenSignedOut } from './api.ts';
+import { ApiError, api, describeError, parentOf, setCsrfToken, whenSignedOut } from './api.ts';
 import { ApiPage } from './api-page.tsx';
 import { BrowsePage, SharedPage } from './browse.tsx';
 import { ItemPage } from './item.tsx';
 import { QuotaUsage } from './quota.tsx';
+import { RecentPage, SearchPage, SiteSearch, parseSearch } from './search.tsx';
 import { type Route, useRoute } from './router.ts';
 import { PublicPage, SharePage } from './share-page.tsx';
 import { TransferPanel, TransferStatus, TransfersPage } from './transfers.tsx';
@@ -46,6 +47,7 @@ function SignInPage(props: { message?: string }) {
 const NAV: { page: Route['page']; href: string; label: string }[] = [
   { page: 'browse', href: '#/browse', label: 'Files' },
   { page: 'shared', href: '#/shared', label: 'Shared with me' },
+  { page: 'recent', href: '#/recent', label: 'Recent' },
   { page: 'transfers', href: '#/transfers', label: 'Transfers' },
   { page: 'trash', href: '#/trash', label: 'Trash' },
   { page: 'api', href: '#/api', label: 'API access' },
@@ -56,6 +58,8 @@ function titleOf(route: Route, session: Session): string {
     case 'browse': return route.path && route.path !== session.home ? route.path.split('/').at(-1)! : 'My files';
     case 'item': return route.path.split('/').at(-1)!;
     case 'shared': return 'Shared with me';
+    case 'search': return 'Search';
+    case 'recent': return 'Recent uploads';
     case 'transfers': return 'Transfers';
     case 'trash': return 'Trash';
     case 'api': return 'API access';
@@ -71,7 +75,7 @@ function SignedIn(props: { session: Session; onSignOut: () => void }) {
   useEffect(() => {
     const main = document.getElementById('content');
     if (main && document.activeElement !== document.body) main.focus({ preventScroll: true });
-  }, [route.page, 'path' in route ? route.path : '']);
+  }, [route.page, 'path' in route ? route.path : '', 'query' in route ? route.query : '']);
   const signOut = async () => {
     try {
       const { next } = await api<{ next?: string }>('POST', '/auth/signout');
@@ -95,6 +99,8 @@ function SignedIn(props: { session: Session; onSignOut: () => void }) {
     case 'browse': page = <BrowsePage session={session} path={route.path ?? session.home} />; break;
     case 'item': page = <ItemPage session={session} path={route.path} />; break;
     case 'shared': page = <SharedPage session={session} />; break;
+    case 'search': page = <SearchPage session={session} query={parseSearch(route.query)} />; break;
+    case 'recent': page = <RecentPage session={session} />; break;
     case 'transfers': page = <TransfersPage />; break;
     case 'trash': page = <TrashPage session={session} />; break;
     case 'api': page = <ApiPage session={session} />; break;
@@ -109,6 +115,7 @@ function SignedIn(props: { session: Session; onSignOut: () => void }) {
             {NAV.map((n) => <li key={n.page}><a href={n.href} aria-current={section === n.page ? 'page' : undefined}>{n.label}</a></li>)}
           </ul>
         </nav>
+        <SiteSearch scope={route.page === 'browse' ? route.path ?? session.home : route.page === 'item' ? parentOf(route.path) : ''} home={session.home} />
         <TransferStatus />
         <div class="who">
           <QuotaUsage home={session.home} routeKey={JSON.stringify(route)} />

@@ -1,6 +1,7 @@
 /**
  * Routes by the URL's fragment, so the server serves one page: `#/browse/<path>`,
- * `#/item/<path>`, `#/shared`, `#/transfers`, `#/trash`, `#/api`. Paths are percent-encoded by segment.
+ * `#/item/<path>`, `#/shared`, `#/search?<query>`, `#/recent`, `#/transfers`, `#/trash`, `#/api`. Paths are
+ * percent-encoded by segment.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { encodePath } from './api.ts';
@@ -9,6 +10,8 @@ export type Route =
   | { page: 'browse'; path: string | null }
   | { page: 'item'; path: string }
   | { page: 'shared' }
+  | { page: 'search'; query: string }
+  | { page: 'recent' }
   | { page: 'transfers' }
   | { page: 'trash' }
   | { page: 'api' };
@@ -30,6 +33,8 @@ export function parseRoute(hash: string): Route {
     if (path) return { page: 'item', path };
   }
   if (h === '/shared') return { page: 'shared' };
+  if (h === '/search' || h.startsWith('/search?')) return { page: 'search', query: h.slice('/search?'.length) };
+  if (h === '/recent') return { page: 'recent' };
   if (h === '/transfers') return { page: 'transfers' };
   if (h === '/trash') return { page: 'trash' };
   if (h === '/api') return { page: 'api' };

@@ -454,4 +454,28 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: (S: string) =
       CREATE TRIGGER cache_truncate AFTER TRUNCATE ON ${S}subject_map FOR EACH STATEMENT EXECUTE FUNCTION ${S}cache_changed('*');
     `,
   },
+  {
+    // Search (see `SearchStore`): names through a GIN index of trigrams (pg_trgm, which
+    // answers LIKE and ILIKE with any run of three characters; where the extension cannot be
+    // created, name searches read the names without it); AVUs by attribute and value; an
+    // owner's data objects by time (recent uploads).
+    version: 21,
+    sql: (S) => `
+      DO $$
+      DECLARE trgm TEXT;
+      BEGIN
+        BEGIN
+          CREATE EXTENSION IF NOT EXISTS pg_trgm;
+        EXCEPTION WHEN OTHERS THEN
+          RAISE NOTICE 'pg_trgm cannot be created (%): name searches read every name below the collection searched', SQLERRM;
+        END;
+        SELECT n.nspname INTO trgm FROM pg_extension x JOIN pg_namespace n ON n.oid = x.extnamespace WHERE x.extname = 'pg_trgm';
+        IF trgm IS NOT NULL THEN
+          EXECUTE 'CREATE INDEX entities_by_name_trgm ON ${S}entities USING gin (name ' || quote_ident(trgm) || '.gin_trgm_ops)';
+        END IF;
+      END $$;
+      CREATE INDEX avus_by_attribute ON ${S}avus (attribute, value, entity_id);
+      CREATE INDEX entities_by_owner_time ON ${S}entities (owner, modified_at, uid) WHERE kind = 'dataobject';
+    `,
+  },
 ];

@@ -20,12 +20,15 @@ import { insertJobs } from './jobs.ts';
 import { chargeQuotas, moveQuotaRows, subtreeUsage } from './quotas.ts';
 import { completeUploadRow, uploadHeldRow } from './uploads.ts';
 
+/** The rows `toEntity` reads, of `entities e` in the schema `S` (the search role selects them too). */
+export const entitySelect = (S: string): string => `SELECT e.id, e.uid, e.path, e.name, e.kind, e.owner, e.size, e.checksum, e.etag, e.blob, e.created_at, e.modified_at, e.damaged_at, e.damage,
+    (SELECT value FROM ${S}avus v WHERE v.entity_id = e.id AND v.attribute = 'PID' ORDER BY v.value LIMIT 1) AS pid
+    FROM ${S}entities e`;
+
 /** The namespace role over `db`; each mutating method runs in one transaction of its own. */
 export function createPostgresNamespace(db: PostgresConnection): NamespaceStore {
   const { pool, S, tx } = db;
-  const ENTITY = `SELECT e.id, e.uid, e.path, e.name, e.kind, e.owner, e.size, e.checksum, e.etag, e.blob, e.created_at, e.modified_at, e.damaged_at, e.damage,
-    (SELECT value FROM ${S}avus v WHERE v.entity_id = e.id AND v.attribute = 'PID' ORDER BY v.value LIMIT 1) AS pid
-    FROM ${S}entities e`;
+  const ENTITY = entitySelect(S);
   const LOOKUP = `WITH who AS (
       SELECT u.name, u.kind, u.password_hash, u.created_at, u.disabled FROM ${S}users u
       WHERE u.name = COALESCE($1::text, (SELECT m.user_name FROM ${S}subject_map m WHERE m.dn = $2::text))

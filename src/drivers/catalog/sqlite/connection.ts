@@ -134,30 +134,48 @@ export function tableWritten(sql: string): string | null {
 }
 
 /**
- * For each table, the tables a write to it may change: itself, and every table whose foreign
- * key to it has an action (CASCADE, SET NULL, SET DEFAULT), transitively. With a trigger in
- * the schema nothing is known (null): every write then drops everything remembered.
+ * For each table, the tables a write to it may change: itself, every table whose foreign key
+ * to it has an action (CASCADE, SET NULL, SET DEFAULT), and every table a trigger on it writes,
+ * transitively. With a trigger whose body is not plain INSERT, UPDATE and DELETE statements
+ * nothing is known (null): every write then drops everything remembered.
  */
 export function tablesChangedWith(db: DatabaseSync): Map<string, ReadonlySet<string>> | null {
-  const schema = db.prepare("SELECT type, name FROM sqlite_schema WHERE type IN ('table', 'trigger')").all() as Row[];
-  if (schema.some((r) => r.type === 'trigger')) return null;
+  const schema = db.prepare("SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE type IN ('table', 'trigger')").all() as Row[];
   const children = new Map<string, Set<string>>();
-  for (const { name } of schema) {
+  const edge = (parent: string, child: string) => {
+    if (!children.has(parent)) children.set(parent, new Set());
+    children.get(parent)!.add(child);
+  };
+  for (const { type, name, tbl_name: on, sql } of schema) {
+    if (type === 'trigger') {
+      const written = triggerWrites(String(sql));
+      if (written === null) return null;
+      for (const table of written) edge(String(on).toLowerCase(), table);
+      continue;
+    }
     for (const fk of db.prepare('SELECT "table" AS parent, on_update, on_delete FROM pragma_foreign_key_list(?)').all(name as string) as Row[]) {
       if (![fk.on_update, fk.on_delete].some((a) => /^(CASCADE|SET NULL|SET DEFAULT)$/i.test(String(a)))) continue;
-      const parent = String(fk.parent).toLowerCase();
-      if (!children.has(parent)) children.set(parent, new Set());
-      children.get(parent)!.add(String(name).toLowerCase());
+      edge(String(fk.parent).toLowerCase(), String(name).toLowerCase());
     }
   }
   const closure = new Map<string, ReadonlySet<string>>();
-  for (const { name } of schema) {
+  for (const { type, name } of schema) {
+    if (type !== 'table') continue;
     const table = String(name).toLowerCase();
     const reached = new Set([table]);
     for (const t of reached) for (const c of children.get(t) ?? []) reached.add(c);
     closure.set(table, reached);
   }
   return closure;
+}
+
+/** The tables the body of a trigger (`CREATE TRIGGER … BEGIN …; END`) writes, or null when a statement of it is not a plain write. */
+function triggerWrites(sql: string): string[] | null {
+  const body = /\bBEGIN\b([\s\S]*)\bEND\s*$/i.exec(sql.trim())?.[1];
+  if (body === undefined || /['"]/.test(body.replace(/'[^';]*'/g, ''))) return null;
+  const statements = body.split(';').map((s) => s.trim()).filter((s) => s !== '');
+  const tables = statements.map((s) => tableWritten(`${s} `));
+  return tables.every((t) => t !== null) ? tables as string[] : null;
 }
 
 /** How many values `memo` keeps at most (a session row holds its sealed credential, ~8 KiB). */

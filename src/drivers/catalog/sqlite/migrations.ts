@@ -371,4 +371,26 @@ export const SQLITE_MIGRATIONS: readonly { version: number; sql: string }[] = [
       );
     `,
   },
+  {
+    // Search (see `SearchStore`): an FTS5 index of trigrams over entity names, kept by
+    // triggers (a name search reads it first, then matches the few names it gives exactly);
+    // AVUs by attribute and value; an owner's data objects by time (recent uploads).
+    version: 21,
+    sql: `
+      CREATE VIRTUAL TABLE entity_names USING fts5 (name, content = 'entities', content_rowid = 'id', tokenize = 'trigram');
+      INSERT INTO entity_names (entity_names) VALUES ('rebuild');
+      CREATE TRIGGER entity_names_insert AFTER INSERT ON entities BEGIN
+        INSERT INTO entity_names (rowid, name) VALUES (new.id, new.name);
+      END;
+      CREATE TRIGGER entity_names_delete AFTER DELETE ON entities BEGIN
+        INSERT INTO entity_names (entity_names, rowid, name) VALUES ('delete', old.id, old.name);
+      END;
+      CREATE TRIGGER entity_names_update AFTER UPDATE OF name ON entities WHEN old.name IS NOT new.name BEGIN
+        INSERT INTO entity_names (entity_names, rowid, name) VALUES ('delete', old.id, old.name);
+        INSERT INTO entity_names (rowid, name) VALUES (new.id, new.name);
+      END;
+      CREATE INDEX avus_by_attribute ON avus (attribute, value, entity_id);
+      CREATE INDEX entities_by_owner_time ON entities (owner, modified_at, uid) WHERE kind = 'dataobject';
+    `,
+  },
 ];

@@ -25,7 +25,8 @@ import { completeUploadRow, uploadHeldRow } from './uploads.ts';
 const ENTITY_TABLES: ReadonlySet<string> = new Set(['entities', 'acls']);
 const changeAt = (path: Path): ChangeAt => ({ path, tables: ENTITY_TABLES });
 
-const ENTITY_COLUMNS = `e.id, e.uid, e.path, e.name, e.kind, e.owner, e.size, e.checksum, e.etag, e.blob, e.created_at, e.modified_at, e.damaged_at, e.damage,
+/** The columns `toEntity` reads, of `entities e` (the search role selects them too). */
+export const ENTITY_COLUMNS = `e.id, e.uid, e.path, e.name, e.kind, e.owner, e.size, e.checksum, e.etag, e.blob, e.created_at, e.modified_at, e.damaged_at, e.damage,
   (SELECT value FROM avus v WHERE v.entity_id = e.id AND v.attribute = 'PID' ORDER BY v.value LIMIT 1) AS pid`;
 
 /**
