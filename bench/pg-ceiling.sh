@@ -78,8 +78,8 @@ for r in $(seq "$ROUNDS"); do
     read -r tx0 tup0 < <(pg_stat); wal0=$(wal_lsn); backend_ticks > "$WORK/ticks0"
     read -r rps node_us < <(run "$w" "$r")
     backend_ticks > "$WORK/ticks1"
-    # NOTE: a backend reports its statistics at most once a second, when idle.
-    sleep 1.5
+    # NOTE: the node's LISTEN connection (its barriers) reports its statistics only after 10 s idle.
+    sleep 11
     read -r tx1 tup1 < <(pg_stat); wal1=$(wal_lsn)
     # the counters' own queries: pg_stat, wal_lsn and backend_ticks are one transaction each
     # NOTE: WAL is the whole cluster's: run with nothing else writing to it.
@@ -109,5 +109,5 @@ for w in get put list; do
       w, cap, node, cap / node, cap * wal / 1e6
   }'
 done
-awk -v p="$POOL" -v m="$MAX_CONNECTIONS" 'BEGIN { printf "  connections: %d nodes of %d pooled connections and one LISTEN each fill max_connections %d (less the superuser reserve of 3)\n", int((m - 3) / (p + 1)), p, m }'
+awk -v p="$POOL" -v m="$MAX_CONNECTIONS" 'BEGIN { printf "  connections: %d nodes of %d pooled connections and two LISTEN (job events, memory barriers) each fill max_connections %d (less the superuser reserve of 3)\n", int((m - 3) / (p + 2)), p, m }'
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -19,64 +19,20 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 need curl curl
 need wrk wrk
-need psql postgresql-client
 
 ROUNDS=${ROUNDS:-3}
 DURATION=${DURATION:-10}
 WARMUP=${WARMUP:-5}
 CONNECTIONS=${CONNECTIONS:-16}
-PG_URL=${PG_URL:-postgresql://postgres@127.0.0.1:5432/postgres}
-DB="lading_bench_$$"
-APP="lading-bench-$$"
 BEFORE=${BEFORE:-}
 
 echo "lading metadata GET, SQLite and PostgreSQL catalogs, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-psql -qAt "$PG_URL" -c "CREATE DATABASE $DB" >/dev/null
-[ -z "$BEFORE" ] || psql -qAt "$PG_URL" -c "CREATE DATABASE ${DB}_before" >/dev/null
-BENCH_DB_URL="${PG_URL%/*}/$DB"
-drop_db() {
-  psql -qAt "$PG_URL" -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1 || true
-  [ -z "$BEFORE" ] || psql -qAt "$PG_URL" -c "DROP DATABASE IF EXISTS ${DB}_before WITH (FORCE)" >/dev/null 2>&1 || true
-}
-trap 'cleanup; drop_db' EXIT
-
-cat > "$WORK/auth.lua" <<'EOF'
-wrk.headers["Authorization"] = "Bearer " .. os.getenv("BENCH_TOKEN")
-EOF
-
-# One node: start_lading with the environment given, one small object, its URL and token kept.
-# LIB_DIR names the bench/ of the checkout to run (this one by default).
-node_up() { # name [VAR=value…]
-  local name=$1
-  shift
-  env "$@" bash -c "source '${LIB_DIR:-$BENCH_DIR}/lib.sh'; WORK='$WORK/$name'; mkdir -p \"\$WORK\"; trap - EXIT;
-    start_lading; echo \"\$LADING_PID \$HOME_URL \$BENCH_TOKEN\" > '$WORK/$name.node'; wait" &
-  PIDS+=("$!")
-  local i
-  for i in $(seq 300); do [ -s "$WORK/$name.node" ] && break; sleep 0.1; done
-  [ -s "$WORK/$name.node" ] || { echo "bench: the $name node did not start" >&2; exit 1; }
-  read -r pid url token < "$WORK/$name.node"
-  PIDS+=("$pid")
-  head -c 4096 /dev/urandom > "$WORK/meta.bin"
-  curl -sf -o /dev/null -T "$WORK/meta.bin" -H 'Content-Type: application/octet-stream' -H "@-" "$url/meta.bin" <<<"Authorization: Bearer $token"
-}
-
-pg_stat() { # database -> "transactions tuples-read" of that database so far
-  psql -qAt -F' ' "${PG_URL%/*}/$1" -c "SELECT xact_commit + xact_rollback, tup_returned + tup_fetched FROM pg_stat_database WHERE datname = '$1'"
-}
-backend_ticks() { # database -> CPU ticks of the PostgreSQL backends serving the bench's node there
-  local pids total=0 p
-  pids=$(psql -qAt "${PG_URL%/*}/$1" -c "SELECT pid FROM pg_stat_activity WHERE application_name = '$APP' AND datname = '$1'")
-  for p in $pids; do
-    t=$(cpu_ticks "$p" 2>/dev/null) || continue
-    total=$((total + t))
-  done
-  echo "$total"
-}
+source "$BENCH_DIR/pg-lib.sh"
+[ -z "$BEFORE" ] || pg_database "${DB}_before"
 
 node_up sqlite
 read -r SQ_PID SQ_URL SQ_TOKEN < "$WORK/sqlite.node"
-node_up postgres LADING_CATALOG_DRIVER=postgres LADING_CATALOG_URL="$BENCH_DB_URL?application_name=$APP" LADING_CATALOG_SCHEMA=bench
+node_up postgres "${PG_NODE_ENV[@]}"
 read -r PG_PID PG_URL_NODE PG_TOKEN < "$WORK/postgres.node"
 if [ -n "$BEFORE" ]; then
   LIB_DIR="$BEFORE/bench" node_up before LADING_CATALOG_DRIVER=postgres \
@@ -91,11 +47,11 @@ BENCH_TOKEN=$PG_TOKEN wrk -t1 -c"$CONNECTIONS" -d"${WARMUP}s" -s "$WORK/auth.lua
 hz=$(getconf CLK_TCK)
 # One PostgreSQL node's round: "req/s node-µs backend-µs statements tuples" per request.
 pg_round() { # pid url token database
-  local tx0 tup0 tx1 tup1 ticks0 ticks1 out rps cpu reqs
+  local tx0 tup0 tx1 tup1 out rps cpu reqs
   read -r tx0 tup0 < <(pg_stat "$4")
-  ticks0=$(backend_ticks "$4")
+  backend_ticks "$4" > "$WORK/ticks0"
   out=$(BENCH_TOKEN=$3 wrk_cpu "$1" "$DURATION" "$2/meta.bin" -s "$WORK/auth.lua")
-  ticks1=$(backend_ticks "$4")
+  backend_ticks "$4" > "$WORK/ticks1"
   read -r rps cpu <<<"$out"
   # NOTE: a backend reports its statistics at most once a second, when idle; one that
   # listens (the node's LISTEN connections), only after 10 s idle.
@@ -103,7 +59,7 @@ pg_round() { # pid url token database
   read -r tx1 tup1 < <(pg_stat "$4")
   reqs=$(awk -v r="$rps" -v d="$DURATION" 'BEGIN { printf "%d", r * d }')
   # the two pg_stat queries themselves: one transaction each (the first one's is counted)
-  awk -v pr="$rps" -v pc="$cpu" -v t="$((ticks1 - ticks0))" -v hz="$hz" -v n="$reqs" -v tx="$((tx1 - tx0 - 1))" -v tup="$((tup1 - tup0))" \
+  awk -v pr="$rps" -v pc="$cpu" -v t="$(backend_ticks_between "$WORK/ticks0" "$WORK/ticks1")" -v hz="$hz" -v n="$reqs" -v tx="$((tx1 - tx0 - 1))" -v tup="$((tup1 - tup0))" \
     'BEGIN { printf "%s %s %.1f %.2f %.1f\n", pr, pc, t / hz * 1e6 / n, tx / n, tup / n }'
 }
 

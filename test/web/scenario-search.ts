@@ -64,9 +64,9 @@ export async function runSearchScenario(t: TestContext, browser: Browser, d: Sea
   await page.getByRole('heading', { level: 1, name: 'Search' }).waitFor();
   await status.filter({ hasText: '3 results' }).waitFor();
   assert.deepEqual(await found(), ['survey notes.md', 'survey-2026.csv', 'Survey_raw.json'], 'by part of the name, in any case, in the folder and below, in path order');
-  assert.match(await status.innerText(), /names containing “SURVEY” in Your files \/ projects/);
+  assert.match(await status.innerText(), /names containing “SURVEY” in My files \/ projects/);
   const row = (name: string) => page.locator('.found-list tbody tr').filter({ has: page.getByTitle(name, { exact: true }) });
-  assert.equal((await row('Survey_raw.json').locator('td.col-folder').innerText()).trim(), 'Your files / projects / beta', 'each with its folder');
+  assert.equal((await row('Survey_raw.json').locator('td.col-folder').innerText()).trim(), 'My files / projects / beta', 'each with its folder');
   assert.equal(await page.getByLabel('Where').inputValue(), `${home}/projects`);
   await page.setViewportSize({ width: 390, height: 844 });
   await page.waitForTimeout(150);

@@ -10,7 +10,7 @@ import { describeError, parentOf, request } from './api.ts';
 import { humanSize, shortDate } from './format.ts';
 import { browseHref, itemHref } from './router.ts';
 import { type Entry, type RecordFields, type Session, entryOf } from './types.ts';
-import { Field, FileIcon, FolderIcon, Notice } from './ui.tsx';
+import { Field, FileIcon, FolderIcon, Notice, whereName } from './ui.tsx';
 
 /** What a search asks for (the fields of `#/search?…`). */
 export interface SearchQuery {
@@ -34,17 +34,10 @@ export function parseSearch(params: string): SearchQuery {
   return { q: p.get('q') ?? '', under: p.get('under') ?? '', attribute: p.get('attribute') ?? '', value: p.get('value') ?? '' };
 }
 
-/** A folder in words: "Your files" for the home, "Your files / a / b" below it, else its path. */
-function folderLabel(path: string, home: string): string {
-  if (path === home) return 'Your files';
-  if (path.startsWith(`${home}/`)) return `Your files / ${path.slice(home.length + 1).split('/').join(' / ')}`;
-  return path;
-}
-
-/** The short name of a scope for the search box: the folder's name, "your files", or "everything". */
+/** The short name of a scope for the search box: the folder's name, "my files", or "everything". */
 function scopeName(under: string, home: string): string {
   if (!under) return 'everything';
-  if (under === home) return 'your files';
+  if (under === home) return 'my files';
   return under.split('/').at(-1) ?? under;
 }
 
@@ -141,9 +134,9 @@ function FoundTable(props: { found: Found; home: string; caption: string; status
                       {collection ? <FolderIcon /> : <FileIcon />}<span>{e.name}</span>
                       {collection && <span class="visually-hidden"> (collection)</span>}
                     </a>
-                    <span class="entry-path show-phone">in {folderLabel(folder, props.home)}</span>
+                    <span class="entry-path show-phone">in {whereName(folder, props.home)}</span>
                   </td>
-                  <td class="col-folder"><a href={browseHref(folder)} title={folder}>{folderLabel(folder, props.home)}</a></td>
+                  <td class="col-folder"><a href={browseHref(folder)} title={folder}>{whereName(folder, props.home)}</a></td>
                   <td class="col-size">{e.size === null ? '—' : humanSize(e.size)}</td>
                   <td class="col-modified">{shortDate(e.modified)}</td>
                 </tr>
@@ -185,7 +178,7 @@ export function SearchPage(props: { session: Session; query: SearchQuery }) {
     location.hash = searchHref({ q: q.trim(), under, attribute: attribute.trim(), value: attribute.trim() ? value : '' });
     heading.current?.focus();
   };
-  const where = query.under ? `in ${folderLabel(query.under, home)}` : 'everywhere you have access';
+  const where = query.under ? `in ${whereName(query.under, home)}` : 'everywhere you have access';
   const what = [query.q && `names containing “${query.q}”`, query.attribute && `${query.attribute}${query.value ? ` = “${query.value}”` : ''}`].filter(Boolean).join(' and ');
   const scopes = [...new Set([query.under, home, ''].filter((s, i) => i === 2 || s))];
   return (
@@ -197,7 +190,7 @@ export function SearchPage(props: { session: Session; query: SearchQuery }) {
           <div class="field">
             <label for="search-under">Where</label>
             <select id="search-under" value={under} onChange={(e) => setUnder(e.currentTarget.value)}>
-              {scopes.map((s) => <option key={s} value={s}>{s ? folderLabel(s, home) : 'Everywhere you have access'}</option>)}
+              {scopes.map((s) => <option key={s} value={s}>{s ? whereName(s, home) : 'Everywhere you have access'}</option>)}
             </select>
           </div>
         </div>
