@@ -83,7 +83,7 @@ export async function runSearchScenario(t: TestContext, browser: Browser, d: Sea
   await page.getByLabel('Name contains').press('Enter');
   await status.filter({ hasText: '5 results' }).waitFor();
   assert.deepEqual(await found(), ['survey notes.md', 'survey-2026.csv', 'Survey_raw.json', 'survey-summary.pdf', 'survey-shared.csv']);
-  assert.equal((await row('survey-shared.csv').locator('td.col-folder').innerText()).trim(), `${theirs}/for-${d.user}`);
+  assert.equal((await row('survey-shared.csv').locator('td.col-folder').innerText()).trim(), `${d.other}'s files / for-${d.user}`, 'a shared folder in words, never its path');
   assert.equal(await page.getByText('survey-private.txt').count(), 0, 'another user\'s private data is never found');
 
   // By metadata: an attribute and its value.
