@@ -120,7 +120,7 @@ export async function runBulkScenario(t: TestContext, browser: Browser, d: Pick<
   await bar.getByRole('button', { name: 'Copy…' }).click();
   const copy = page.getByRole('dialog', { name: 'Copy 3 items' });
   await copy.getByRole('button', { name: 'Open dest' }).click();
-  await copy.getByText('/dest', { exact: false }).first().waitFor();
+  await copy.locator('.picker-here strong').filter({ hasText: /^dest$/ }).waitFor();
   assert.equal(await copy.getByRole('button', { name: 'Open sub' }).count(), 0, 'dest holds no collection yet');
   await check(page, 'bulk-copy-dialog');
   await copy.getByRole('button', { name: 'Copy here' }).click();
