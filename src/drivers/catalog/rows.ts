@@ -303,3 +303,12 @@ export function toAuditRecord(row: Row): AuditRecord {
     prevHash: row.prev_hash as string, hash: row.hash as string,
   };
 }
+
+/**
+ * Whether `session` is live at `now`, as the catalogs' `getSession` reads it (and as the SQL
+ * condition LIVE says): before its expiry, and before its idle expiry when it has one.
+ */
+export function sessionLiveAt(session: SessionRecord, now: Date): boolean {
+  const t = now.getTime();
+  return session.expiresAt.getTime() > t && (session.idleExpiresAt === null || session.idleExpiresAt.getTime() > t);
+}

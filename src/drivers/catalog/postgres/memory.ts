@@ -25,6 +25,7 @@ import { BoundedCache } from '../../../core/bounded-cache.ts';
 import { requestMark } from '../../../core/request-scope.ts';
 import type { AccessLevel, Entity, SessionRecord, UserRecord } from '../../../core/types.ts';
 import type { Listening, PostgresConnection } from './connection.ts';
+import { sessionLiveAt } from '../rows.ts';
 
 /** Entries kept of each kind (sessions, accounts, groups, subjects, levels, entities). */
 export const MEMORY_ENTRIES = 10_000;
@@ -146,7 +147,7 @@ export async function rememberReads(db: PostgresConnection, inner: Remembered): 
       const found = await remembered(() => sessions.get(tokenHash), async () => inner.getSession(tokenHash, now), (since, value) => {
         if (value) keep(since, ['s'], sessions, tokenHash, value);
       });
-      return found && liveAt(found, now) ? found : null;
+      return found && sessionLiveAt(found, now) ? found : null;
     },
 
     async getUser(name) {
@@ -218,12 +219,6 @@ export async function rememberReads(db: PostgresConnection, inner: Remembered): 
       forgetAll();
     },
   };
-}
-
-/** Whether `session` is live at `now`, as `SessionStore.getSession` reads it. */
-function liveAt(session: SessionRecord, now: Date): boolean {
-  const t = now.getTime();
-  return session.expiresAt.getTime() > t && (session.idleExpiresAt === null || session.idleExpiresAt.getTime() > t);
 }
 
 /** A value shared by the requests that read it: frozen, so none can change it for the others. */

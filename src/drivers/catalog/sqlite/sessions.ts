@@ -1,7 +1,7 @@
 /** The session role of the SQLite catalog: login sessions keyed by token hash, and their credentials. */
 import { randomBytes } from 'node:crypto';
 import type { SessionStore } from '../../../core/ports.ts';
-import { toSession } from '../rows.ts';
+import { sessionLiveAt, toSession } from '../rows.ts';
 import type { Row, SqliteConnection } from './connection.ts';
 
 /** Live at `?` (the same time bound twice): before both deadlines. */
@@ -28,9 +28,7 @@ export function createSqliteSessions(db: SqliteConnection): SessionStore {
         const row = q('SELECT * FROM sessions WHERE token_hash = ?').get(tokenHash) as Row | undefined;
         return row ? toSession(row) : null;
       });
-      const t = now.getTime();
-      if (!session || !(session.expiresAt.getTime() > t) || (session.idleExpiresAt !== null && !(session.idleExpiresAt.getTime() > t))) return null;
-      return session;
+      return session && sessionLiveAt(session, now) ? session : null;
     },
 
     async touchSession(tokenHash, usedAt, idleExpiresAt) {
