@@ -109,10 +109,16 @@ function canonicalDetail(detail: AuditDetail): [string, string | number | boolea
  * one, shows.
  */
 export function auditHash(r: Omit<AuditRecord, 'hash'>): string {
-  const canonical = JSON.stringify([
-    r.seq, r.at.getTime(), r.actor, r.address, r.door, r.action, r.path, canonicalDetail(r.detail), r.outcome, r.prevHash,
-  ]);
-  return createHash('sha256').update(canonical).digest('hex');
+  return createHash('sha256').update(`[${r.seq},${auditHashedContent(r)},${JSON.stringify(r.prevHash)}]`).digest('hex');
+}
+
+/**
+ * The middle of the JSON array `auditHash` hashes: every field but `seq` and `prevHash`, which
+ * only the head of the trail decides, so a catalog can finish the array where it reads the head
+ * (`[` seq `,` this `,"` prevHash `"]`, in UTF-8).
+ */
+export function auditHashedContent(r: Omit<AuditRecord, 'hash' | 'seq' | 'prevHash'>): string {
+  return JSON.stringify([r.at.getTime(), r.actor, r.address, r.door, r.action, r.path, canonicalDetail(r.detail), r.outcome]).slice(1, -1);
 }
 
 /** What `verifyAuditChain` found. */

@@ -40,6 +40,18 @@ export const auditContract: ContractSuite = ({ name, create }) => {
       assert.deepEqual(await verifyAuditChain(auditRecords(c)), { intact: true, count: 2 });
     });
 
+    it('hashes every character of a record as auditHash does: quotes, escapes, non-ASCII names and detail keys in any order', async () => {
+      const odd = await c.appendAudit(event({
+        actor: 'zoë "z" \\ o', path: '/z/home/zoë/Ünïcødé ✓ 𝄞\u0001.txt', address: '2001:db8::1',
+        detail: { zeta: 'a\nb', alpha: 1.5, mid: true, none: null, 'ключ': 'значение' },
+      }));
+      const next = await c.appendAudit(event());
+      assert.equal(odd.hash, auditHash(odd));
+      assert.equal(next.prevHash, odd.hash);
+      assert.equal(next.hash, auditHash(next));
+      assert.deepEqual(await verifyAuditChain(auditRecords(c)), { intact: true, count: 2 });
+    });
+
     it('lists by user, action, path (and below), time, after a cursor and up to a limit', async () => {
       await c.appendAudit(event({ path: '/z/home/alice/a' }));
       await c.appendAudit(event({ actor: 'bob', path: '/z/home/bob/b', at: new Date(t0.getTime() + day) }));

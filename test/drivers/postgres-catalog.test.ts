@@ -14,6 +14,7 @@ import { type PostgresCatalogOptions, createPostgresCatalog } from '../../src/dr
 import type { Catalog } from '../../src/core/ports.ts';
 import { parsePath } from '../../src/core/path.ts';
 import { runAsRequest } from '../../src/core/request-scope.ts';
+import { type AuditInput, auditHash, auditRecords, verifyAuditChain } from '../../src/core/audit.ts';
 import { rejectsWith, runCatalogContracts } from '../contracts/catalog-contract.ts';
 
 const url = process.env.LADING_TEST_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
@@ -236,6 +237,36 @@ if (problem !== null) {
         await raw.end();
         await a.close();
         await node.close();
+      }
+    });
+
+    it('keeps one audit chain across nodes appending at once, and chains on to a record another writer inserted the way the trail was appended before the head', async () => {
+      const schema = freshSchema();
+      const a = await createPostgresCatalog({ connectionString: url, schema });
+      const b = await createPostgresCatalog({ connectionString: url, schema });
+      const raw = new pg.Client({ connectionString: url });
+      await raw.connect();
+      const event = (i: number): AuditInput => ({ at: t0, actor: 'alice', address: null, door: 'api', action: 'upload', path: `/z/home/alice/${i}`, detail: { i }, outcome: 'ok' });
+      try {
+        await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 ? a : b).appendAudit(event(i))));
+        // NOTE: as a node running the append of before migration 22 does it: lock, read the newest, insert.
+        await raw.query('BEGIN');
+        await raw.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`lading.audit.${schema}`]);
+        const head = (await raw.query(`SELECT seq, hash FROM "${schema}".audit_records ORDER BY seq DESC LIMIT 1`)).rows[0];
+        const unhashed = { ...event(99), seq: Number(head.seq) + 1, prevHash: head.hash as string };
+        await raw.query(`INSERT INTO "${schema}".audit_records (seq, at, actor, address, door, action, path, detail, outcome, prev_hash, hash)
+          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, [unhashed.seq, t0.getTime(), 'alice', null, 'api', 'upload', unhashed.path,
+          JSON.stringify(unhashed.detail), 'ok', unhashed.prevHash, auditHash(unhashed)]);
+        await raw.query('COMMIT');
+        const after = await a.appendAudit(event(100));
+        assert.equal(after.seq, 32);
+        const records = await a.listAudit({ limit: 100 });
+        assert.deepEqual(records.map((r) => r.seq), Array.from({ length: 32 }, (_, i) => i + 1));
+        assert.deepEqual(await verifyAuditChain(auditRecords(b)), { intact: true, count: 32 });
+      } finally {
+        await raw.end();
+        await a.close();
+        await b.close();
       }
     });
 

@@ -1,30 +1,32 @@
 /**
- * The audit role of the PostgreSQL catalog: the hash-chained audit trail. An append takes a
- * transaction-scoped advisory lock of the schema's trail before it reads the newest record,
- * so appends from every node sharing the catalog form one line.
+ * The audit role of the PostgreSQL catalog: the hash-chained audit trail. An append is one
+ * statement that moves the trail's head (\`audit_head\`, migration 22) and inserts the record
+ * chained to it; the head's row lock, held until the statement commits, makes appends from
+ * every node sharing the catalog one line.
  */
-import { type AuditQuery, type AuditRecord, type AuditStore, AUDIT_GENESIS, auditHash } from '../../../core/audit.ts';
+import { type AuditQuery, type AuditStore, auditHashedContent } from '../../../core/audit.ts';
 import { toAuditRecord } from '../rows.ts';
 import { type PostgresConnection, all, count, one } from './connection.ts';
 
-/** The audit role over `db`; an append is one transaction: lock, read the head, insert. */
+/** The audit role over `db`; an append is one statement, its own transaction. */
 export function createPostgresAudit(db: PostgresConnection): AuditStore {
-  const { pool, S, tx, schema } = db;
-  const lockKey = `lading.audit.${schema}`;
+  const { pool, S } = db;
+  // NOTE: an UPDATE waits for an append in flight and then works on the head as that one
+  // committed it; a read of the newest record would see only the statement's snapshot, taken
+  // before the wait, and fork the chain. In SET every column names the head as it was, so the
+  // record's hash is \`auditHash\` over the new seq, the content and the previous hash.
+  const append = `WITH head AS (
+      UPDATE ${S}audit_head SET seq = seq + 1, prev_hash = hash,
+        hash = encode(sha256(convert_to('[' || (seq + 1)::text || ',', 'UTF8') || $1::bytea || convert_to(',"' || hash || '"]', 'UTF8')), 'hex')
+      RETURNING seq, prev_hash, hash)
+    INSERT INTO ${S}audit_records (seq, at, actor, address, door, action, path, detail, outcome, prev_hash, hash)
+      SELECT seq, $2, $3, $4, $5, $6, $7, $8, $9, prev_hash, hash FROM head
+    RETURNING *`;
   return {
     async appendAudit(input) {
-      return tx(async (c) => {
-        await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [lockKey]);
-        const head = await one(c, `SELECT seq, hash FROM ${S}audit_records ORDER BY seq DESC LIMIT 1`);
-        const unhashed: Omit<AuditRecord, 'hash'> = {
-          ...input, detail: { ...input.detail }, seq: head ? Number(head.seq) + 1 : 1, prevHash: head ? head.hash as string : AUDIT_GENESIS,
-        };
-        const record: AuditRecord = { ...unhashed, hash: auditHash(unhashed) };
-        await c.query(`INSERT INTO ${S}audit_records (seq, at, actor, address, door, action, path, detail, outcome, prev_hash, hash)
-          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, [record.seq, record.at.getTime(), record.actor, record.address, record.door,
-          record.action, record.path, JSON.stringify(record.detail), record.outcome, record.prevHash, record.hash]);
-        return record;
-      });
+      const row = await one(pool, append, [Buffer.from(auditHashedContent(input), 'utf8'), input.at.getTime(), input.actor, input.address,
+        input.door, input.action, input.path, JSON.stringify(input.detail), input.outcome]);
+      return toAuditRecord(row!);
     },
 
     async listAudit(query: AuditQuery) {

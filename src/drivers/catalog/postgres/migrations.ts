@@ -478,4 +478,32 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: (S: string) =
       CREATE INDEX entities_by_owner_time ON ${S}entities (owner, modified_at, uid) WHERE kind = 'dataobject';
     `,
   },
+  {
+    // The audit trail's head: the newest record's seq and hash in one row, so an append is one
+    // statement (see \`createPostgresAudit\`): an UPDATE of that row, which waits for an append
+    // in flight and then reads the row as it committed, where a read of the newest record in
+    // the statement's snapshot could miss it. A trigger moves the head for a record inserted by
+    // anything else (a node still running the previous append, hand-written SQL), so the head
+    // never falls behind the trail.
+    version: 22,
+    sql: (S) => `
+      CREATE TABLE ${S}audit_head (
+        one BOOLEAN PRIMARY KEY DEFAULT true CHECK (one),
+        seq BIGINT NOT NULL,
+        prev_hash TEXT,
+        hash TEXT NOT NULL
+      );
+      INSERT INTO ${S}audit_head (seq, prev_hash, hash)
+        SELECT COALESCE(max(seq), 0),
+          (SELECT prev_hash FROM ${S}audit_records ORDER BY seq DESC LIMIT 1),
+          COALESCE((SELECT hash FROM ${S}audit_records ORDER BY seq DESC LIMIT 1), repeat('0', 64))
+        FROM ${S}audit_records;
+      CREATE FUNCTION ${S}audit_head_follows() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        UPDATE ${S}audit_head SET seq = NEW.seq, prev_hash = NEW.prev_hash, hash = NEW.hash WHERE seq < NEW.seq;
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER audit_head_follows AFTER INSERT ON ${S}audit_records FOR EACH ROW EXECUTE FUNCTION ${S}audit_head_follows();
+    `,
+  },
 ];

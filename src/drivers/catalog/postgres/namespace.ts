@@ -69,17 +69,21 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
   /**
    * Locks what a commit at `path` relies on, in one statement: key-share locks on the parent
    * and every collection above it (as `lockParent`) and an update lock on the row at `path`,
-   * which it returns (null when there is none). `NOT_FOUND`, `NOT_A_COLLECTION` as `lockParent`.
+   * which it returns (null when there is none), and, last, update locks on the quotas set at
+   * `path` and above it, which it returns as `chargeQuotas` reads them (a commit is charged to
+   * exactly those). `NOT_FOUND`, `NOT_A_COLLECTION` as `lockParent`.
    */
-  const lockTarget = async (c: PgClientLike, path: Path): Promise<Row | null> => {
+  const lockTarget = async (c: PgClientLike, path: Path): Promise<{ row: Row | null; quotas: Row[] }> => {
     const parent = parentOf(path);
     const row = (await one(c, `WITH up AS MATERIALIZED (SELECT path, kind FROM ${S}entities WHERE path = ANY($1::text[]) ORDER BY path FOR KEY SHARE),
-        here AS MATERIALIZED (SELECT id, uid, kind, blob, size FROM ${S}entities WHERE path = $2 FOR UPDATE)
-      SELECT (SELECT kind FROM up WHERE path = $3) AS parent_kind, here.id, here.uid, here.kind, here.blob, here.size
-      FROM (SELECT 1) AS one LEFT JOIN here ON true`, [lineage(parent), path, parent]))!;
+        here AS MATERIALIZED (SELECT id, uid, kind, blob, size FROM ${S}entities WHERE path = $2 FOR UPDATE),
+        q AS MATERIALIZED (SELECT * FROM ${S}quotas WHERE path = ANY($4::text[]) ORDER BY path FOR UPDATE)
+      SELECT (SELECT kind FROM up WHERE path = $3) AS parent_kind, here.id, here.uid, here.kind, here.blob, here.size,
+        (SELECT json_agg(q ORDER BY q.path) FROM q) AS quotas
+      FROM (SELECT 1) AS one LEFT JOIN here ON true`, [lineage(parent), path, parent, lineage(path)]))!;
     if (row.parent_kind === null) throw new LadingError('NOT_FOUND', `The collection '${parent}' does not exist.`);
     if (row.parent_kind !== 'collection') throw new LadingError('NOT_A_COLLECTION', `'${parent}' is a data object, not a collection.`);
-    return row.id === null ? null : row;
+    return { row: row.id === null ? null : row, quotas: (row.quotas as Row[] | null) ?? [] };
   };
   const WRITTEN = 'id, uid, path, name, kind, owner, size, checksum, etag, blob, created_at, modified_at';
   /** A new data object's row and its owner's entry, and the end of its blob's tracking, in one statement. */
@@ -215,7 +219,8 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
         // NOTE: a round trip per statement is what a small commit costs most: the parent and
         // the object are locked in one, the object's row, its owner's entry and the end of its
         // blob's tracking written in another, and the object read back from what it wrote.
-        let existing = await lockTarget(c, path);
+        const locked = await lockTarget(c, path);
+        let existing = locked.row;
         let event: BackendEvent | undefined;
         let untracked: boolean | null = null;
         let written: Row | null = null;
@@ -227,12 +232,12 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
             [uid, path, parentOf(path), baseName(path), owner, size, checksum, blob, now.getTime(), etag, ACCESS_RANK.own]))!;
           if (inserted.id !== null) {
             // NOTE: refused past a quota, the whole transaction (the row just written too) is undone.
-            await chargeQuotas(db, c, [{ removed: null, added: path, amount: async () => ({ bytes: size, objects: 1 }) }]);
+            await chargeQuotas(db, c, [{ removed: null, added: path, amount: async () => ({ bytes: size, objects: 1 }) }], locked.quotas);
             event = { type: 'object.created', entityId: uid, path };
             untracked = Number(inserted.untracked) > 0;
             written = inserted;
           } else {
-            existing = await lockTarget(c, path);
+            existing = (await lockTarget(c, path)).row;
             if (!existing) throw new LadingError('CONFLICT', `'${path}' is being changed; try again.`);
           }
         }
@@ -242,7 +247,7 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
           if (!overwrite) throw new LadingError('CONFLICT', `'${path}' already exists.`);
           replacedBlob = existing.blob as string;
           const before = Number(existing.size);
-          await chargeQuotas(db, c, [{ removed: null, added: path, amount: async () => ({ bytes: size - before, objects: 0 }) }]);
+          await chargeQuotas(db, c, [{ removed: null, added: path, amount: async () => ({ bytes: size - before, objects: 0 }) }], locked.quotas);
           // NOTE: the new bytes were hashed as they were stored: a check at the commit, which
           // clears a mark of damage the replaced ones had.
           if (replacedBlob === blob) {

@@ -12,7 +12,7 @@ import { type Path, lineage } from '../../../core/path.ts';
 import type { QuotaStore } from '../../../core/ports.ts';
 import { type Usage, type UsageChange, quotaDeltas, quotaInTheWay, quotaPathsOf } from '../../../core/quotas.ts';
 import { toQuota } from '../rows.ts';
-import { type PgClientLike, type PgQueryable, type PostgresConnection, all, one } from './connection.ts';
+import { type PgClientLike, type PgQueryable, type PostgresConnection, type Row, all, one } from './connection.ts';
 
 /** A `UsageChange` whose amount is read only when a quota is touched. */
 export type LazyUsageChange = Omit<UsageChange, 'amount'> & { amount: () => Promise<Usage> };
@@ -31,11 +31,13 @@ export async function subtreeUsage(db: PostgresConnection, c: PgQueryable, path:
 /**
  * Charges `changes` to the quotas they touch, inside the transaction of `c`: throws
  * `QUOTA_EXCEEDED` (so the transaction rolls back) when one would pass a bound. Reads no
- * amount when no quota is touched: without quotas a change costs one indexed lookup.
+ * amount when no quota is touched: without quotas a change costs one indexed lookup, or none
+ * when the caller has already locked and read the quota rows at `quotaPathsOf(changes)`
+ * (`locked`, as this reads them: `FOR UPDATE`, in path order).
  */
-export async function chargeQuotas(db: PostgresConnection, c: PgClientLike, changes: readonly LazyUsageChange[]): Promise<void> {
+export async function chargeQuotas(db: PostgresConnection, c: PgClientLike, changes: readonly LazyUsageChange[], locked?: readonly Row[]): Promise<void> {
   const { S } = db;
-  const rows = await all(c, `SELECT * FROM ${S}quotas WHERE path = ANY($1::text[]) ORDER BY path FOR UPDATE`, [quotaPathsOf(changes)]);
+  const rows = locked ?? await all(c, `SELECT * FROM ${S}quotas WHERE path = ANY($1::text[]) ORDER BY path FOR UPDATE`, [quotaPathsOf(changes)]);
   if (rows.length === 0) return;
   const resolved: UsageChange[] = [];
   for (const ch of changes) resolved.push({ ...ch, amount: await ch.amount() });
