@@ -103,6 +103,7 @@ export const CONFIG_SCHEMA = Type.Object({
       bucket: optionalText('Bucket holding the objects; it must exist.'),
       region: text('us-east-1', 'Region requests are signed for (us-east-1 for most stores that are not AWS).'),
       prefix: text('', 'Prefix of every object key, e.g. lading/, so several deployments can share a bucket.'),
+      payload_signing: choice(['auto', 'always', 'never'], 'auto', 'Whether each request to the store signs a SHA-256 of its body: auto signs over http only (over https TLS already guards the bytes), always, or never (a store on a network you trust). Signing costs one more pass of SHA-256 over every byte uploaded.'),
       access_key_id: optionalText('S3 access key id.'),
       secret_access_key_file: optionalText('File holding the S3 secret access key (first line); wins over resource.s3.secret_access_key.'),
       secret_access_key: optionalText('The S3 secret access key itself, for deployments that pass secrets in the environment: set LADING_RESOURCE_S3_SECRET_ACCESS_KEY, never a command-line flag.'),

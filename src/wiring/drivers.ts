@@ -92,7 +92,7 @@ export async function openResource(config: Config, dataDir: string): Promise<Res
     const { createS3Resource } = await import('../drivers/resource/s3.ts');
     return createS3Resource({
       endpoint: r.s3.endpoint ?? '', bucket: r.s3.bucket ?? '', region: r.s3.region, prefix: r.s3.prefix,
-      accessKeyId: r.s3.access_key_id ?? '', secretAccessKey: secretAccessKey ?? '',
+      accessKeyId: r.s3.access_key_id ?? '', secretAccessKey: secretAccessKey ?? '', payloadSigning: r.s3.payload_signing,
     });
   }
   return createFsResource({ root: r.path ?? join(dataDir, 'resource'), fsync: r.fsync });

@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { DeleteObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { createS3Resource, type S3ResourceOptions } from '../../src/drivers/resource/s3.ts';
+import { createS3Resource, signsPayload, type S3ResourceOptions } from '../../src/drivers/resource/s3.ts';
 import type { Resource } from '../../src/core/ports.ts';
 import { resourceContract, generated } from '../contracts/resource-contract.ts';
 
@@ -48,6 +48,14 @@ describe('s3 resource options', () => {
     assert.throws(() => createS3Resource({ ...base, prefix: '/lading/' }), /prefix/);
     assert.throws(() => createS3Resource({ ...base, partSize: MIB }), /partSize/);
     assert.throws(() => createS3Resource({ ...base, queueSize: 0 }), /queueSize/);
+    assert.throws(() => createS3Resource({ ...base, payloadSigning: 'sometimes' as 'auto' }), /payloadSigning/);
+  });
+
+  it('hashes bodies into signatures over http and not over https by default; always and never as told', () => {
+    assert.equal(signsPayload('http://s3.example.org'), true);
+    assert.equal(signsPayload('https://s3.example.org'), false);
+    assert.equal(signsPayload('https://s3.example.org', 'always'), true);
+    assert.equal(signsPayload('http://s3.example.org', 'never'), false);
   });
 });
 
@@ -93,10 +101,10 @@ if (missing.length > 0) {
    * Requests are forwarded with their own Host header, which their signature covers.
    */
   const storeProxy = async (intercept: (req: IncomingMessage, res: ServerResponse, forward: () => void) => boolean = () => false) => {
-    const seen: { method: string; url: string; range: string | undefined }[] = [];
+    const seen: { method: string; url: string; range: string | undefined; payload: string | undefined }[] = [];
     const target = new URL(base.endpoint);
     const server = createServer((req, res) => {
-      seen.push({ method: req.method ?? '', url: req.url ?? '', range: req.headers.range });
+      seen.push({ method: req.method ?? '', url: req.url ?? '', range: req.headers.range, payload: req.headers['x-amz-content-sha256'] as string | undefined });
       const forward = (): void => {
         const upstream = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
           res.writeHead(answer.statusCode ?? 502, answer.headers);
@@ -221,6 +229,29 @@ if (missing.length > 0) {
         await r.close();
         await writer.close();
         await proxy.close();
+      }
+    });
+
+    it('signs the SHA-256 of each part it uploads over http, and sends UNSIGNED-PAYLOAD when told never to sign, which the store accepts', async () => {
+      const total = 2 * 5 * MIB + 4_321;
+      for (const payloadSigning of ['auto', 'never'] as const) {
+        const proxy = await storeProxy();
+        const r = createS3Resource({ ...base, endpoint: proxy.endpoint, prefix: `${runPrefix}signing-${payloadSigning}/`, partSize: 5 * MIB, payloadSigning });
+        try {
+          await r.write('key-signing1', generated(total, 9));
+          await r.write('key-signing2', generated(10, 9));
+          assert.equal(await sha256(await r.read('key-signing1')), await sha256(generated(total, 9)));
+          assert.deepEqual(await buffer(await r.read('key-signing2')), await buffer(generated(10, 9)));
+          const puts = proxy.seen.filter((q) => q.method === 'PUT');
+          assert.equal(puts.length, 4, 'three parts and one small object');
+          for (const q of puts) {
+            if (payloadSigning === 'never') assert.equal(q.payload, 'UNSIGNED-PAYLOAD');
+            else assert.match(q.payload ?? '', /^[0-9a-f]{64}$/);
+          }
+        } finally {
+          await r.close();
+          await proxy.close();
+        }
       }
     });
 

@@ -55,6 +55,21 @@ export interface S3ResourceOptions {
    * limit; at least 5 MiB); a larger one is copied in parts of at most this size (UploadPartCopy).
    */
   copyObjectMax?: number;
+  /**
+   * Whether a request's body is hashed into its signature (SigV4's `x-amz-content-sha256`):
+   * `auto` (the default) over http only, since TLS already guards the bytes of an https
+   * request (as AWS's botocore does); `always`; `never` (`UNSIGNED-PAYLOAD`, for a store on a
+   * network the operator trusts). A hashed body costs a pass of SHA-256 over every byte
+   * uploaded, besides the one lading's checksum takes.
+   */
+  payloadSigning?: PayloadSigning;
+}
+
+export type PayloadSigning = 'auto' | 'always' | 'never';
+
+/** Whether requests to `endpoint` hash their bodies into their signatures (see `S3ResourceOptions.payloadSigning`). */
+export function signsPayload(endpoint: string, mode: PayloadSigning = 'auto'): boolean {
+  return mode === 'always' || (mode === 'auto' && new URL(endpoint).protocol === 'http:');
 }
 
 const KEY = /^[A-Za-z0-9][A-Za-z0-9_-]{7,127}$/;
@@ -119,6 +134,7 @@ export function createS3Resource(options: S3ResourceOptions): Resource {
   if (!Number.isInteger(partSize) || partSize < 5 * MIB) throw new Error('s3 resource: `partSize` must be at least 5 MiB');
   if (!Number.isInteger(queueSize) || queueSize < 1) throw new Error('s3 resource: `queueSize` must be a positive integer');
   const copyObjectMax = options.copyObjectMax ?? COPY_OBJECT_MAX;
+  if (!['auto', 'always', 'never', undefined].includes(options.payloadSigning)) throw new Error('s3 resource: `payloadSigning` must be auto, always or never');
   if (!Number.isInteger(copyObjectMax) || copyObjectMax < 5 * MIB || copyObjectMax > COPY_OBJECT_MAX) {
     throw new Error('s3 resource: `copyObjectMax` must be between 5 MiB and 5 GiB');
   }
@@ -139,6 +155,15 @@ export function createS3Resource(options: S3ResourceOptions): Resource {
       httpsAgent: { keepAlive: true, maxSockets: MAX_CONNECTIONS },
     },
   });
+
+  if (!signsPayload(options.endpoint, options.payloadSigning)) {
+    // NOTE: the signer hashes a body unless this header already names its hash.
+    client.middlewareStack.add((next) => async (args) => {
+      const request = args.request as { headers?: Record<string, string>; body?: unknown };
+      if (request.body != null && request.headers) request.headers['x-amz-content-sha256'] = 'UNSIGNED-PAYLOAD';
+      return next(args);
+    }, { step: 'build', name: 'ladingUnsignedPayload' });
+  }
 
   const objectKey = (key: string): string => {
     if (!KEY.test(key)) throw new LadingError('INTERNAL', 'Invalid resource key.');
