@@ -12,12 +12,29 @@
 # BASE_ROOT=<another checkout with its node_modules> adds a second lading node run from there
 # (e.g. main, for a before/after table), alternated with the others round by round.
 #
-# Usage: bench/s3-transfer.sh   (env: BIG_MIB=1024 ROUNDS=3 BASE_ROOT=)
+# PIN=1 gives Swift (its servers and memcached) the last core and everything else (lading, the
+# client) the others, as a deployment has the store on machines of its own: the ratio then says
+# whether the node keeps up with the store, not how the two share this machine's cores.
+#
+# Usage: bench/s3-transfer.sh   (env: BIG_MIB=1024 ROUNDS=3 BASE_ROOT= PIN=)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 need curl curl
 # shellcheck source=/dev/null
 source "$ROOT/.ci/services/swift.sh" >/dev/null
+# NOTE: the machine's cores, also once re-run under taskset (where nproc counts only those left to it).
+CORES=${S3_TRANSFER_CORES:-$(nproc)}
+SHARED="All share $CORES cores: lading, Swift (proxy and object server, one worker each), memcached and the client."
+if [ -n "${PIN:-}" ] && [ -z "${S3_TRANSFER_PINNED:-}" ]; then
+  need taskset util-linux
+  [ "$CORES" -ge 2 ] || { echo "bench: PIN=1 needs at least 2 cores" >&2; exit 1; }
+  for pid in $(pgrep -f "${LADING_SWIFT_DIR:-/tmp/lading-swift}/" || true) $(pgrep -f "memcached .*-p $((LADING_SWIFT_PORT + 10))\b" || true); do
+    taskset -a -cp $((CORES - 1)) "$pid" >/dev/null
+  done
+  S3_TRANSFER_CORES=$CORES S3_TRANSFER_PINNED="Swift and memcached on core $((CORES - 1)); lading and the client on the other $((CORES - 1)) (0-$((CORES - 2)))." \
+    exec taskset -c "0-$((CORES - 2))" bash "$0" "$@"
+fi
+[ -n "${S3_TRANSFER_PINNED:-}" ] && SHARED=$S3_TRANSFER_PINNED
 BIG_MIB=${BIG_MIB:-1024}
 ROUNDS=${ROUNDS:-3}
 TAG="lading-s3-transfer-$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')/"
@@ -59,7 +76,7 @@ swift_ticks() {
 field() { sed -n "s/.*\"$2\":\([0-9.]*\).*/\1/p" <<<"$1"; }
 secs() { awk -v t="$1" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.1f", t / hz }'; }
 
-echo "lading on S3 vs S3 direct, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "lading on S3 vs S3 direct, $(date -u '+%Y-%m-%d %H:%M UTC'), $CORES cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 head -c $((BIG_MIB * 1024 * 1024)) /dev/urandom > "$WORK/big"
 declare -A T CPU
 for r in $(seq "$ROUNDS"); do
@@ -93,7 +110,7 @@ done
 echo
 echo "CPU seconds per round (upload + download), node/Swift/client (direct: the node idles):"
 for path in "${PATHS[@]}"; do printf '  %-7s %s\n' "$path" "${CPU[$path]# }"; done
-echo "All share $(nproc) cores: lading, Swift (proxy and object server, one worker each), memcached and the client."
+echo "$SHARED"
 
 # Leaves nothing in the bucket: the lading object's blobs and anything else under the prefix.
 "$NODE" --disable-warning=ExperimentalWarning "$BENCH_DIR/s3-clear.ts" "$TAG" || true
