@@ -1,6 +1,6 @@
 /**
  * The audit role of the PostgreSQL catalog: the hash-chained audit trail. An append is one
- * statement that moves the trail's head (\`audit_head\`, migration 22) and inserts the record
+ * statement that moves the trail's head (`audit_head`, migration 22) and inserts the record
  * chained to it; the head's row lock, held until the statement commits, makes appends from
  * every node sharing the catalog one line.
  */
@@ -14,7 +14,7 @@ export function createPostgresAudit(db: PostgresConnection): AuditStore {
   // NOTE: an UPDATE waits for an append in flight and then works on the head as that one
   // committed it; a read of the newest record would see only the statement's snapshot, taken
   // before the wait, and fork the chain. In SET every column names the head as it was, so the
-  // record's hash is \`auditHash\` over the new seq, the content and the previous hash.
+  // record's hash is `auditHash` over the new seq, the content and the previous hash.
   const append = `WITH head AS (
       UPDATE ${S}audit_head SET seq = seq + 1, prev_hash = hash,
         hash = encode(sha256(convert_to('[' || (seq + 1)::text || ',', 'UTF8') || $1::bytea || convert_to(',"' || hash || '"]', 'UTF8')), 'hex')

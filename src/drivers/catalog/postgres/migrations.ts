@@ -8,6 +8,8 @@
  * Paths and names use the "C" collation: byte order, as in SQLite, which keeps listings in
  * the same order and makes a prefix range (`path >= 'x/' AND path < 'x0'`) exact and indexable.
  */
+import { AUDIT_GENESIS } from '../../../core/audit.ts';
+
 export const POSTGRES_MIGRATIONS: readonly { version: number; sql: (S: string) => string }[] = [
   {
     version: 1,
@@ -480,7 +482,7 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: (S: string) =
   },
   {
     // The audit trail's head: the newest record's seq and hash in one row, so an append is one
-    // statement (see \`createPostgresAudit\`): an UPDATE of that row, which waits for an append
+    // statement (see `createPostgresAudit`): an UPDATE of that row, which waits for an append
     // in flight and then reads the row as it committed, where a read of the newest record in
     // the statement's snapshot could miss it. A trigger moves the head for a record inserted by
     // anything else (a node still running the previous append, hand-written SQL), so the head
@@ -494,10 +496,8 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: (S: string) =
         hash TEXT NOT NULL
       );
       INSERT INTO ${S}audit_head (seq, prev_hash, hash)
-        SELECT COALESCE(max(seq), 0),
-          (SELECT prev_hash FROM ${S}audit_records ORDER BY seq DESC LIMIT 1),
-          COALESCE((SELECT hash FROM ${S}audit_records ORDER BY seq DESC LIMIT 1), repeat('0', 64))
-        FROM ${S}audit_records;
+        SELECT COALESCE(r.seq, 0), r.prev_hash, COALESCE(r.hash, '${AUDIT_GENESIS}')
+        FROM (SELECT 1) AS one LEFT JOIN (SELECT seq, prev_hash, hash FROM ${S}audit_records ORDER BY seq DESC LIMIT 1) AS r ON true;
       CREATE FUNCTION ${S}audit_head_follows() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         UPDATE ${S}audit_head SET seq = NEW.seq, prev_hash = NEW.prev_hash, hash = NEW.hash WHERE seq < NEW.seq;
