@@ -64,7 +64,8 @@ start_node() { # index
     mkdir -p -m 700 "$data"
     cp -a "$WORK/node1/ca" "$WORK/node1/keys" "$data/"
   fi
-  "$ROOT/bin/lading" serve --data "$data" --listen "127.0.0.1:$port" >"$WORK/node$i.log" 2>&1 &
+  # NOTE: swift.sh's own variables are no configuration of lading's, which would warn of them.
+  env -u LADING_SWIFT_DIR -u LADING_SWIFT_PORT "$ROOT/bin/lading" serve --data "$data" --listen "127.0.0.1:$port" >"$WORK/node$i.log" 2>&1 &
   PIDS+=($!)
   NODE_URLS+=("http://127.0.0.1:$port")
   wait_http "http://127.0.0.1:$port/api/status"
@@ -120,7 +121,7 @@ stop_nginx() { kill -QUIT "$NGINX_PID"; wait "$NGINX_PID" 2>/dev/null || true; N
 echo "lading scale-out benchmark, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 printf 'username=bench&password=pw' >"$WORK/login-form"
 start_node 1
-printf 'pw\n' | "$ROOT/bin/lading" user add bench --data "$WORK/node1" >/dev/null
+printf 'pw\n' | env -u LADING_SWIFT_DIR -u LADING_SWIFT_PORT "$ROOT/bin/lading" user add bench --data "$WORK/node1" >/dev/null
 start_node 2
 start_node 3
 

@@ -1,5 +1,5 @@
 /**
- * Reads one S3 object for the S3 resource driver as consecutive ranged GETs of `partSize`
+ * Reads one S3 object for the S3 resource driver as consecutive ranged GETs of `rangeSize`
  * bytes, up to `queueSize` of them open at once, handed on strictly in order. An object stored
  * in parts is a list of segments on several stores (OpenStack Swift's s3api), and one GET
  * fetches them one after the other, waiting for each segment's first byte; GETs opened ahead
@@ -18,7 +18,8 @@ export interface RangedReadOptions {
   client: S3Client;
   Bucket: string;
   Key: string;
-  partSize: number;
+  /** Bytes each GET asks for. */
+  rangeSize: number;
   queueSize: number;
   /** Turns a failure of the store while the stream flows into the error the stream emits. */
   storeError(err: unknown): unknown;
@@ -37,7 +38,7 @@ function statusOf(err: unknown): number | undefined {
  * opened ahead.
  */
 export async function openRanged(o: RangedReadOptions, range?: ByteRange): Promise<Readable> {
-  const { client, Bucket, Key, partSize, queueSize } = o;
+  const { client, Bucket, Key, rangeSize, queueSize } = o;
   const get = async (start: number, end: number): Promise<{ body: Readable; total: number | null }> => {
     const res = await client.send(new GetObjectCommand({ Bucket, Key, Range: `bytes=${start}-${end}` }));
     const total = /\/(\d+)$/.exec(res.ContentRange ?? '');
@@ -46,14 +47,14 @@ export async function openRanged(o: RangedReadOptions, range?: ByteRange): Promi
   const start = range?.start ?? 0;
   let first;
   try {
-    first = await get(start, range ? Math.min(range.end, start + partSize - 1) : start + partSize - 1);
+    first = await get(start, range ? Math.min(range.end, start + rangeSize - 1) : start + rangeSize - 1);
   } catch (err) {
     // NOTE: an empty object has no byte for a range to name; S3 answers 416.
     if (range || statusOf(err) !== 416) throw err;
     return (await client.send(new GetObjectCommand({ Bucket, Key }))).Body as Readable;
   }
   const end = Math.min(range?.end ?? Infinity, (first.total ?? 0) - 1);
-  const firstEnd = Math.min(end, start + partSize - 1);
+  const firstEnd = Math.min(end, start + rangeSize - 1);
   if (first.total === null || firstEnd >= end) return first.body;
 
   interface Ahead { start: number; end: number; opened: Promise<{ body: Readable }> }
@@ -61,7 +62,7 @@ export async function openRanged(o: RangedReadOptions, range?: ByteRange): Promi
   let next = firstEnd + 1;
   const openNext = (): void => {
     if (next > end) return;
-    const part = { start: next, end: Math.min(end, next + partSize - 1) };
+    const part = { start: next, end: Math.min(end, next + rangeSize - 1) };
     next = part.end + 1;
     const opened = get(part.start, part.end);
     // NOTE: a body the store breaks while it waits for its turn errs with no reader yet; its

@@ -6,9 +6,9 @@
  * A write streams as a multipart upload of `partSize` parts with at most `queueSize` parts in
  * flight, filled in buffers the write reuses (`s3-upload.ts`): (queueSize + 1) × partSize
  * bytes (5 × 8 MiB = 40 MiB by default), however large the object; a body of at most one part
- * goes up as a single PUT. A read of more than one part is consecutive ranged GETs of
- * `partSize`, up to `queueSize` open at once and read in order (`s3-download.ts`): what waits
- * is in the sockets' buffers, not in lading's memory.
+ * goes up as a single PUT. A read of more than `readRangeSize` bytes is consecutive ranged
+ * GETs of that size, up to `queueSize` open at once and read in order (`s3-download.ts`): what
+ * waits is in the sockets' buffers, not in lading's memory.
  * An object key is visible only once its upload completes (S3 semantics), and a failed or
  * aborted write aborts its multipart upload before it rejects; uploads a crash left behind are
  * what `sweepTemporaries` aborts. A read that has started survives a later `delete` on AWS S3
@@ -48,8 +48,18 @@ export interface S3ResourceOptions {
   prefix?: string;
   /** Size of each uploaded part in bytes (default 8 MiB; S3 requires at least 5 MiB). */
   partSize?: number;
-  /** Parts uploaded at once (default 4). */
+  /** Parts uploaded at once, and ranged GETs a read keeps open (default 4). */
   queueSize?: number;
+  /**
+   * Bytes each ranged GET of a read asks for (default 64 MiB, at least 1 MiB); an object or
+   * range no larger is one GET. NOTE: every GET costs the store a request's work besides its
+   * bytes (on OpenStack Swift's s3api: checking the signature and reading the object's
+   * manifest again); at 8 MiB, Swift spent ~20% more CPU on a 512 MiB read through lading
+   * than on the same read in one GET, and the store's CPU is what bounds a transfer
+   * (bench/README.md). Larger ranges cost lading no memory: a GET opened ahead is not read
+   * before its turn.
+   */
+  readRangeSize?: number;
   /**
    * The largest object `copy` copies with one CopyObject (default and most: 5 GiB, S3's
    * limit; at least 5 MiB); a larger one is copied in parts of at most this size (UploadPartCopy).
@@ -76,6 +86,7 @@ const KEY = /^[A-Za-z0-9][A-Za-z0-9_-]{7,127}$/;
 const MIB = 1024 * 1024;
 export const DEFAULT_PART_SIZE = 8 * MIB;
 export const DEFAULT_QUEUE_SIZE = 4;
+export const DEFAULT_READ_RANGE_SIZE = 64 * MIB;
 const MAX_CONNECTIONS = 1024;
 /** The largest object one CopyObject copies (S3's limit); larger ones are copied in parts. */
 export const COPY_OBJECT_MAX = 5 * 1024 * MIB;
@@ -118,7 +129,7 @@ function storeError(err: unknown, action: string): unknown {
 /**
  * Creates an S3 resource. Throws (synchronously, a plain `Error` naming the option, never its
  * value) when a required option is missing, the endpoint is not an http(s) URL, or a key
- * prefix or part size is unusable; contacts the store only when used.
+ * prefix, part or range size is unusable; contacts the store only when used.
  */
 export function createS3Resource(options: S3ResourceOptions): Resource {
   for (const name of ['endpoint', 'bucket', 'region', 'accessKeyId', 'secretAccessKey'] as const) {
@@ -133,6 +144,8 @@ export function createS3Resource(options: S3ResourceOptions): Resource {
   const queueSize = options.queueSize ?? DEFAULT_QUEUE_SIZE;
   if (!Number.isInteger(partSize) || partSize < 5 * MIB) throw new Error('s3 resource: `partSize` must be at least 5 MiB');
   if (!Number.isInteger(queueSize) || queueSize < 1) throw new Error('s3 resource: `queueSize` must be a positive integer');
+  const readRangeSize = options.readRangeSize ?? DEFAULT_READ_RANGE_SIZE;
+  if (!Number.isInteger(readRangeSize) || readRangeSize < MIB) throw new Error('s3 resource: `readRangeSize` must be at least 1 MiB');
   const copyObjectMax = options.copyObjectMax ?? COPY_OBJECT_MAX;
   if (!['auto', 'always', 'never', undefined].includes(options.payloadSigning)) throw new Error('s3 resource: `payloadSigning` must be auto, always or never');
   if (!Number.isInteger(copyObjectMax) || copyObjectMax < 5 * MIB || copyObjectMax > COPY_OBJECT_MAX) {
@@ -265,7 +278,7 @@ export function createS3Resource(options: S3ResourceOptions): Resource {
 
     async read(key, range?: ByteRange) {
       try {
-        return await openRanged({ client, Bucket, Key: objectKey(key), partSize, queueSize, storeError: (err) => storeError(err, 'read the object') }, range);
+        return await openRanged({ client, Bucket, Key: objectKey(key), rangeSize: readRangeSize, queueSize, storeError: (err) => storeError(err, 'read the object') }, range);
       } catch (err) {
         if (isMissing(err)) throw new LadingError('NOT_FOUND', 'The object\'s content is missing.', { cause: err });
         if (statusOf(err) === 416) throw new LadingError('RANGE_NOT_SATISFIABLE', 'The range lies outside the object.', { cause: err });
