@@ -12,13 +12,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { buffer } from 'node:stream/consumers';
 import { DeleteObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { createS3Resource, signsPayload, type S3ResourceOptions } from '../../src/drivers/resource/s3.ts';
 import type { Resource } from '../../src/core/ports.ts';
 import { resourceContract, generated } from '../contracts/resource-contract.ts';
+import { gc } from '../helpers/gc.ts';
 
 const env = {
   endpoint: process.env.LADING_TEST_S3_ENDPOINT,
@@ -29,16 +28,6 @@ const env = {
 };
 const missing = Object.entries(env).filter(([, v]) => !v).map(([k]) => k);
 const MIB = 1024 * 1024;
-
-/**
- * A full collection that also frees the memory of dead buffers before it returns (V8's `gc`,
- * exposed as lading's reclaimer does: the test runner does not pass --expose-gc).
- */
-function exposedGc(): () => void {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as (options: object) => void;
-  return () => gc({ type: 'major', flavor: 'last-resort' });
-}
 
 describe('s3 resource options', () => {
   // NOTE: checked when the resource is created, so no S3 server is needed here.
@@ -352,10 +341,9 @@ if (missing.length > 0) {
         // sockets' buffers, so the buffers alive in lading stay far below one range (sampled
         // after a collection that also frees dead buffers before it returns: ~1 MiB measured
         // here, with ranges of 5 MiB as of 256).
-        const collect = exposedGc();
         let liveBuffers = 0;
         const readSampler = setInterval(() => {
-          collect();
+          gc({ type: 'major', flavor: 'last-resort' });
           liveBuffers = Math.max(liveBuffers, process.memoryUsage().arrayBuffers);
         }, 100);
         try {

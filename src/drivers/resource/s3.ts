@@ -86,7 +86,7 @@ const KEY = /^[A-Za-z0-9][A-Za-z0-9_-]{7,127}$/;
 const MIB = 1024 * 1024;
 export const DEFAULT_PART_SIZE = 8 * MIB;
 export const DEFAULT_QUEUE_SIZE = 4;
-export const DEFAULT_READ_RANGE_SIZE = 64 * MIB;
+const DEFAULT_READ_RANGE_SIZE = 64 * MIB;
 const MAX_CONNECTIONS = 1024;
 /** The largest object one CopyObject copies (S3's limit); larger ones are copied in parts. */
 export const COPY_OBJECT_MAX = 5 * 1024 * MIB;
@@ -146,8 +146,8 @@ export function createS3Resource(options: S3ResourceOptions): Resource {
   if (!Number.isInteger(queueSize) || queueSize < 1) throw new Error('s3 resource: `queueSize` must be a positive integer');
   const readRangeSize = options.readRangeSize ?? DEFAULT_READ_RANGE_SIZE;
   if (!Number.isInteger(readRangeSize) || readRangeSize < MIB) throw new Error('s3 resource: `readRangeSize` must be at least 1 MiB');
-  const copyObjectMax = options.copyObjectMax ?? COPY_OBJECT_MAX;
   if (!['auto', 'always', 'never', undefined].includes(options.payloadSigning)) throw new Error('s3 resource: `payloadSigning` must be auto, always or never');
+  const copyObjectMax = options.copyObjectMax ?? COPY_OBJECT_MAX;
   if (!Number.isInteger(copyObjectMax) || copyObjectMax < 5 * MIB || copyObjectMax > COPY_OBJECT_MAX) {
     throw new Error('s3 resource: `copyObjectMax` must be between 5 MiB and 5 GiB');
   }
