@@ -95,6 +95,14 @@ export async function runBulkScenario(t: TestContext, browser: Browser, d: Pick<
   assert.equal(await page.getByRole('checkbox', { name: 'Select all' }).isChecked(), true);
   await page.keyboard.press('Escape');
   assert.equal(await count(), 0);
+  // Keys faster than a frame (a held Shift+Arrow): each one starts from the row the last one
+  // moved to, not from where the focus was when the page last drew.
+  await row('sub').locator('a.entry-name').focus();
+  await page.keyboard.press('Space');
+  await page.evaluate(`for (let i = 0; i < 3; i++) document.activeElement.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowDown', shiftKey: true, bubbles: true, cancelable: true }))`);
+  assert.deepEqual(await picked(), ['sub', 'a.txt', 'b.txt', 'c.txt'], 'three Shift+Arrows within one frame extend by three rows');
+  await page.keyboard.press('Escape');
+  assert.equal(await count(), 0);
   await box('d.txt').click();
   await bar.getByRole('button', { name: /^Clear/ }).click();
   assert.equal(await count(), 0, 'Clear empties the selection');

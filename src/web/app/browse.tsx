@@ -106,9 +106,16 @@ export function EntryTable(props: { entries: Entry[]; caption: string; empty: st
 
   const sortBy = (key: SortKey) => setSort((s) => ({ key, ascending: s.key === key ? !s.ascending : true }));
 
-  // NOTE: a row out of the window is not rendered: the window is scrolled to it first, and it
-  // takes the focus once it is there.
+  // NOTE: a row that is rendered takes the focus at once, within the key's own event: a key
+  // pressed again before the next frame (a held Shift+Arrow, a fast typist) starts from the row
+  // the last one moved to. A row out of the window is not rendered: the window is scrolled to
+  // it first, and it takes the focus once it is there.
   const [focusing, setFocusing] = useState<number | null>(null);
+  const focusRow = (index: number) => {
+    const box = scroller.current?.querySelector<HTMLInputElement>(`tr[data-index="${index}"] input.select`);
+    if (box) box.focus();
+    else setFocusing(index);
+  };
   useEffect(() => {
     if (focusing === null) return;
     const box = scroller.current?.querySelector<HTMLInputElement>(`tr[data-index="${focusing}"] input.select`);
@@ -116,7 +123,7 @@ export function EntryTable(props: { entries: Entry[]; caption: string; empty: st
     else if (scroller.current) scroller.current.scrollTop = Math.max(0, focusing * ROW_HEIGHT - viewport / 2);
   }, [focusing, first, last]);
   const { selection } = props;
-  const { pick, keys } = useSelectionRules(shown, selection, setFocusing);
+  const { pick, keys } = useSelectionRules(shown, selection, focusRow);
   const picked = selection ? shown.filter((e) => selection.selected.has(e.path)).length : 0;
   const columns = selection ? 6 : 5;
 
