@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import { LadingError, isLadingError } from './errors.ts';
 import type { Clock } from './ports.ts';
+import { pruneInBatches } from './retention.ts';
 
 /** Through which door an event came: the API, WebDAV, S3, the web app, an admin command, a share link. */
 export type AuditDoor = 'api' | 'dav' | 's3' | 'web' | 'admin' | 'share';
@@ -155,23 +156,13 @@ export async function* auditRecords(store: Pick<AuditStore, 'listAudit'>, query:
   }
 }
 
-/** How many records one prune removes per statement. */
-const PRUNE_BATCH = 1000;
-
 /**
  * Removes the records older than `retentionSeconds` before `now` (none when it is 0), a batch
  * at a time, always keeping the newest record; resolves with how many went. Safe on every node
  * at once.
  */
 export async function pruneAudit(store: Pick<AuditStore, 'pruneAudit'>, now: Date, retentionSeconds: number): Promise<number> {
-  if (retentionSeconds <= 0) return 0;
-  const before = new Date(now.getTime() - retentionSeconds * 1000);
-  let removed = 0;
-  for (;;) {
-    const n = await store.pruneAudit(before, PRUNE_BATCH);
-    removed += n;
-    if (n < PRUNE_BATCH) return removed;
-  }
+  return pruneInBatches(now, retentionSeconds, (before, limit) => store.pruneAudit(before, limit));
 }
 
 /** Who acted, as the recorder needs it: an `Actor` has this shape. */

@@ -300,6 +300,12 @@ export interface JobStore {
   /** Jobs, newest first, optionally of one state. */
   listJobs(state: JobState | null, limit: number): Promise<JobRecord[]>;
   /**
+   * Removes up to `limit` done jobs that settled before `before` (their `updatedAt`), oldest
+   * first; returns how many went. Pending, running and failed jobs stay. A waiter takes a job
+   * it cannot find for settled (`JobWorker.waitFor`), so removing one never strands it.
+   */
+  pruneJobs(before: Date, limit: number): Promise<number>;
+  /**
    * How many jobs are pending (due or waiting for a retry), running and failed for good, and
    * when the oldest pending one was enqueued (null for none): the queue as the metrics show it.
    */

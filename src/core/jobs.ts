@@ -8,8 +8,18 @@ import { EventEmitter } from 'node:events';
 import type { Clock, JobStore } from './ports.ts';
 import type { JobRecord } from './types.ts';
 import type { Observer } from './observer.ts';
+import { pruneInBatches } from './retention.ts';
 
 export type JobHandler = (job: JobRecord) => Promise<void>;
+
+/**
+ * Removes the done jobs that settled more than `retentionSeconds` before `now`, a batch at a
+ * time; returns how many went. 0 keeps every job. Failed jobs stay for an operator to see.
+ * Safe on every node at once.
+ */
+export async function pruneJobs(store: Pick<JobStore, 'pruneJobs'>, now: Date, retentionSeconds: number): Promise<number> {
+  return pruneInBatches(now, retentionSeconds, (before, limit) => store.pruneJobs(before, limit));
+}
 
 export interface JobWorkerOptions {
   catalog: JobStore;

@@ -131,6 +131,7 @@ export const CONFIG_SCHEMA = Type.Object({
   }),
   jobs: Type.Object({
     lease: amount(60, 'Seconds a node holds a claimed job (PID registration) before other nodes may take it over; a job of a node that died runs again after this.'),
+    retention: amount(604800, 'Seconds a done job stays listed by `lading jobs --state done` before the periodic sweep (on any node) removes it; pending, running and failed jobs stay. 0 keeps every job. Default 7 days.'),
   }),
   shares: Type.Object({
     max_active_per_user: amount(200, 'Share links one user may hold that are neither expired nor used up; creating one more gets 429 (0: nobody may create links, 403).'),

@@ -5,6 +5,7 @@
  * run exactly what users run. Installs no signal handler and prints nothing; it logs.
  */
 import { AuditReader, pruneAudit } from '../core/audit.ts';
+import { pruneJobs } from '../core/jobs.ts';
 import type { IncomingMessage, Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { createS3Handler } from '../s3/s3-front.ts';
@@ -149,8 +150,8 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
     // and leftovers of uploads on nodes that died, go once `recovery.grace` has passed.
     // Resumable uploads past their expiry go too, with their bytes, whichever node notices, and
     // share links expired for longer than `shares.expired_retention`, and the bytes of what
-    // has been in the trash longer than `trash.retention`, and audit records older than
-    // `audit.retention`.
+    // has been in the trash longer than `trash.retention`, audit records older than
+    // `audit.retention`, and jobs done longer ago than `jobs.retention`.
     const sweeper = setInterval(() => {
       deps.backend.sweep(recoveryCutoff(config, new Date(), false))
         .catch((err: unknown) => deps.logger.warn({ err }, 'sweeping replaced blobs failed'));
@@ -167,6 +168,9 @@ export async function startServer(config: Config, overrides: DepsOverrides = {})
       pruneAudit(deps.catalog, new Date(), config.audit.retention)
         .then((removed) => { if (removed > 0) deps.logger.info({ removed }, 'removed audit records past audit.retention'); })
         .catch((err: unknown) => deps.logger.warn({ err }, 'removing old audit records failed'));
+      pruneJobs(deps.catalog, new Date(), config.jobs.retention)
+        .then((removed) => { if (removed > 0) deps.logger.info({ removed }, 'removed done jobs past jobs.retention'); })
+        .catch((err: unknown) => deps.logger.warn({ err }, 'removing done jobs failed'));
     }, SWEEP_EVERY_MS);
     sweeper.unref();
     // NOTE: a CA another node or `lading ca rotate` added signs here once this has read it;

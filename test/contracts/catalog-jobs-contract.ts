@@ -99,6 +99,27 @@ export const jobsContract: ContractSuite = ({ name, create }) => {
       assert.deepEqual(await c.jobQueue(), { pending: 2, running: 0, failed: 1, oldestPending: t1 }, 'done jobs are not counted');
     });
 
+    it('prunes done jobs that settled before a time, oldest first, in batches, and no job of another state', async () => {
+      const [old1, old2, old3, recent, failed, pending, running] = await c.enqueueJobs(Array.from({ length: 7 }, (_, i) => ({ kind: 'pid', payload: String(i) })), t0);
+      await c.claimJobs('w', t0, t2, 7);
+      await c.enqueueJobs([{ kind: 'pid', payload: 'pending' }], t0);
+      await c.completeJob(old2!, 'w', t0);
+      await c.completeJob(old1!, 'w', t0);
+      await c.completeJob(old3!, 'w', new Date(t0.getTime() + 1));
+      await c.completeJob(recent!, 'w', t1);
+      await c.failJob(failed!, 'w', 'down', t0, null);
+      await c.failJob(pending!, 'w', 'down', t0, t0);
+      assert.equal(await c.pruneJobs(t1, 2), 2, 'at most `limit`');
+      assert.equal(await c.getJob(old3!) !== null, true, 'the oldest go first');
+      assert.equal(await c.pruneJobs(t1, 10), 1);
+      assert.equal(await c.pruneJobs(t1, 10), 0, 'nothing left to prune before t1');
+      for (const id of [old1, old2, old3]) assert.equal(await c.getJob(id!), null, `job ${id} was done before t1`);
+      assert.deepEqual(await Promise.all([recent, failed, pending, running].map(async (id) => (await c.getJob(id!))?.state)),
+        ['done', 'failed', 'pending', 'running'], 'done at t1 is not before t1; other states stay however old');
+      assert.equal(await c.pruneJobs(t2, 10), 1, 'the recent one, once older');
+      assert.deepEqual((await c.listJobs(null, 10)).map((j) => j.state).sort(), ['failed', 'pending', 'pending', 'running']);
+    });
+
     it('knows no job by an id it did not make', async () => {
       assert.equal(await c.getJob('not-a-job'), null);
       assert.equal(await c.getJob('999999'), null);

@@ -24,6 +24,7 @@ function storeOfOneJob() {
     async completeJob() { return false; },
     async failJob() { return false; },
     async releaseJobs() { return 0; },
+    async pruneJobs() { return 0; },
     async getJob(id) { return id === '1' ? job() : null; },
     async listJobs() { return [job()]; },
     async jobQueue() { return { pending: 0, running: 1, failed: 0, oldestPending: null }; },

@@ -85,6 +85,13 @@ export function createPostgresJobs(db: PostgresConnection): JobStore {
       });
     },
 
+    async pruneJobs(before, limit) {
+      // NOTE: a done job's run_after is never after it settled, so jobs_due (state, run_after)
+      // narrows the scan to the done jobs that may be old enough.
+      return count(pool, `DELETE FROM ${S}jobs WHERE id IN (SELECT id FROM ${S}jobs WHERE state = 'done' AND run_after < $1 AND updated_at < $1
+        ORDER BY updated_at, id LIMIT $2)`, [before.getTime(), limit]);
+    },
+
     async releaseJobs(before) {
       return count(pool, `UPDATE ${S}jobs SET state = 'pending', lease_owner = NULL, lease_until = NULL
         WHERE state = 'running' AND updated_at < $1`, [before.getTime()]);

@@ -59,6 +59,13 @@ export function createSqliteJobs(db: SqliteConnection): JobStore {
       return rows.map(toJob);
     },
 
+    async pruneJobs(before, limit) {
+      // NOTE: a done job's run_after is never after it settled, so jobs_due (state, run_after)
+      // narrows the scan to the done jobs that may be old enough.
+      return Number(q(`DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE state = 'done' AND run_after < ? AND updated_at < ?
+        ORDER BY updated_at, id LIMIT ?)`).run(before.getTime(), before.getTime(), limit).changes);
+    },
+
     async jobQueue() {
       const rows = q(`SELECT state, count(*) AS n, min(created_at) AS oldest FROM jobs WHERE state IN ('pending', 'running', 'failed') GROUP BY state`).all() as Row[];
       return queueFigures(rows);
