@@ -37,6 +37,12 @@ export class BoundedCache<K, V> {
     this.#entries.delete(key);
   }
 
+  /** Deletes every entry whose key `drop` returns true for. */
+  deleteWhere(drop: (key: K) => boolean): void {
+    // NOTE: a Map may lose entries while it is iterated; the rest are still visited.
+    for (const key of this.#entries.keys()) if (drop(key)) this.#entries.delete(key);
+  }
+
   clear(): void {
     this.#entries.clear();
   }

@@ -6,10 +6,11 @@
  * remembered, two reads (the session, then the account, its groups, the access level and the
  * entity in one); never a transaction. A small upload's commit, its quota checks and its audit
  * record each stay within their budgets. And what two nodes on one PostgreSQL catalog (and one
- * S3 store) decide stays current, memory or not: a token revoked, a grant revoked, an account
- * disabled, a group membership ended, an entity renamed, trashed or overwritten on one node is
- * seen by the other at its very next request, also when the other has lost its LISTEN
- * connection. Needs `.ci/services/postgres.sh` and `.ci/services/swift.sh`; skips without
+ * S3 store) decide stays current, memory or not: a token revoked, a grant revoked (on the object,
+ * or on a collection above it), an account disabled, a group membership ended, an entity
+ * renamed, trashed or overwritten on one node is seen by the other at its very next request,
+ * also when the other has lost its LISTEN connection; and an upload on one node leaves what the
+ * other remembers of access to other paths alone. Needs `.ci/services/postgres.sh` and `.ci/services/swift.sh`; skips without
  * them, except under CI, where that fails.
  */
 import { after, before, describe, it } from 'node:test';
@@ -171,6 +172,44 @@ if (services) {
       assert.equal((await get()).status, 200);
       assert.equal((await fetch(`${acl}?principal=bob`, { method: 'DELETE', headers: { authorization: alice } })).status, 200);
       assert.equal((await get()).status, 403);
+    });
+
+    it('keeps on one node what it remembers of access elsewhere while the other uploads, and answers a metadata GET with the barrier alone', async () => {
+      const get = async () => {
+        const res = await fetch(b.home('alice', 'small.txt'), { headers: { authorization: alice } });
+        assert.equal(res.status, 200);
+      };
+      await get();
+      let n = 0;
+      let fewest: string[] | null = null;
+      for (let i = 0; i < 3; i++) {
+        // NOTE: each upload gives its new object an owner entry on the other node; the GET
+        // that follows reads a path that entry does not lie above.
+        const put = await fetch(a.home('alice', `elsewhere-${n++}.txt`), { method: 'PUT', headers: { authorization: alice, 'content-type': 'application/octet-stream' }, body: 'x' });
+        assert.equal(put.status, 200);
+        const seen = await statementsOf(get, 1);
+        if (fewest === null || seen.length < fewest.length) fewest = seen;
+      }
+      const all = `a metadata GET after an upload elsewhere sent ${fewest!.length} statements:\n${fewest!.join('\n')}`;
+      assert.ok(fewest!.length <= REMEMBERED_GET_STATEMENTS && fewest!.every(isBarrier), all);
+    });
+
+    it('allows and refuses on one node below a collection what a grant on that collection on the other changed, at the next request', async () => {
+      const frank = await a.bearer('frank');
+      const mkdir = await fetch(`${a.url}/api/registered`, { method: 'POST', headers: { authorization: alice, 'content-type': 'application/json' }, body: JSON.stringify({ path: `/${a.zone}/home/alice/project` }) });
+      assert.equal(mkdir.status, 200);
+      const put = await fetch(a.home('alice', 'project/deep.txt'), { method: 'PUT', headers: { authorization: alice, 'content-type': 'application/octet-stream' }, body: 'deep' });
+      assert.equal(put.status, 200);
+      const get = () => fetch(b.home('alice', 'project/deep.txt'), { headers: { authorization: frank } });
+      assert.equal((await get()).status, 403);
+      assert.equal((await get()).status, 403);
+      const acl = `${a.url}/api/acl/${a.zone}/home/alice/project`;
+      const grant = await fetch(acl, { method: 'PUT', headers: { authorization: alice, 'content-type': 'application/json' }, body: JSON.stringify({ principal: 'frank', level: 'read' }) });
+      assert.equal(grant.status, 200);
+      assert.equal((await get()).status, 200, 'the grant on the collection reaches the object below it');
+      assert.equal((await get()).status, 200);
+      assert.equal((await fetch(`${acl}?principal=frank`, { method: 'DELETE', headers: { authorization: alice } })).status, 200);
+      assert.equal((await get()).status, 403, 'and so does its revocation');
     });
 
     it('refuses on one node an account disabled on the other, its sessions still open, at the next request', async () => {

@@ -18,7 +18,7 @@
  * value read while a notification of its kind arrived is not kept (generations), so a read
  * that raced a change never outlives it. Each kind is bounded (`MEMORY_ENTRIES`).
  */
-import { type Path, parentOf } from '../../../core/path.ts';
+import { type Path, isWithin, parentOf } from '../../../core/path.ts';
 import type { AccountStore, NamespaceStore, SessionStore } from '../../../core/ports.ts';
 import type { PathLookup } from '../../../core/catalog.ts';
 import { BoundedCache } from '../../../core/bounded-cache.ts';
@@ -43,6 +43,11 @@ type Remembered = Pick<SessionStore, 'getSession'> & Pick<AccountStore, 'getUser
 export interface CatalogMemory {
   reads: Remembered;
   stop(): Promise<void>;
+}
+
+/** The path of a remembered level's key (the path, then the principals, each after a NUL). */
+function pathOfLevelKey(key: string): Path {
+  return key.slice(0, key.indexOf('\0')) as Path;
 }
 
 /** A notification's kinds: s(essions), a(ccounts), l(evels), e(ntities), * (all). */
@@ -79,7 +84,10 @@ export async function rememberReads(db: PostgresConnection, inner: Remembered): 
         subjects.clear();
         break;
       case 'l':
-        levels.clear();
+        // NOTE: a level is read over the path's lineage, so a list that changed at a path
+        // changes the levels at that path and at every path below it.
+        if (keys) levels.deleteWhere((key) => keys.some((changed) => isWithin(pathOfLevelKey(key), changed as Path)));
+        else levels.clear();
         break;
       case 'e':
         if (keys) {

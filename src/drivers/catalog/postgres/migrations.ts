@@ -506,4 +506,41 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: (S: string) =
       CREATE TRIGGER audit_head_follows AFTER INSERT ON ${S}audit_records FOR EACH ROW EXECUTE FUNCTION ${S}audit_head_follows();
     `,
   },
+  {
+    // A write to the access lists names the paths of the entities whose lists changed (as a
+    // write to the AVUs does), so a node forgets the levels read at those paths and below them
+    // and keeps every other: before, each upload's owner entry made every node forget every
+    // level it had read. A list whose entity is gone, or too many paths for one notification,
+    // still says only its kind (forget every level).
+    version: 23,
+    sql: (S) => `
+      CREATE FUNCTION ${S}cache_levels_changed() RETURNS trigger LANGUAGE plpgsql AS $fn$
+      DECLARE
+        channel text := left('lading_cache_' || lower(TG_TABLE_SCHEMA), 63);
+        keys text[];
+      BEGIN
+        IF TG_OP = 'INSERT' THEN
+          SELECT array_agg(k) INTO keys FROM (SELECT DISTINCT e.path AS k FROM new_rows r JOIN ${S}entities e ON e.id = r.entity_id LIMIT 65) x;
+        ELSIF TG_OP = 'DELETE' THEN
+          SELECT array_agg(k) INTO keys FROM (SELECT DISTINCT e.path AS k FROM old_rows r JOIN ${S}entities e ON e.id = r.entity_id LIMIT 65) x;
+        ELSE
+          SELECT array_agg(k) INTO keys FROM (SELECT e.path AS k FROM ${S}entities e
+            WHERE e.id IN (SELECT entity_id FROM old_rows UNION SELECT entity_id FROM new_rows) LIMIT 65) x;
+        END IF;
+        -- NOTE: the rows of a deleted entity go with it (its own deletion notifies too); with
+        -- no path to name, every level is forgotten.
+        IF keys IS NULL OR cardinality(keys) > 64 OR octet_length(array_to_string(keys, '')) > 7000 THEN
+          PERFORM pg_notify(channel, json_build_object('k', 'l')::text);
+        ELSE
+          PERFORM pg_notify(channel, json_build_object('k', 'l', 'p', keys)::text);
+        END IF;
+        RETURN NULL;
+      END
+      $fn$;
+      DROP TRIGGER cache_any ON ${S}acls;
+      CREATE TRIGGER cache_ins AFTER INSERT ON ${S}acls REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ${S}cache_levels_changed();
+      CREATE TRIGGER cache_upd AFTER UPDATE ON ${S}acls REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ${S}cache_levels_changed();
+      CREATE TRIGGER cache_del AFTER DELETE ON ${S}acls REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION ${S}cache_levels_changed();
+    `,
+  },
 ];
