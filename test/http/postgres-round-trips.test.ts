@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { watchStatements } from '../../src/drivers/catalog/postgres/connection.ts';
 import pg from 'pg';
+import type { Path } from '../../src/core/path.ts';
 import { postgresS3 } from '../helpers/postgres-s3.ts';
 import { json, startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -57,6 +58,21 @@ async function statementsOf(request: () => Promise<void>, times = 3): Promise<st
     if (fewest === null || seen.length < fewest.length) fewest = seen;
   }
   return fewest!;
+}
+
+/** A node of a plan from `EXPLAIN (ANALYZE, FORMAT JSON)`. */
+interface PlanNode {
+  'Relation Name'?: string;
+  'Actual Rows': number;
+  'Actual Loops': number;
+  'Rows Removed by Filter'?: number;
+  Plans?: PlanNode[];
+}
+
+/** The rows of the access lists (`acls`) `plan` read, kept or filtered out, over all its loops. */
+function aclRowsRead(plan: PlanNode): number {
+  const own = plan['Relation Name'] === 'acls' ? (plan['Actual Rows'] + (plan['Rows Removed by Filter'] ?? 0)) * plan['Actual Loops'] : 0;
+  return own + (plan.Plans ?? []).reduce((sum, p) => sum + aclRowsRead(p), 0);
 }
 
 if (services) {
@@ -148,6 +164,35 @@ if (services) {
       const quotas = rest.filter((s) => /\S+\.quotas\b/.test(s));
       assert.ok(quotas.length <= QUOTA_STATEMENTS, `the quotas: ${all}`);
       assert.ok(rest.length - quotas.length <= SMALL_UPLOAD_STATEMENTS, `the upload and its commit: ${all}`);
+    });
+
+    it('reads a few access-list entries to find a level, however many entries the user holds elsewhere', async () => {
+      const many = `/${a.zone}/home/alice/many` as Path;
+      await a.deps.catalog.createCollection({ path: many, owner: 'alice', now: new Date() });
+      for (let i = 0; i < 2_000; i++) await a.deps.catalog.createCollection({ path: `${many}/c-${i}` as Path, owner: 'alice', now: new Date() });
+      // NOTE: as autovacuum would have by now: the planner knows how large the tables are.
+      await sql(`ANALYZE "${services.schema}".acls; ANALYZE "${services.schema}".entities`);
+      const sent: { text: string; values: readonly unknown[] }[] = [];
+      const stop = watchStatements((text, values) => { if (values && /\.acls a\b/.test(text)) sent.push({ text, values }); });
+      try {
+        // NOTE: paths never read, so neither node answers from memory.
+        await a.deps.catalog.lookup({ path: `${many}/c-7/unread` as Path, user: 'alice', also: [] });
+        await a.deps.catalog.accessLevel(`${many}/c-8/unread` as Path, ['alice', 'readers']);
+      } finally {
+        stop();
+      }
+      assert.equal(sent.length, 2, 'the lookup and the level each read the access lists once');
+      const client = new pg.Client({ connectionString: services.pgUrl });
+      await client.connect();
+      try {
+        for (const { text, values } of sent) {
+          const plan = (await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, [...values])).rows[0]['QUERY PLAN'][0].Plan as PlanNode;
+          const read = aclRowsRead(plan);
+          assert.ok(read <= 20, `${text.slice(0, 60)}… read ${read} access-list entries (alice holds 2,000 more):\n${JSON.stringify(plan, null, 1)}`);
+        }
+      } finally {
+        await client.end();
+      }
     });
 
     it('refuses on one node a token revoked on the other, at the next request', async () => {

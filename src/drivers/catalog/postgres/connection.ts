@@ -125,15 +125,18 @@ export const BARRIER_TIMEOUT_MS = 2_000;
  * included: BEGIN and COMMIT are round trips too), for tests that count what a request costs.
  */
 let statementsSent = 0;
-const watchers = new Set<(text: string) => void>();
+const watchers = new Set<(text: string, values?: readonly unknown[]) => void>();
 
 /** How many statements the PostgreSQL catalogs of this process have sent so far (see `statementsSent`). */
 export function statementCount(): number {
   return statementsSent;
 }
 
-/** Calls `watcher` with the text of each statement the PostgreSQL catalogs of this process send, until the function returned is called (tests). */
-export function watchStatements(watcher: (text: string) => void): () => void {
+/**
+ * Calls `watcher` with the text of each statement the PostgreSQL catalogs of this process send,
+ * and its parameters if it has any, until the function returned is called (tests).
+ */
+export function watchStatements(watcher: (text: string, values?: readonly unknown[]) => void): () => void {
   watchers.add(watcher);
   return () => watchers.delete(watcher);
 }
@@ -212,7 +215,7 @@ export async function openPostgres(options: PgConnectOptions): Promise<PostgresC
   // of PostgreSQL's work for a one-row read). A caller's pool need not take a query config.
   const send = (target: PgQueryable, text: string, values: unknown[] | undefined): Promise<PgResultLike> => {
     statementsSent++;
-    if (watchers.size > 0) for (const w of watchers) w(text);
+    if (watchers.size > 0) for (const w of watchers) w(text, values);
     if (values === undefined || !owned) return target.query(text, values);
     return (target as unknown as pg.ClientBase).query({ name: preparedName(text), text, values });
   };

@@ -29,6 +29,14 @@ export const entitySelect = (S: string): string => `SELECT e.id, e.uid, e.path, 
 export function createPostgresNamespace(db: PostgresConnection): NamespaceStore {
   const { pool, S, tx } = db;
   const ENTITY = entitySelect(S);
+  /**
+   * The highest level `principals` (an SQL array) hold on any entity at `paths` (a lineage), or
+   * NULL. Written so that PostgreSQL probes the access lists by entity, one index lookup for each
+   * path of the lineage: as a join, it read every entry the principals hold anywhere (a scan of
+   * the whole table for an owner of thousands of objects) and matched them to the lineage.
+   */
+  const levelOnLineage = (paths: string, principals: string): string => `(SELECT MAX((SELECT MAX(a.level) FROM ${S}acls a
+      WHERE a.entity_id = le.id AND a.principal = ANY(${principals}))) FROM ${S}entities le WHERE le.path = ANY(${paths}))`;
   const LOOKUP = `WITH who AS (
       SELECT u.name, u.kind, u.password_hash, u.created_at, u.disabled FROM ${S}users u
       WHERE u.name = COALESCE($1::text, (SELECT m.user_name FROM ${S}subject_map m WHERE m.dn = $2::text))
@@ -37,8 +45,7 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
     )
     SELECT who.name AS user_name, who.kind AS user_kind, who.password_hash AS user_password_hash, who.created_at AS user_created_at,
       who.disabled AS user_disabled, grp.groups,
-      CASE WHEN who.name IS NULL THEN NULL ELSE (SELECT MAX(a.level) FROM ${S}acls a JOIN ${S}entities le ON le.id = a.entity_id
-        WHERE le.path = ANY($3::text[]) AND a.principal = ANY(array_append(COALESCE(grp.groups, '{}'::text[]), who.name) || $5::text[])) END AS level,
+      CASE WHEN who.name IS NULL THEN NULL ELSE ${levelOnLineage('$3::text[]', "array_append(COALESCE(grp.groups, '{}'::text[]), who.name) || $5::text[]")} END AS level,
       e.id, e.uid, e.path, e.name, e.kind, e.owner, e.size, e.checksum, e.etag, e.blob, e.created_at, e.modified_at, e.damaged_at, e.damage,
       (SELECT value FROM ${S}avus v WHERE v.entity_id = e.id AND v.attribute = 'PID' ORDER BY v.value LIMIT 1) AS pid,
       (SELECT pe.kind FROM ${S}entities pe WHERE pe.path = $6::text) AS parent_kind
@@ -416,8 +423,7 @@ export function createPostgresNamespace(db: PostgresConnection): NamespaceStore 
 
     async accessLevel(path, principals) {
       if (principals.length === 0) return null;
-      const row = await one(pool, `SELECT MAX(a.level) AS level FROM ${S}acls a JOIN ${S}entities e ON e.id = a.entity_id
-        WHERE e.path = ANY($1::text[]) AND a.principal = ANY($2::text[])`, [lineage(path), [...principals]]);
+      const row = await one(pool, `SELECT ${levelOnLineage('$1::text[]', '$2::text[]')} AS level`, [lineage(path), [...principals]]);
       return row?.level === null || row?.level === undefined ? null : levelOf(Number(row.level));
     },
 
