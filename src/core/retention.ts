@@ -4,7 +4,7 @@
  */
 
 /** How many rows one statement of a prune removes at most. */
-export const PRUNE_BATCH = 1000;
+const PRUNE_BATCH = 1000;
 
 /**
  * Calls `prune(before, PRUNE_BATCH)` with `before` = `now` − `retentionSeconds` until a call

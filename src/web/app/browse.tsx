@@ -111,14 +111,15 @@ export function EntryTable(props: { entries: Entry[]; caption: string; empty: st
   // the last one moved to. A row out of the window is not rendered: the window is scrolled to
   // it first, and it takes the focus once it is there.
   const [focusing, setFocusing] = useState<number | null>(null);
+  const boxOfRow = (index: number) => scroller.current?.querySelector<HTMLInputElement>(`tr[data-index="${index}"] input.select`);
   const focusRow = (index: number) => {
-    const box = scroller.current?.querySelector<HTMLInputElement>(`tr[data-index="${index}"] input.select`);
+    const box = boxOfRow(index);
     if (box) box.focus();
     else setFocusing(index);
   };
   useEffect(() => {
     if (focusing === null) return;
-    const box = scroller.current?.querySelector<HTMLInputElement>(`tr[data-index="${focusing}"] input.select`);
+    const box = boxOfRow(focusing);
     if (box) { box.focus(); setFocusing(null); }
     else if (scroller.current) scroller.current.scrollTop = Math.max(0, focusing * ROW_HEIGHT - viewport / 2);
   }, [focusing, first, last]);
